@@ -1,0 +1,171 @@
+#include "runner/argparse.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <sstream>
+
+namespace po = boost::program_options;
+
+namespace benchmatrix {
+
+std::vector<parsed_flags::value> parsed_flags::all(const std::string& name) const {
+  const auto it = m_values.find(name);
+  return it == m_values.end() ? std::vector<value>{} : it->second;
+}
+
+std::optional<parsed_flags::value> parsed_flags::last(const std::string& name) const {
+  const auto it = m_values.find(name);
+  if (it == m_values.end() || it->second.empty()) return std::nullopt;
+  return it->second.back();
+}
+
+namespace {
+
+std::string display_name(const flag_spec& spec) {
+  std::string name = "--" + spec.name;
+  if (spec.short_name) name = std::string("-") + spec.short_name + "/" + name;
+  return name;
+}
+
+bool is_none(const std::string& text) {
+  std::string lower = text;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return lower == "none";
+}
+
+std::string choices_text(const std::vector<std::string>& choices) {
+  std::string out;
+  for (const auto& c : choices) out += (out.empty() ? "'" : ", '") + c + "'";
+  return out;
+}
+
+const flag_spec& spec_named(const std::vector<flag_spec>& specs, const std::string& name) {
+  for (const auto& spec : specs)
+    if (spec.name == name) return spec;
+  throw usage_error("unrecognized arguments: --" + name);
+}
+
+}  // namespace
+
+parsed_flags::value check_flag_value(const flag_spec& spec, const std::string& text) {
+  const std::string where = "argument " + display_name(spec) + ": ";
+  if (spec.none_is_null && is_none(text)) return std::nullopt;
+  if (spec.type == flag_type::integer) {
+    char* end = nullptr;
+    errno = 0;
+    (void)std::strtoll(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || errno == ERANGE)
+      throw usage_error(where + "invalid int value: '" + text + "'");
+  } else if (spec.type == flag_type::real) {
+    char* end = nullptr;
+    (void)std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0') throw usage_error(where + "invalid float value: '" + text + "'");
+  }
+  if (!spec.choices.empty() &&
+      std::find(spec.choices.begin(), spec.choices.end(), text) == spec.choices.end()) {
+    throw usage_error(where + "invalid choice: '" + text + "' (choose from " +
+                      choices_text(spec.choices) + ")");
+  }
+  return text;
+}
+
+parsed_flags parse_flags(const std::vector<flag_spec>& specs,
+                         const std::vector<std::string>& arguments) {
+  po::options_description description;
+  for (const auto& spec : specs) {
+    std::string names = spec.name;
+    if (spec.short_name) names += std::string(",") + spec.short_name;
+    if (spec.action == flag_action::store_true) {
+      description.add_options()(names.c_str(), po::bool_switch());
+    } else {
+      description.add_options()(names.c_str(), po::value<std::string>());
+    }
+  }
+  po::parsed_options parsed(&description);
+  try {
+    parsed = po::command_line_parser(arguments)
+                 .options(description)
+                 .style(po::command_line_style::default_style)
+                 .allow_unregistered()
+                 .run();
+  } catch (const po::too_many_positional_options_error&) {
+    std::string stray;
+    for (const auto& a : arguments)
+      if (a.empty() || a[0] != '-') stray += (stray.empty() ? "" : " ") + a;
+    throw usage_error("unrecognized arguments: " + stray);
+  } catch (const po::unknown_option& e) {
+    throw usage_error("unrecognized arguments: " + e.get_option_name());
+  } catch (const po::ambiguous_option& e) {
+    std::string candidates;
+    for (const auto& c : e.alternatives()) candidates += (candidates.empty() ? "--" : ", --") + c;
+    throw usage_error("ambiguous option: " + e.get_option_name() + " could match " + candidates);
+  } catch (const po::error& e) {
+    throw usage_error(e.what());
+  }
+  parsed_flags result;
+  std::string unrecognized;
+  for (const auto& option : parsed.options)
+    if (option.unregistered || option.string_key.empty())
+      for (const auto& token : option.original_tokens)
+        unrecognized += (unrecognized.empty() ? "" : " ") + token;
+  if (!unrecognized.empty()) throw usage_error("unrecognized arguments: " + unrecognized);
+  for (const auto& option : parsed.options) {
+    const flag_spec& spec = spec_named(specs, option.string_key);
+    if (spec.action == flag_action::store_true) {
+      if (!option.value.empty() && !option.value.front().empty())
+        throw usage_error("argument " + display_name(spec) + ": ignored explicit argument '" +
+                          option.value.front() + "'");
+      result.add(spec.name, std::string());
+      continue;
+    }
+    if (option.value.size() != 1)
+      throw usage_error("argument " + display_name(spec) + ": expected one argument");
+    result.add(spec.name, check_flag_value(spec, option.value.front()));
+  }
+  return result;
+}
+
+std::string usage_line(const std::string& program, const std::vector<flag_spec>& specs) {
+  std::string line = "usage: " + program + " [-h]";
+  for (const auto& spec : specs) {
+    const std::string flag = spec.short_name ? std::string("-") + spec.short_name : "--" + spec.name;
+    if (spec.action == flag_action::store_true) line += " [" + flag + "]";
+    else if (spec.name == "suite-name") line += " " + flag + " SUITE_NAME";
+    else line += " [" + flag + " VALUE]";
+  }
+  return line;
+}
+
+std::string help_text(const std::string& program, const std::string& description,
+                      const std::vector<flag_spec>& specs) {
+  std::ostringstream out;
+  out << usage_line(program, specs) << "\n\n" << description << "\n\noptions:\n"
+      << "  -h, --help            show this help message and exit\n";
+  for (const auto& spec : specs) {
+    std::string head = "  ";
+    if (spec.short_name) head += std::string("-") + spec.short_name + ", ";
+    head += "--" + spec.name;
+    if (spec.action != flag_action::store_true) {
+      std::string metavar = spec.name;
+      std::transform(metavar.begin(), metavar.end(), metavar.begin(), [](unsigned char c) {
+        return c == '-' ? '_' : static_cast<char>(std::toupper(c));
+      });
+      head += spec.choices.empty() ? " " + metavar : " {" + [&] {
+        std::string joined;
+        for (const auto& c : spec.choices) joined += (joined.empty() ? "" : ",") + c;
+        return joined;
+      }() + "}";
+    }
+    out << head << "\n        " << spec.help;
+    if (spec.action == flag_action::append) out << " (repeatable)";
+    if (!spec.default_text.empty()) out << " [default: " << spec.default_text << "]";
+    out << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace benchmatrix

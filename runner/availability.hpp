@@ -1,0 +1,15 @@
+// Which valid experiment configs this build can run on this host. A config that cannot run gets a
+// SKIP record with the reason (never silently dropped). The one place to extend when a backend lands.
+#pragma once
+
+#include "runner/experiment_config.hpp"
+
+#include <optional>
+#include <string>
+
+namespace benchmatrix {
+
+/// nullopt: runnable here; otherwise the reason, e.g. "no CUDA GPU visible on this host".
+[[nodiscard]] std::optional<std::string> unavailable_reason(const experiment_config& experiment);
+
+}  // namespace benchmatrix

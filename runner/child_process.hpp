@@ -1,0 +1,55 @@
+// One child process in its own process group (Boost.Process launch), with non-blocking status polls
+// and group-wide termination: SIGTERM, a grace period, then SIGKILL (as CTest does on timeouts).
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace benchmatrix {
+
+/// How a child ended.
+struct child_exit {
+  bool signaled = false;  // true: killed by `signal`; false: exited with `exit_code`
+  int exit_code = 0;
+  int signal = 0;
+  [[nodiscard]] bool success() const { return !signaled && exit_code == 0; }
+  /// "exited with status 3" / "killed by signal SIGSEGV (Segmentation fault)".
+  [[nodiscard]] std::string describe() const;
+};
+
+class child_process {
+public:
+  /// Starts argv[0] with argv[1..] and exactly `environment`, stdin from /dev/null, stdout and
+  /// stderr into the given files, in a new process group led by the child.
+  /// Throws std::runtime_error when the program cannot be started.
+  child_process(const std::vector<std::string>& argv,
+                const std::map<std::string, std::string>& environment,
+                const std::filesystem::path& stdout_path, const std::filesystem::path& stderr_path);
+  /// Kills the whole group (SIGKILL) and reaps the child if it is still running.
+  ~child_process();
+  child_process(const child_process&) = delete;  // owns a pid: exactly one owner reaps it
+  child_process& operator=(const child_process&) = delete;
+
+  /// The exit status once the child has ended (reaped; the rest of its group is killed), else nullopt.
+  [[nodiscard]] std::optional<child_exit> poll();
+  /// SIGTERM to the group; after `grace` SIGKILL; returns once the child is reaped.
+  child_exit terminate(std::chrono::duration<double> grace);
+
+  [[nodiscard]] int pid() const { return m_pid; }
+  [[nodiscard]] std::chrono::steady_clock::time_point started() const { return m_started; }
+
+private:
+  void kill_group(int signal) const;
+  int m_pid = -1;
+  std::optional<child_exit> m_exit;
+  std::chrono::steady_clock::time_point m_started;
+};
+
+/// The current process environment as a map (the base of a child's environment).
+[[nodiscard]] std::map<std::string, std::string> current_environment();
+
+}  // namespace benchmatrix

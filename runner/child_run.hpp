@@ -1,0 +1,14 @@
+// The child: runs one (model, experiment) config — build, precision, timed repeats — and reports
+// exactly one record (xla_runner.md §3.6, §4). Works by hand too: without a parent's result channel
+// it appends its record to the results file itself.
+#pragma once
+
+#include "runner/runner_options.hpp"
+#include "suites/suite_config.hpp"
+
+namespace benchmatrix {
+
+/// Returns the exit status. Throws on any failure (the parent turns the exit into an error record).
+int run_child(const runner_options& options, const suite_config* config);
+
+}  // namespace benchmatrix

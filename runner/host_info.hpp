@@ -1,0 +1,22 @@
+// What the host has, found without initialising CUDA (the parent must stay CUDA-free): the CPU model
+// name and the GPUs nvidia-smi lists. These give `accelerator_model`, which is part of the resume
+// fingerprint, so parent and child must compute it the same way — both call these functions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace benchmatrix {
+
+/// The "model name" of the first processor in /proc/cpuinfo (what lscpu prints as Model name).
+[[nodiscard]] std::string cpu_model_name();
+
+/// GPU names from `nvidia-smi --query-gpu=gpu_name --format=csv,noheader`; empty when there is no
+/// driver or no GPU. Cached per process (one nvidia-smi run).
+[[nodiscard]] const std::vector<std::string>& gpu_names();
+
+/// accelerator_model as the original records it: the CPU name for cpu; for cuda the GPU name, or
+/// "One of A, B" for several GPUs; "unavailable" when the host has no such accelerator.
+[[nodiscard]] std::string accelerator_model(const std::string& accelerator);
+
+}  // namespace benchmatrix

@@ -1,0 +1,74 @@
+// experiment_runner: parent mode expands and runs a sweep; child mode (--experiment-config and
+// --model-config) runs one config. The same binary is both, so a child can be run by hand.
+#include "runner/child_run.hpp"
+#include "runner/log.hpp"
+#include "runner/sweep.hpp"
+#include "suites/model_catalog.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+namespace {
+
+constexpr const char* program = "experiment_runner";
+
+/// configs/ of this checkout (compiled in), unless BENCHMATRIX_CONFIG_DIR points elsewhere.
+std::string config_dir() {
+  if (const char* dir = std::getenv("BENCHMATRIX_CONFIG_DIR")) return dir;
+  return BENCHMATRIX_DEFAULT_CONFIG_DIR;
+}
+
+bool asks_for_help(const std::vector<std::string>& arguments) {
+  for (const auto& a : arguments)
+    if (a == "-h" || a == "--help") return true;
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace benchmatrix;
+  const std::vector<std::string> arguments(argv + 1, argv + argc);
+  const auto suites = registered_suites();
+  const auto specs = runner_flag_specs(suites);
+  if (asks_for_help(arguments)) {
+    std::cout << help_text(program,
+                           "Runs suite x accelerator x backend x test experiment matrices, each "
+                           "config in its own child process,\nand appends one record per config "
+                           "to <output-dirname>/<output-basename> (results.jsonl).",
+                           specs);
+    return 0;
+  }
+  runner_options options;
+  try {
+    options = parse_runner_options(arguments, suites, config_dir());
+  } catch (const usage_error& e) {
+    std::cerr << usage_line(program, specs) << "\n" << program << ": error: " << e.what() << "\n";
+    return 2;
+  }
+  set_log_level(options.log_level);
+  try {
+    std::unique_ptr<suite_config> config;
+    if (options.suite_name == "torchbench")
+      config = std::make_unique<suite_config>(
+          suite_config::load_file(config_dir() + "/torchbench.yaml"));
+    if (options.is_child()) return run_child(options, config.get());
+
+    sweep_inputs inputs;
+    inputs.options = options;
+    inputs.argv.assign(argv, argv + argc);
+    inputs.self_exe = std::filesystem::read_symlink("/proc/self/exe").string();
+    inputs.suite_models = suite_model_names(options.suite_name);
+    inputs.config = config.get();
+    return run_sweep(inputs);
+  } catch (const usage_error& e) {
+    std::cerr << usage_line(program, specs) << "\n" << program << ": error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return 1;
+  }
+}

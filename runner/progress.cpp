@@ -1,0 +1,90 @@
+#include "runner/progress.hpp"
+
+#include "runner/log.hpp"
+
+#include <cstdio>
+
+namespace benchmatrix {
+
+std::string format_duration(double seconds) {
+  char text[32];
+  if (seconds < 60) {
+    std::snprintf(text, sizeof text, "%.1fs", seconds);
+  } else if (seconds < 3600) {
+    std::snprintf(text, sizeof text, "%dm%02ds", static_cast<int>(seconds) / 60,
+                  static_cast<int>(seconds) % 60);
+  } else {
+    std::snprintf(text, sizeof text, "%dh%02dm", static_cast<int>(seconds) / 3600,
+                  (static_cast<int>(seconds) % 3600) / 60);
+  }
+  return text;
+}
+
+progress_display::progress_display(size_t total_models, size_t total_configs, bool live)
+    : m_total_models(total_models), m_total_configs(total_configs), m_live(live) {
+  if (m_live) set_status_line_hooks([this] { clear(); }, [this] { draw(); });
+}
+
+progress_display::~progress_display() {
+  if (!m_live) return;
+  clear();
+  set_status_line_hooks({}, {});
+}
+
+void progress_display::child_started(size_t model_index, const std::string& model,
+                                     size_t config_index, const std::string& config) {
+  m_model_index = model_index;
+  m_current = model + " [" + std::to_string(config_index) + "/" +
+              std::to_string(m_total_configs) + "] " + config;
+  if (m_live) draw();
+  else log_info("Progress: model " + std::to_string(model_index) + "/" +
+                std::to_string(m_total_models) + ", " + status_text());
+}
+
+void progress_display::config_finished(double ran_seconds) {
+  ++m_finished;
+  if (ran_seconds >= 0) {
+    ++m_children;
+    m_children_seconds += ran_seconds;
+  }
+  m_current.clear();
+  if (m_live) draw();
+}
+
+void progress_display::tick() {
+  if (!m_live) return;
+  if (std::chrono::steady_clock::now() - m_last_draw >= std::chrono::seconds(1)) draw();
+}
+
+std::string progress_display::status_text() const {
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+  std::string text = "done " + std::to_string(m_finished) + "/" + std::to_string(m_total_configs) +
+                     " configs, elapsed " + format_duration(elapsed);
+  if (m_children > 0 && m_finished < m_total_configs) {
+    const double per_child = m_children_seconds / static_cast<double>(m_children);
+    text += ", ~" + format_duration(per_child * static_cast<double>(m_total_configs - m_finished)) +
+            " remaining";
+  }
+  if (!m_current.empty()) text += " | running " + m_current;
+  return text;
+}
+
+void progress_display::draw() {
+  m_last_draw = std::chrono::steady_clock::now();
+  std::string line = "[model " + std::to_string(m_model_index) + "/" +
+                     std::to_string(m_total_models) + "] " + status_text();
+  if (line.size() > 160) line.resize(160);
+  std::fprintf(stderr, "\r\033[K%s", line.c_str());
+  std::fflush(stderr);
+  m_drawn = true;
+}
+
+void progress_display::clear() {
+  if (!m_drawn) return;
+  std::fprintf(stderr, "\r\033[K");
+  std::fflush(stderr);
+  m_drawn = false;
+}
+
+}  // namespace benchmatrix

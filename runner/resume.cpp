@@ -1,0 +1,30 @@
+#include "runner/resume.hpp"
+
+#include <stdexcept>
+
+namespace benchmatrix {
+
+std::string fingerprint(const json_value& model, const json_value& experiment,
+                        std::optional<long long> current_batch_size) {
+  if (!model.IsObject() || !experiment.IsObject())
+    throw std::runtime_error("record lacks a 'model' or 'experiment' object");
+  std::string out;
+  auto add = [&out](const std::string& piece) { out += (out.empty() ? "" : "-") + piece; };
+  for (const auto& m : model.GetObject()) add(python_str(m.value));
+  for (const auto& m : experiment.GetObject())
+    if (std::string_view(m.name.GetString(), m.name.GetStringLength()) != "batch_size")
+      add(python_str(m.value));
+  add(current_batch_size ? std::to_string(*current_batch_size) : "None");
+  return out;
+}
+
+bool is_failed_record(const json_value& record) {
+  const auto metrics = record.FindMember("metrics");
+  if (metrics == record.MemberEnd() || !metrics->value.IsObject()) return false;
+  const auto error = metrics->value.FindMember("error");
+  if (error == metrics->value.MemberEnd()) return false;
+  if (!error->value.IsString()) return true;
+  return std::string_view(error->value.GetString()).rfind("SKIP", 0) != 0;
+}
+
+}  // namespace benchmatrix

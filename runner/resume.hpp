@@ -1,0 +1,21 @@
+// Resume (shared/reference/xla_runner.md §3.2): a config is done when a record with the same
+// fingerprint is in the results file — byte-compatible with files the Python runner wrote.
+#pragma once
+
+#include "output/python_json.hpp"
+
+#include <optional>
+#include <set>
+#include <string>
+
+namespace benchmatrix {
+
+/// "-".join(str(v) for v in model.values(), str(v) for (k, v) in experiment.items() if k !=
+/// "batch_size", str(current --batch-size)).
+[[nodiscard]] std::string fingerprint(const json_value& model, const json_value& experiment,
+                                      std::optional<long long> current_batch_size);
+
+/// True for records a --retry-failed rerun runs again: metrics.error that is not a SKIP.
+[[nodiscard]] bool is_failed_record(const json_value& record);
+
+}  // namespace benchmatrix

@@ -1,0 +1,246 @@
+#include "runner/runner_options.hpp"
+
+#include "runner/tiers.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+namespace benchmatrix {
+
+std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites) {
+  using a = flag_action;
+  using t = flag_type;
+  return {
+      // Model selection
+      {"suite-name", 0, a::store, t::text, suites, false, "", "Suite of models to run (required, or from --matrix)."},
+      {"filter", 'k', a::append, t::text, {}, false, "", "Run models whose name matches this case-insensitive regex."},
+      {"exclude", 'x', a::append, t::text, {}, false, "", "Skip models whose name matches this case-insensitive regex."},
+      {"filter-by-tier", 0, a::append, t::integer, {}, false, "", "Add TorchBench tier 1, 2 or 3 to --filter."},
+      {"exclude-by-tier", 0, a::append, t::integer, {}, false, "", "Add TorchBench tier 1, 2 or 3 to --exclude."},
+      {"total-partitions", 0, a::store, t::integer, {"1", "2", "3", "4", "5", "6", "7", "8", "9"}, false, "1", "Split the model list into this many contiguous partitions."},
+      {"partition-id", 0, a::store, t::integer, {}, false, "0", "Which partition to run (0-based)."},
+      {"no-skip", 0, a::store_true, t::text, {}, false, "", "Ignore the skip lists of configs/torchbench.yaml."},
+      // Experiment axes
+      {"accelerator", 0, a::append, t::text, {"cpu", "cuda", "tpu"}, false, "cpu, cuda, tpu", "Accelerator axis."},
+      {"xla", 0, a::append, t::text, {"None", "PJRT", "XRT"}, true, "None, PJRT, XRT", "XLA runtime axis; None is no XLA."},
+      {"dynamo", 0, a::append, t::text, {"None", "inductor", "openxla"}, true, "None, inductor, openxla", "Compiler backend axis; None is eager."},
+      {"test", 0, a::append, t::text, {"eval", "train"}, false, "eval, train", "Test axis: inference or a training step."},
+      {"xla-flags", 0, a::append, t::text, {}, true, "None", "XLA_FLAGS axis; each distinct string is one value."},
+      {"torch-xla2", 0, a::append, t::text, {"extract_jax", "torch_export"}, false, "", "torch_xla2 (JAX) axis."},
+      {"enable-functionalization", 0, a::store_true, t::text, {}, false, "", "Functionalization axis value True (else False)."},
+      {"keep-model-data-on-cuda", 0, a::store_true, t::text, {}, false, "", "Keep model data on CUDA (openxla only)."},
+      {"batch-size", 0, a::store, t::integer, {}, true, "model default", "Batch size, where the model allows changing it."},
+      // Timing
+      {"repeat", 0, a::store, t::integer, {}, false, "10", "Timed runs per experiment; one metric value each."},
+      {"iterations-per-run", 0, a::store, t::integer, {}, false, "1", "Model steps per timed run."},
+      {"pure-wall-time", 0, a::store_true, t::text, {}, false, "", "Time each step with CUDA events (minimum of adaptive repeats, L2 flushed); CUDA only."},
+      {"randomize-input", 0, a::store_true, t::text, {}, false, "", "Fill floating inputs with randn before every step."},
+      {"collect-full-output", 0, a::store_true, t::text, {}, false, "", "Train steps return prediction, loss and gradients (perturbs timing)."},
+      {"filter-by-single-graph", 0, a::store_true, t::text, {}, false, "", "Compiled backends must capture the whole step as one graph (no effect on eager)."},
+      {"disable-tf32", 0, a::store_true, t::text, {}, false, "", "Do not force TF32 (high) float32 matmul precision."},
+      {"matmul-precision", 0, a::store, t::text, {"default", "high", "highest"}, true, "None", "float32 matmul precision; applies only with --disable-tf32, as in the original."},
+      // Process control and output
+      {"dry-run", 0, a::store_true, t::text, {}, false, "", "List the configs and run nothing."},
+      {"print-subprocess", 0, a::store_true, t::text, {}, false, "", "Forward each child's stdout/stderr after it finishes."},
+      {"subprocess-timeout", 0, a::store, t::integer, {}, false, "1800", "Seconds of wall clock per child before it is stopped."},
+      {"subprocess-grace-period", 0, a::store, t::real, {}, false, "5", "Seconds between SIGTERM and SIGKILL when a child is stopped."},
+      {"progress-bar", 0, a::store_true, t::text, {}, false, "", "Show the live progress line even when stderr is not a terminal."},
+      {"log-level", 0, a::store, t::text, {"critical", "error", "warning", "info", "debug"}, false, "info", "Logging threshold (LEVEL:logger:message on stderr)."},
+      {"output-dirname", 0, a::store, t::text, {}, false, "./output/", "Directory of the results file (created if missing)."},
+      {"output-basename", 0, a::store, t::text, {}, false, "results.jsonl", "Results file name inside the output directory."},
+      {"no-resume", 0, a::store_true, t::text, {}, false, "", "Delete an existing results file instead of resuming it."},
+      {"retry-failed", 0, a::store_true, t::text, {}, false, "", "On resume, run again configs whose record is an error (SKIP records stay done)."},
+      {"save-output", 0, a::store_true, t::text, {}, false, "", "torch.save each repeat's output to <out>/<model>/<r>/output-<basename>.pt."},
+      {"timestamp", 0, a::store, t::real, {}, false, "now", "Sweep timestamp stored in every record (seconds since the epoch)."},
+      {"experiment-config", 0, a::store, t::text, {}, false, "", "Child mode: the experiment config as JSON."},
+      {"model-config", 0, a::store, t::text, {}, false, "", "Child mode: the model config as JSON."},
+      {"matrix", 0, a::store, t::text, {}, false, "", "Matrix preset: a name in configs/matrices/ or a YAML path; command-line flags override it."},
+  };
+}
+
+namespace {
+
+const flag_spec* find_spec(const std::vector<flag_spec>& specs, const std::string& name) {
+  for (const auto& spec : specs)
+    if (spec.name == name) return &spec;
+  return nullptr;
+}
+
+std::filesystem::path preset_path(const std::string& matrix, const std::string& config_dir) {
+  const bool is_path = matrix.find('/') != std::string::npos ||
+                       std::filesystem::path(matrix).extension() == ".yaml";
+  if (is_path) return matrix;
+  return std::filesystem::path(config_dir) / "matrices" / (matrix + ".yaml");
+}
+
+std::string scalar_text(const YAML::Node& node) {
+  if (node.IsNull()) return "None";
+  return node.Scalar();
+}
+
+/// Adds the preset's values for every flag the command line did not give.
+void apply_preset(parsed_flags& flags, const std::vector<flag_spec>& specs,
+                  const std::string& matrix, const std::string& config_dir) {
+  const auto path = preset_path(matrix, config_dir);
+  if (!std::filesystem::is_regular_file(path)) {
+    std::string known;
+    const auto dir = std::filesystem::path(config_dir) / "matrices";
+    if (std::filesystem::is_directory(dir))
+      for (const auto& entry : std::filesystem::directory_iterator(dir))
+        if (entry.path().extension() == ".yaml")
+          known += (known.empty() ? "" : ", ") + entry.path().stem().string();
+    throw usage_error("argument --matrix: no preset file " + path.string() +
+                      (known.empty() ? "" : " (presets: " + known + ")"));
+  }
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path.string());
+  } catch (const YAML::Exception& e) {
+    throw usage_error("argument --matrix: " + path.string() + ": " + e.what());
+  }
+  if (!root.IsMap())
+    throw usage_error("argument --matrix: " + path.string() +
+                      ": expected a mapping of flag names to values");
+  for (const auto& entry : root) {
+    std::string key = entry.first.as<std::string>();
+    std::replace(key.begin(), key.end(), '_', '-');
+    const flag_spec* spec = find_spec(specs, key);
+    const std::string where = "argument --matrix: " + path.string() + ": key '" + key + "'";
+    if (!spec || key == "matrix" || key == "experiment-config" || key == "model-config" ||
+        key == "timestamp")
+      throw usage_error(where + " is not a flag a preset can set");
+    if (flags.given(key)) continue;  // the command line wins
+    const YAML::Node& value = entry.second;
+    std::vector<std::string> texts;
+    if (value.IsSequence()) {
+      if (spec->action != flag_action::append)
+        throw usage_error(where + ": expected one value, got a list");
+      for (const auto& item : value) texts.push_back(scalar_text(item));
+    } else if (value.IsScalar() || value.IsNull()) {
+      texts.push_back(scalar_text(value));
+    } else {
+      throw usage_error(where + ": expected a value or a list of values");
+    }
+    for (const auto& text : texts) {
+      if (spec->action == flag_action::store_true) {
+        if (text == "true" || text == "True") flags.add(key, std::string());
+        else if (text != "false" && text != "False")
+          throw usage_error(where + ": expected true or false, got '" + text + "'");
+        continue;
+      }
+      try {
+        flags.add(key, check_flag_value(*spec, text));
+      } catch (const usage_error& e) {
+        throw usage_error(where + ": " + e.what());
+      }
+    }
+  }
+}
+
+std::string text_or(const parsed_flags& flags, const std::string& name, std::string fallback) {
+  const auto v = flags.last(name);
+  return v && *v ? **v : fallback;
+}
+
+long long integer_or(const parsed_flags& flags, const std::string& name, long long fallback) {
+  const auto v = flags.last(name);
+  return v && *v ? std::stoll(**v) : fallback;
+}
+
+std::vector<std::string> texts(const parsed_flags& flags, const std::string& name) {
+  std::vector<std::string> out;
+  for (const auto& v : flags.all(name))
+    if (v) out.push_back(*v);
+  return out;
+}
+
+std::vector<nullable_string> nullable_texts(const parsed_flags& flags, const std::string& name) {
+  return flags.all(name);
+}
+
+}  // namespace
+
+runner_options parse_runner_options(const std::vector<std::string>& arguments,
+                                    const std::vector<std::string>& suites,
+                                    const std::string& config_dir) {
+  const auto specs = runner_flag_specs(suites);
+  parsed_flags flags = parse_flags(specs, arguments);
+  runner_options o;
+  if (flags.given("matrix")) {
+    o.matrix = text_or(flags, "matrix", "");
+    apply_preset(flags, specs, *o.matrix, config_dir);
+  }
+  if (!flags.given("suite-name"))
+    throw usage_error("the following arguments are required: --suite-name");
+  o.suite_name = text_or(flags, "suite-name", "");
+  o.filter = texts(flags, "filter");
+  o.exclude = texts(flags, "exclude");
+  for (const auto& tier : texts(flags, "filter-by-tier"))
+    if (auto regex = tier_regex(std::stoll(tier))) o.filter.push_back(*regex);
+  for (const auto& tier : texts(flags, "exclude-by-tier"))
+    if (auto regex = tier_regex(std::stoll(tier))) o.exclude.push_back(*regex);
+  if (o.filter.empty()) o.filter = {"."};
+  if (o.exclude.empty()) o.exclude = {"^$"};
+  o.total_partitions = static_cast<int>(integer_or(flags, "total-partitions", 1));
+  o.partition_id = static_cast<int>(integer_or(flags, "partition-id", 0));
+  if (o.partition_id < 0 || o.partition_id >= o.total_partitions)
+    throw usage_error("argument --partition-id: must be in [0, " +
+                      std::to_string(o.total_partitions) + ") for --total-partitions=" +
+                      std::to_string(o.total_partitions) + ", got " +
+                      std::to_string(o.partition_id));
+  o.no_skip = flags.given("no-skip");
+  o.accelerator = texts(flags, "accelerator");
+  o.xla = nullable_texts(flags, "xla");
+  o.dynamo = nullable_texts(flags, "dynamo");
+  o.test = texts(flags, "test");
+  o.xla_flags = nullable_texts(flags, "xla-flags");
+  o.torch_xla2 = texts(flags, "torch-xla2");
+  o.enable_functionalization = flags.given("enable-functionalization");
+  o.keep_model_data_on_cuda = flags.given("keep-model-data-on-cuda");
+  if (const auto v = flags.last("batch-size"); v && *v) {
+    o.batch_size = std::stoll(**v);
+    if (*o.batch_size <= 0)
+      throw usage_error("argument --batch-size: must be positive, got " + **v);
+  }
+  o.repeat = static_cast<int>(integer_or(flags, "repeat", 10));
+  if (o.repeat < 1) throw usage_error("argument --repeat: must be at least 1");
+  o.iterations_per_run = static_cast<int>(integer_or(flags, "iterations-per-run", 1));
+  if (o.iterations_per_run < 1)
+    throw usage_error("argument --iterations-per-run: must be at least 1");
+  o.pure_wall_time = flags.given("pure-wall-time");
+  o.randomize_input = flags.given("randomize-input");
+  o.collect_full_output = flags.given("collect-full-output");
+  o.filter_by_single_graph = flags.given("filter-by-single-graph");
+  o.disable_tf32 = flags.given("disable-tf32");
+  if (const auto v = flags.last("matmul-precision"); v && *v) o.matmul_precision = **v;
+  o.dry_run = flags.given("dry-run");
+  o.print_subprocess = flags.given("print-subprocess");
+  o.subprocess_timeout = static_cast<int>(integer_or(flags, "subprocess-timeout", 1800));
+  if (o.subprocess_timeout < 1)
+    throw usage_error("argument --subprocess-timeout: must be at least 1 second");
+  o.subprocess_grace_period = std::stod(text_or(flags, "subprocess-grace-period", "5"));
+  if (o.subprocess_grace_period < 0)
+    throw usage_error("argument --subprocess-grace-period: must not be negative");
+  o.progress_bar = flags.given("progress-bar");
+  o.log_level = text_or(flags, "log-level", "info");
+  o.output_dirname = text_or(flags, "output-dirname", "./output/");
+  o.output_basename = text_or(flags, "output-basename", "results.jsonl");
+  o.no_resume = flags.given("no-resume");
+  o.retry_failed = flags.given("retry-failed");
+  o.save_output = flags.given("save-output");
+  const double now = std::chrono::duration<double>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+  const auto timestamp = flags.last("timestamp");
+  o.timestamp = timestamp && *timestamp ? std::stod(**timestamp) : now;
+  if (const auto v = flags.last("experiment-config"); v && *v) o.experiment_config = **v;
+  if (const auto v = flags.last("model-config"); v && *v) o.model_config = **v;
+  if (o.experiment_config.has_value() != o.model_config.has_value())
+    throw usage_error("--experiment-config and --model-config must be given together");
+  return o;
+}
+
+}  // namespace benchmatrix

@@ -1,0 +1,73 @@
+// Every experiment_runner flag, typed, with the defaults of the PyTorch/XLA runner
+// (shared/reference/xla_runner.md §1). Built from the command line, with a matrix preset (YAML)
+// supplying the flags the command line leaves out.
+#pragma once
+
+#include "runner/argparse.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace benchmatrix {
+
+using nullable_string = std::optional<std::string>;  // nullopt is JSON null / Python None
+
+struct runner_options {
+  // Model selection (§1.1)
+  std::string suite_name;
+  std::vector<std::string> filter;   // regexes, any match includes; tiers already expanded
+  std::vector<std::string> exclude;  // regexes, any match excludes
+  int total_partitions = 1;          // 1..9
+  int partition_id = 0;
+  bool no_skip = false;
+  // Experiment axes (§1.2); empty means "the matrix default"
+  std::vector<std::string> accelerator;
+  std::vector<nullable_string> xla;
+  std::vector<nullable_string> dynamo;
+  std::vector<std::string> test;
+  std::vector<nullable_string> xla_flags;
+  std::vector<std::string> torch_xla2;
+  bool enable_functionalization = false;
+  bool keep_model_data_on_cuda = false;
+  std::optional<long long> batch_size;
+  // Timing (§1.3)
+  int repeat = 10;              // timed runs per experiment
+  int iterations_per_run = 1;   // model steps per timed run
+  bool pure_wall_time = false;
+  bool randomize_input = false;
+  bool collect_full_output = false;
+  bool filter_by_single_graph = false;
+  bool disable_tf32 = false;
+  std::optional<std::string> matmul_precision;
+  // Process control and output (§1.5)
+  bool dry_run = false;
+  bool print_subprocess = false;
+  int subprocess_timeout = 1800;  // seconds of wall clock per child
+  double subprocess_grace_period = 5.0;  // seconds between SIGTERM and SIGKILL on timeout/Ctrl-C
+  bool progress_bar = false;
+  std::string log_level = "info";
+  std::string output_dirname = "./output/";
+  std::string output_basename = "results.jsonl";
+  bool no_resume = false;
+  bool retry_failed = false;
+  bool save_output = false;
+  double timestamp = 0;  // seconds since the epoch; the parent's is forwarded to its children
+  std::optional<std::string> experiment_config;  // child mode: the experiment as JSON
+  std::optional<std::string> model_config;       // child mode: the model as JSON
+  std::optional<std::string> matrix;             // the preset that supplied defaults, if any
+
+  [[nodiscard]] bool is_child() const { return experiment_config || model_config; }
+};
+
+/// The flag table of experiment_runner; `suites` are the --suite-name choices.
+[[nodiscard]] std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites);
+
+/// Parses argv[1..]: command line, then the --matrix preset for flags the command line left out,
+/// then argparse's post-processing (tiers into filters, defaults). Throws usage_error.
+/// `config_dir` is where presets named without a path are found (<config_dir>/matrices/<name>.yaml).
+[[nodiscard]] runner_options parse_runner_options(const std::vector<std::string>& arguments,
+                                                  const std::vector<std::string>& suites,
+                                                  const std::string& config_dir);
+
+}  // namespace benchmatrix

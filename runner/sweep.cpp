@@ -1,0 +1,452 @@
+#include "runner/sweep.hpp"
+
+#include "output/results_file.hpp"
+#include "runner/availability.hpp"
+#include "runner/child_process.hpp"
+#include "runner/host_info.hpp"
+#include "runner/log.hpp"
+#include "runner/model_selection.hpp"
+#include "runner/progress.hpp"
+#include "runner/record.hpp"
+#include "runner/resume.hpp"
+#include "runner/summary_table.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace benchmatrix {
+namespace {
+
+/// Bytes of a failed child's stderr kept in its error record (the tail, where the error is).
+constexpr std::uintmax_t stderr_tail_bytes = 32 * 1024;
+/// How often the wait loop polls running children; bounds the spawn-to-record latency it adds.
+constexpr auto poll_interval = std::chrono::milliseconds(2);
+
+volatile sig_atomic_t g_interrupted = 0;
+void on_interrupt(int) { g_interrupted = 1; }
+
+/// Installs SIGINT/SIGTERM handlers for the sweep's lifetime; restores the old ones after.
+class interrupt_guard {
+public:
+  interrupt_guard() {
+    struct sigaction action {};
+    action.sa_handler = on_interrupt;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &m_old_int);
+    sigaction(SIGTERM, &action, &m_old_term);
+  }
+  ~interrupt_guard() {
+    sigaction(SIGINT, &m_old_int, nullptr);
+    sigaction(SIGTERM, &m_old_term, nullptr);
+  }
+  interrupt_guard(const interrupt_guard&) = delete;  // restores handlers exactly once
+  interrupt_guard& operator=(const interrupt_guard&) = delete;
+
+private:
+  struct sigaction m_old_int {};
+  struct sigaction m_old_term {};
+};
+
+/// A temporary directory removed with everything in it when the sweep ends.
+class scratch_directory {
+public:
+  scratch_directory() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "benchmatrix-XXXXXX").string();
+    if (!::mkdtemp(pattern.data()))
+      throw std::runtime_error("cannot create a temporary directory in " +
+                               std::filesystem::temp_directory_path().string());
+    m_path = pattern;
+  }
+  ~scratch_directory() {
+    std::error_code ignored;
+    std::filesystem::remove_all(m_path, ignored);
+  }
+  scratch_directory(const scratch_directory&) = delete;  // removes its directory exactly once
+  scratch_directory& operator=(const scratch_directory&) = delete;
+  [[nodiscard]] const std::filesystem::path& path() const { return m_path; }
+
+private:
+  std::filesystem::path m_path;
+};
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string read_tail(const std::filesystem::path& path, std::uintmax_t limit) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec || size == 0) return "";
+  std::ifstream in(path, std::ios::binary);
+  const auto skip = size > limit ? size - limit : 0;
+  in.seekg(static_cast<std::streamoff>(skip));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (skip == 0) return text.str();
+  return "[... " + std::to_string(skip) + " earlier bytes of stderr omitted ...]\n" + text.str();
+}
+
+/// Python's repr of the argv list, as the original's TimeoutExpired message shows it.
+std::string python_list_repr(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i)
+    out += (i ? ", " : "") + python_string_repr(items[i]);
+  return out + "]";
+}
+
+/// The child's environment: ours plus the result channel and the XLA variables of §3.4.
+std::map<std::string, std::string> child_environment(const experiment_config& e,
+                                                     const std::filesystem::path& result_path) {
+  auto env = current_environment();
+  env[result_path_variable] = result_path.string();
+  if (e.xla) {
+    env.erase("PJRT_DEVICE");
+    env.erase("XRT_TPU_CONFIG");
+    env.erase("XLA_FLAGS");
+  }
+  if (e.xla_flags) env["XLA_FLAGS"] = *e.xla_flags;
+  if (!e.enable_functionalization) env["XLA_DISABLE_FUNCTIONALIZATION"] = "1";
+  return env;
+}
+
+struct pending_config {
+  size_t model_index = 0;   // 1-based, for progress
+  size_t config_index = 0;  // 1-based among all (model, experiment) pairs
+  std::string model;
+  experiment_config experiment;
+  std::string model_json;
+  std::string fingerprint;
+};
+
+struct running_child {
+  pending_config config;
+  std::filesystem::path directory;  // stdout, stderr and the result file
+  std::vector<std::string> argv;
+  std::unique_ptr<child_process> process;
+  std::chrono::steady_clock::time_point deadline;
+};
+
+class sweep {
+public:
+  explicit sweep(const sweep_inputs& inputs) : m_in(inputs), m_o(inputs.options) {}
+  int run();
+
+private:
+  record_identity identity_of(const pending_config& c);
+  std::string accelerator_model_of(const std::string& accelerator);
+  void write(const pending_config& c, const std::string& line);
+  void start(pending_config c);
+  std::string record_for(running_child& child, const child_exit& exit);
+  void finish(running_child& child, const child_exit& exit);
+  void forward_output(const running_child& child) const;
+  void load_resume_state();
+
+  const sweep_inputs& m_in;
+  const runner_options& m_o;
+  std::map<std::string, std::string> m_accelerator_models;  // accelerator -> cached model name
+  std::set<std::string> m_done;                             // fingerprints of finished configs
+  std::unique_ptr<results_writer> m_writer;
+  std::unique_ptr<scratch_directory> m_scratch;
+  std::unique_ptr<progress_display> m_progress;
+  std::vector<running_child> m_running;
+  std::vector<std::string> m_written;  // lines written by this sweep, for the summary table
+};
+
+std::string sweep::accelerator_model_of(const std::string& accelerator) {
+  auto it = m_accelerator_models.find(accelerator);
+  if (it == m_accelerator_models.end())
+    it = m_accelerator_models.emplace(accelerator, accelerator_model(accelerator)).first;
+  return it->second;
+}
+
+record_identity sweep::identity_of(const pending_config& c) {
+  record_identity id;
+  id.suite_name = m_o.suite_name;
+  id.model_name = c.model;
+  id.experiment = c.experiment;
+  id.accelerator_model = accelerator_model_of(c.experiment.accelerator);
+  id.batch_size = m_o.batch_size;
+  id.repeat = m_o.repeat;
+  id.iterations_per_run = m_o.iterations_per_run;
+  id.timestamp = m_o.timestamp;
+  return id;
+}
+
+void sweep::write(const pending_config& c, const std::string& line) {
+  m_writer->append(line);
+  m_done.insert(c.fingerprint);
+  m_written.push_back(line);
+}
+
+void sweep::load_resume_state() {
+  const auto& path = m_writer->path();
+  if (m_o.no_resume) {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+    return;
+  }
+  std::vector<std::string> kept;
+  std::vector<std::string> retried;
+  const auto lines = read_results(path, [&](size_t number, const std::string& error) {
+    log_warning("Ignoring corrupt line " + std::to_string(number) + " of " + path.string() +
+                " (" + error + "); its config will run again");
+  });
+  for (const auto& line : lines) {
+    const auto& record = line.record;
+    const auto model = record.FindMember("model");
+    const auto experiment = record.FindMember("experiment");
+    if (model == record.MemberEnd() || experiment == record.MemberEnd()) {
+      log_warning("Ignoring line " + std::to_string(line.line_number) + " of " + path.string() +
+                  ": not a results record (no model/experiment)");
+      kept.push_back(line.text);
+      continue;
+    }
+    if (m_o.retry_failed && is_failed_record(record)) {
+      retried.push_back(line.text);
+      continue;
+    }
+    kept.push_back(line.text);
+    try {
+      m_done.insert(fingerprint(model->value, experiment->value, m_o.batch_size));
+    } catch (const std::exception& e) {
+      log_warning("Ignoring line " + std::to_string(line.line_number) + ": " + e.what());
+    }
+  }
+  if (!retried.empty()) {
+    // Failed records move to <results>.retried (nothing is lost) before their configs run again.
+    const auto retried_path = path.string() + ".retried";
+    {
+      std::ofstream out(retried_path, std::ios::app);
+      for (const auto& text : retried) out << text << '\n';
+      if (!out) throw std::runtime_error("cannot write " + retried_path);
+    }
+    const auto rewritten = path.string() + ".rewrite";
+    {
+      std::ofstream out(rewritten, std::ios::trunc);
+      for (const auto& text : kept) out << text << '\n';
+      out.flush();
+      if (!out) throw std::runtime_error("cannot write " + rewritten);
+    }
+    std::filesystem::rename(rewritten, path);
+    log_info("--retry-failed: " + std::to_string(retried.size()) + " failed record(s) moved to " +
+             retried_path + "; their configs run again");
+  }
+}
+
+void sweep::start(pending_config c) {
+  running_child child;
+  child.directory = m_scratch->path() / ("config-" + std::to_string(c.config_index));
+  std::filesystem::create_directories(child.directory);
+  child.argv = m_in.argv;
+  child.argv.front() = m_in.self_exe;
+  child.argv.push_back("--experiment-config=" + c.experiment.to_config_json());
+  child.argv.push_back("--model-config=" + c.model_json);
+  child.argv.push_back("--timestamp=" + python_float_repr(m_o.timestamp));
+  m_progress->child_started(c.model_index, c.model, c.config_index, c.experiment.describe());
+  try {
+    child.process = std::make_unique<child_process>(
+        child.argv, child_environment(c.experiment, child.directory / "result.json"),
+        child.directory / "stdout", child.directory / "stderr");
+  } catch (const std::exception& e) {
+    log_error("ERROR when launching child process: " + std::string(e.what()));
+    write(c, error_record_line(identity_of(c), e.what(), "VERIFIER_DIDNT_RUN"));
+    m_progress->config_finished(-1);
+    return;
+  }
+  child.deadline = child.process->started() + std::chrono::seconds(m_o.subprocess_timeout);
+  child.config = std::move(c);
+  m_running.push_back(std::move(child));
+}
+
+std::string sweep::record_for(running_child& child, const child_exit& exit) {
+  const auto result_path = child.directory / "result.json";
+  const auto& c = child.config;
+  if (std::filesystem::exists(result_path)) {
+    // The child reported: its record stands even if it died afterwards (e.g. in teardown), so a
+    // config never gets a second, contradictory record.
+    const auto text = read_file(result_path);
+    try {
+      const auto record = parse_json(text, "child record");
+      if (!record.IsObject() || !record.HasMember("metrics"))
+        throw std::runtime_error("not a results record");
+      if (!exit.success())
+        log_warning("Child " + exit.describe() + " after reporting its record for " + c.model +
+                    " " + c.experiment.describe() + "; the record is kept");
+      return to_python_json(record);
+    } catch (const std::exception& e) {
+      return error_record_line(identity_of(c),
+                               "child reported an unreadable record: " + std::string(e.what()),
+                               "VERIFIER_DIDNT_RUN");
+    }
+  }
+  const auto tail = read_tail(child.directory / "stderr", stderr_tail_bytes);
+  if (exit.success()) {
+    log_error("ERROR in subprocess: child exited with status 0 without reporting a record");
+    return error_record_line(identity_of(c),
+                             "child exited with status 0 without reporting a record\n" + tail,
+                             "VERIFIER_DIDNT_RUN");
+  }
+  log_error("ERROR in subprocess: child " + exit.describe());
+  return error_record_line(identity_of(c), "child " + exit.describe() + "\n" + tail,
+                           "VERIFIER_DIDNT_RUN");
+}
+
+void sweep::forward_output(const running_child& child) const {
+  if (!m_o.print_subprocess) return;
+  const auto out = read_file(child.directory / "stdout");
+  const auto err = read_file(child.directory / "stderr");
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+  std::fwrite(err.data(), 1, err.size(), stderr);
+  std::fflush(stderr);
+}
+
+void sweep::finish(running_child& child, const child_exit& exit) {
+  forward_output(child);
+  write(child.config, record_for(child, exit));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - child.process->started())
+          .count();
+  std::error_code ignored;
+  std::filesystem::remove_all(child.directory, ignored);
+  m_progress->config_finished(seconds);
+}
+
+int sweep::run() {
+  const auto experiments = expand_experiment_matrix(m_o);
+  const bool is_dummy = m_o.suite_name == "dummy";
+  const auto models = is_dummy ? std::vector<std::string>{"dummy"}
+                               : select_models(m_in.suite_models, m_o);
+  log_info("Number of selected experiment configs: " + std::to_string(experiments.size()));
+  log_info("Number of selected model configs: " + std::to_string(models.size()));
+
+  std::vector<pending_config> configs;
+  for (size_t m = 0; m < models.size(); ++m) {
+    json_document model_config(rapidjson::kObjectType);
+    model_config.AddMember("model_name",
+                           json_value(models[m].c_str(), model_config.GetAllocator()),
+                           model_config.GetAllocator());
+    for (const auto& e : experiments) {
+      pending_config c;
+      c.model_index = m + 1;
+      c.config_index = configs.size() + 1;
+      c.model = models[m];
+      c.experiment = e;
+      c.model_json = to_python_json(model_config);
+      configs.push_back(std::move(c));
+    }
+  }
+  if (m_o.dry_run) {
+    for (const auto& c : configs)
+      log_info("Run with --model-config=" + c.model_json +
+               " --experiment-config=" + c.experiment.to_config_json());
+    return 0;
+  }
+
+  const auto output_dir = std::filesystem::absolute(m_o.output_dirname);
+  m_writer = std::make_unique<results_writer>(output_dir / m_o.output_basename);
+  load_resume_state();
+  m_scratch = std::make_unique<scratch_directory>();
+  m_progress = std::make_unique<progress_display>(
+      models.size(), configs.size(), m_o.progress_bar || ::isatty(STDERR_FILENO));
+  interrupt_guard interrupts;
+
+  const size_t slots = 1;  // children at once; --devices will raise this (one per GPU)
+  size_t next = 0;
+  while (next < configs.size() || !m_running.empty()) {
+    if (g_interrupted) break;
+    while (next < configs.size() && m_running.size() < slots && !g_interrupted) {
+      pending_config c = configs[next++];
+      log_info("Run with --model-config=" + c.model_json +
+               " --experiment-config=" + c.experiment.to_config_json());
+      {
+        json_document d;
+        const auto id = identity_of(c);
+        c.fingerprint =
+            fingerprint(id.model_json(d.GetAllocator()), id.experiment_json(d.GetAllocator()),
+                        m_o.batch_size);
+      }
+      if (m_done.count(c.fingerprint)) {
+        log_info("SKIP already completed benchmark");
+        m_progress->config_finished(-1);
+        continue;
+      }
+      std::optional<std::string> skip;
+      if (!m_o.no_skip && m_in.config) skip = m_in.config->skip_reason(c.model, c.experiment);
+      if (skip) {
+        log_warning("SKIP incompatible model and experiment configs: " + *skip);
+      } else if ((skip = unavailable_reason(c.experiment))) {
+        log_warning("SKIP: " + *skip);
+      }
+      if (skip) {
+        write(c, error_record_line(identity_of(c), "SKIP: " + *skip, "VERIFIER_SKIPPED"));
+        m_progress->config_finished(-1);
+        continue;
+      }
+      start(std::move(c));
+    }
+    for (size_t i = 0; i < m_running.size();) {
+      auto& child = m_running[i];
+      std::optional<child_exit> exit = child.process->poll();
+      if (!exit && std::chrono::steady_clock::now() >= child.deadline) {
+        child.process->terminate(std::chrono::duration<double>(m_o.subprocess_grace_period));
+        forward_output(child);
+        log_error("TIMEOUT: " + child.config.model + " " + child.config.experiment.describe());
+        write(child.config,
+              error_record_line(identity_of(child.config),
+                                "Command '" + python_list_repr(child.argv) + "' timed out after " +
+                                    std::to_string(m_o.subprocess_timeout) + " seconds",
+                                "VERIFIER_DIDNT_RUN"));
+        m_progress->config_finished(m_o.subprocess_timeout);
+        m_running.erase(m_running.begin() + static_cast<std::ptrdiff_t>(i));
+        continue;
+      }
+      if (exit) {
+        finish(child, *exit);
+        m_running.erase(m_running.begin() + static_cast<std::ptrdiff_t>(i));
+        continue;
+      }
+      ++i;
+    }
+    m_progress->tick();
+    if (!m_running.empty()) std::this_thread::sleep_for(poll_interval);
+  }
+
+  if (g_interrupted) {
+    for (auto& child : m_running) {
+      child.process->terminate(std::chrono::duration<double>(m_o.subprocess_grace_period));
+      log_warning("Interrupted: stopped " + child.config.model + " " +
+                  child.config.experiment.describe() +
+                  " without a record; rerun the same command to resume");
+    }
+    m_running.clear();
+    m_progress.reset();
+    return 130;
+  }
+  m_progress.reset();
+  std::cout << summary_table(m_written) << std::flush;
+  log_info("Results in " + m_writer->path().string());
+  return 0;
+}
+
+}  // namespace
+
+int run_sweep(const sweep_inputs& inputs) {
+  sweep s(inputs);
+  return s.run();
+}
+
+}  // namespace benchmatrix

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs what the build needs, idempotently and quickly when everything is there:
+#  - Debian packages (Boost, yaml-cpp, RapidJSON, doctest, OpenSSL, ccache, ninja, CMake, g++);
+#  - LibTorch: the PyPI wheel torch==2.11.0 in the project-local virtual environment .venv
+#    (created with --system-site-packages, so a machine whose python3 already has torch 2.11.0 —
+#    the GPU machine, which has no internet — uses it without downloading).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TORCH_VERSION=2.11.0
+PACKAGES=(g++ cmake ninja-build ccache python3-venv libboost-dev libboost-program-options-dev
+          libboost-filesystem-dev libyaml-cpp-dev rapidjson-dev doctest-dev libssl-dev)
+
+missing=()
+for package in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$package")
+done
+# Headers found elsewhere (e.g. RapidJSON unpacked into third_party_cache/) need no package.
+if [[ " ${missing[*]} " == *" rapidjson-dev "* && -f third_party_cache/rapidjson/usr/include/rapidjson/document.h ]]; then
+  missing=("${missing[@]/rapidjson-dev}")
+fi
+if [[ " ${missing[*]} " == *" python3-venv "* ]] && python3 -m venv --help >/dev/null 2>&1; then
+  missing=("${missing[@]/python3-venv}")  # a Python that has venv built in (pyenv) needs no package
+fi
+read -r -a missing <<<"${missing[*]}"
+if ((${#missing[@]})); then
+  echo "Installing Debian packages: ${missing[*]}"
+  sudo_cmd=()
+  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q "${missing[@]}"
+fi
+
+stamp=.venv/.torch-$TORCH_VERSION
+if [[ ! -f $stamp ]]; then
+  [[ -x .venv/bin/python ]] || python3 -m venv --system-site-packages .venv
+  if ! .venv/bin/python -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$TORCH_VERSION')" 2>/dev/null; then
+    echo "Installing torch==$TORCH_VERSION into .venv (LibTorch for the C++ build; a few GB)"
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check "torch==$TORCH_VERSION"
+  fi
+  touch "$stamp"
+fi

@@ -1,0 +1,36 @@
+"""Shared helpers of the end-to-end tests: run the real binaries, read results.jsonl."""
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+RUNNER = os.environ.get("EXPERIMENT_RUNNER", "../../build/experiment_runner")
+FAULTY_RUNNER = os.environ.get("FAULTY_RUNNER", "../../build/tests/experiment_runner_with_faults")
+
+
+def run(binary, *args, timeout=600, check=True, **kwargs):
+    """Runs a binary; returns the CompletedProcess (text). Fails the test on a non-zero exit if check."""
+    proc = subprocess.run([binary, *args], capture_output=True, text=True, timeout=timeout, **kwargs)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{binary} {' '.join(args)} exited {proc.returncode}\n"
+                             f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr[-5000:]}")
+    return proc
+
+
+def read_records(path):
+    """Every line of a results file, parsed (Python's json accepts the NaN tokens we may write)."""
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+class OutputDirTest(unittest.TestCase):
+    """A test with a fresh output directory in self.out and its results file in self.results."""
+
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory(prefix="benchmatrix-e2e-")
+        self.out = self._tmp.name
+        self.results = os.path.join(self.out, "results.jsonl")
+
+    def tearDown(self):
+        self._tmp.cleanup()

@@ -1,0 +1,53 @@
+"""The command line of the real binary: help, usage errors (exit 2), dry runs and log lines."""
+import unittest
+
+from harness import RUNNER, OutputDirTest, run
+
+
+class CommandLineTest(OutputDirTest):
+    def test_help_lists_every_flag_with_defaults(self):
+        proc = run(RUNNER, "--help")
+        for flag in ["--suite-name", "--filter", "--exclude", "--filter-by-tier", "--total-partitions",
+                     "--accelerator", "--xla", "--dynamo", "--test", "--xla-flags", "--torch-xla2",
+                     "--keep-model-data-on-cuda", "--batch-size", "--repeat", "--iterations-per-run",
+                     "--pure-wall-time", "--randomize-input", "--subprocess-timeout", "--no-resume",
+                     "--output-dirname", "--timestamp", "--matrix", "--retry-failed"]:
+            self.assertIn(flag, proc.stdout)
+        self.assertIn("[default: 1800]", proc.stdout)
+
+    def test_usage_errors_exit_2_and_name_the_flag(self):
+        proc = run(RUNNER, "--suite-name=dummy", "--accelerator=gpu", check=False)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("argument --accelerator: invalid choice: 'gpu'", proc.stderr)
+        self.assertTrue(proc.stderr.startswith("usage: experiment_runner"))
+        proc = run(RUNNER, "--accelerator=cpu", check=False)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("the following arguments are required: --suite-name", proc.stderr)
+        proc = run(RUNNER, "--suite-name=torchbench", "-k", "no_such_model", "--dry-run", check=False)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("no model of suite 'torchbench' matches -k no_such_model", proc.stderr)
+
+    def test_dry_run_logs_counts_and_run_lines_and_writes_nothing(self):
+        proc = run(RUNNER, "--suite-name=dummy", "--dynamo", "openxla", "--dynamo", "inductor",
+                   "--xla", "PJRT", "--xla", "None", "--test", "eval", "--test", "train",
+                   "--accelerator", "cpu", "--dry-run", f"--output-dirname={self.out}")
+        self.assertIn("INFO:experiment_runner:Number of selected experiment configs: 4", proc.stderr)
+        self.assertIn("INFO:experiment_runner:Number of selected model configs: 1", proc.stderr)
+        run_lines = [l for l in proc.stderr.splitlines() if "Run with --model-config=" in l]
+        self.assertEqual(len(run_lines), 4)
+        self.assertIn('Run with --model-config={"model_name": "dummy"} --experiment-config='
+                      '{"accelerator": "cpu", "xla": "PJRT", "xla_flags": null, "dynamo": "openxla", '
+                      '"torch_xla2": null, "test": "eval", "keep_model_data_on_cuda": false, '
+                      '"enable_functionalization": false}', proc.stderr)
+        import os
+        self.assertFalse(os.path.exists(self.results))
+
+    def test_torchbench_selection_with_tiers_and_partitions(self):
+        proc = run(RUNNER, "--suite-name=torchbench", "--filter-by-tier=2", "--accelerator=cpu",
+                   "--xla=None", "--dynamo=None", "--test=eval", "--dry-run")
+        self.assertIn("Number of selected model configs: 1", proc.stderr)  # llama is tier 2
+        self.assertIn('{"model_name": "llama"}', proc.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,110 @@
+"""Healthy sweeps with the real binary and real LibTorch on the CPU: records, format, SKIPs."""
+import json
+import os
+import unittest
+
+from harness import RUNNER, OutputDirTest, read_records, run
+
+EXPERIMENT_KEYS = ["accelerator", "accelerator_model", "xla", "xla_flags", "dynamo", "torch_xla2",
+                   "keep_model_data_on_cuda", "test", "batch_size", "enable_functionalization"]
+RECORD_KEYS = ["model", "experiment", "repeat", "iterations_per_run", "metrics", "timestamp",
+               "verification_code"]
+
+
+def cpu_model_name():
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.split(":")[0].strip() == "model name":
+                return line.split(":", 1)[1].strip()
+    return "unknown CPU"
+
+
+class DummySweepTest(OutputDirTest):
+    def test_dummy_eval_and_train_give_one_timed_record_each(self):
+        proc = run(RUNNER, "--suite-name=dummy", "--accelerator=cpu", "--xla=None", "--dynamo=None",
+                   "--test=eval", "--test=train", "--repeat=3", "--iterations-per-run=2",
+                   "--timestamp=1700000000.25", f"--output-dirname={self.out}")
+        with open(self.results, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        self.assertEqual(len(lines), 2)
+        for line in lines:
+            # byte-identical to Python's json.dump of the same object
+            self.assertEqual(json.dumps(json.loads(line), ensure_ascii=False), line)
+        records = [json.loads(line) for line in lines]
+        for record, test in zip(records, ["eval", "train"]):
+            self.assertEqual(list(record), RECORD_KEYS)
+            self.assertEqual(list(record["experiment"]), EXPERIMENT_KEYS)
+            self.assertEqual(record["model"], {"suite_name": "dummy", "model_name": "dummy"})
+            self.assertEqual(record["experiment"]["test"], test)
+            self.assertEqual(record["experiment"]["batch_size"], 16)
+            self.assertEqual(record["experiment"]["accelerator_model"], cpu_model_name())
+            self.assertEqual(record["repeat"], 3)
+            self.assertEqual(record["iterations_per_run"], 2)
+            self.assertEqual(record["timestamp"], 1700000000.25)
+            self.assertEqual(record["verification_code"], "VERIFIER_SKIPPED")
+            metrics = record["metrics"]
+            self.assertEqual(list(metrics), ["total_time", "per_iter_time"])
+            self.assertEqual(len(metrics["total_time"]), 3)
+            for total, per_iter in zip(metrics["total_time"], metrics["per_iter_time"]):
+                self.assertGreater(total, 0)
+                self.assertAlmostEqual(per_iter, total / 2)
+        self.assertIn("per-iter median ms", proc.stdout)  # the summary table
+
+    def test_configs_that_cannot_run_here_get_skip_records(self):
+        # default axes: cpu/cuda/tpu x None/PJRT/XRT x None/inductor/openxla x eval/train
+        run(RUNNER, "--suite-name=dummy", "--repeat=1", "--test=eval", f"--output-dirname={self.out}")
+        records = read_records(self.results)
+        by_config = {(r["experiment"]["accelerator"], r["experiment"]["xla"], r["experiment"]["dynamo"]):
+                     r for r in records}
+        self.assertEqual(len(by_config), len(records))  # never duplicated
+        # valid combinations: cpu {None,inductor}+None, PJRT {None,openxla}; cuda the same; tpu PJRT/XRT x
+        # {None, openxla} = 4 + 4 + 4
+        self.assertEqual(len(records), 12)
+        eager_cpu = by_config[("cpu", None, None)]
+        self.assertIn("total_time", eager_cpu["metrics"])
+        inductor = by_config[("cpu", None, "inductor")]
+        self.assertTrue(inductor["metrics"]["error"].startswith("SKIP: dynamo=inductor is not available"))
+        self.assertEqual(inductor["verification_code"], "VERIFIER_SKIPPED")
+        tpu = by_config[("tpu", "PJRT", None)]
+        self.assertTrue(tpu["metrics"]["error"].startswith("SKIP:"))
+        if not os.path.exists("/dev/nvidia0"):
+            cuda = by_config[("cuda", None, None)]
+            self.assertIn("no CUDA GPU is visible", cuda["metrics"]["error"])
+
+    def test_child_runs_by_hand_and_appends_its_record(self):
+        run(RUNNER, "--suite-name=dummy", "--repeat=2", f"--output-dirname={self.out}",
+            '--experiment-config={"accelerator": "cpu", "xla": null, "xla_flags": null, "dynamo": null, '
+            '"torch_xla2": null, "test": "eval", "keep_model_data_on_cuda": false, '
+            '"enable_functionalization": false}', '--model-config={"model_name": "dummy"}')
+        records = read_records(self.results)
+        self.assertEqual(len(records), 1)
+        self.assertEqual(len(records[0]["metrics"]["total_time"]), 2)
+
+    def test_save_output_writes_a_torch_loadable_file_per_repeat(self):
+        run(RUNNER, "--suite-name=dummy", "--accelerator=cpu", "--xla=None", "--dynamo=None",
+            "--test=eval", "--repeat=2", "--save-output", f"--output-dirname={self.out}")
+        for r in range(2):
+            path = os.path.join(self.out, "dummy", str(r),
+                                "output-cpu-None-False-False-eval-None-None-None-dummy.pt")
+            self.assertTrue(os.path.getsize(path) > 0, path)
+
+
+class TorchbenchSweepTest(OutputDirTest):
+    def test_llama_and_resnet50_eval_and_the_training_skip_list(self):
+        run(RUNNER, "--suite-name=torchbench", "-k", "^llama$", "-k", "^resnet50$", "--accelerator=cpu",
+            "--xla=None", "--dynamo=None", "--test=eval", "--test=train", "--batch-size=1", "--repeat=1",
+            f"--output-dirname={self.out}", timeout=900)
+        records = read_records(self.results)
+        got = {(r["model"]["model_name"], r["experiment"]["test"]): r for r in records}
+        self.assertEqual(len(records), 4)
+        self.assertEqual(got[("llama", "train")]["metrics"],
+                         {"error": "SKIP: model is in skip.test.training of "
+                                   + os.path.join(os.environ.get("BENCHMATRIX_CONFIG_DIR", "../../configs"),
+                                                  "torchbench.yaml")})
+        for key in [("llama", "eval"), ("resnet50", "eval"), ("resnet50", "train")]:
+            self.assertIn("total_time", got[key]["metrics"], got[key]["metrics"])
+            self.assertEqual(got[key]["experiment"]["batch_size"], 1)
+
+
+if __name__ == "__main__":
+    unittest.main()

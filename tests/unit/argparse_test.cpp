@@ -1,0 +1,109 @@
+// The command line behaves as Python argparse does for the original runner's flags.
+#include "runner/runner_options.hpp"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace benchmatrix;
+
+namespace {
+const std::vector<std::string> suites = {"dummy", "torchbench"};
+runner_options parse(std::vector<std::string> args, const std::string& config_dir = "/nonexistent") {
+  return parse_runner_options(args, suites, config_dir);
+}
+}  // namespace
+
+TEST_CASE("--flag=value and --flag value; unambiguous prefixes; last store wins") {
+  const auto o = parse({"--suite-name=dummy", "--iterations", "3", "--output-dir=/tmp/x",
+                        "--repeat", "4", "--repeat=7", "--timestamp=12.5", "--timestamp", "99.25"});
+  CHECK(o.suite_name == "dummy");
+  CHECK(o.iterations_per_run == 3);
+  CHECK(o.output_dirname == "/tmp/x");
+  CHECK(o.repeat == 7);
+  CHECK(o.timestamp == 99.25);
+  CHECK(o.subprocess_timeout == 1800);
+  CHECK(o.output_basename == "results.jsonl");
+  CHECK(o.log_level == "info");
+}
+
+TEST_CASE("append flags accumulate in order; None means null; -k/-x short forms") {
+  const auto o = parse({"--suite-name", "torchbench", "--xla", "PJRT", "--xla=None", "--dynamo",
+                        "none", "--dynamo", "inductor", "-kllama", "-k", "resnet", "-x", "^alex",
+                        "--xla-flags", "None", "--xla-flags=--xla_foo=1"});
+  REQUIRE(o.xla.size() == 2);
+  CHECK(o.xla[0] == "PJRT");
+  CHECK_FALSE(o.xla[1].has_value());
+  REQUIRE(o.dynamo.size() == 2);
+  CHECK_FALSE(o.dynamo[0].has_value());
+  CHECK(o.dynamo[1] == "inductor");
+  CHECK(o.filter == std::vector<std::string>{"llama", "resnet"});
+  CHECK(o.exclude == std::vector<std::string>{"^alex"});
+  REQUIRE(o.xla_flags.size() == 2);
+  CHECK_FALSE(o.xla_flags[0].has_value());
+  CHECK(o.xla_flags[1] == "--xla_foo=1");
+}
+
+TEST_CASE("defaults of filter/exclude, and tiers expand into them") {
+  auto o = parse({"--suite-name=torchbench"});
+  CHECK(o.filter == std::vector<std::string>{"."});
+  CHECK(o.exclude == std::vector<std::string>{"^$"});
+  o = parse({"--suite-name=torchbench", "--filter-by-tier=3", "--exclude-by-tier", "7"});
+  CHECK(o.filter ==
+        std::vector<std::string>{"^(doctr_det_predictor|doctr_reco_predictor|drq|functorch_maml_omniglot)$"});
+  CHECK(o.exclude == std::vector<std::string>{"^$"});  // unknown tiers are ignored, as in tiers.py
+}
+
+TEST_CASE("usage errors name the flag and what was expected") {
+  CHECK_THROWS_WITH_AS(parse({"--suite-name=dummy", "--accelerator=gpu"}),
+                       "argument --accelerator: invalid choice: 'gpu' (choose from 'cpu', 'cuda', 'tpu')",
+                       usage_error);
+  CHECK_THROWS_WITH_AS(parse({"--suite-name=dummy", "--repeat=ten"}),
+                       "argument --repeat: invalid int value: 'ten'", usage_error);
+  CHECK_THROWS_WITH_AS(parse({"--suite-name=resnet"}),
+                       "argument --suite-name: invalid choice: 'resnet' (choose from 'dummy', 'torchbench')",
+                       usage_error);
+  CHECK_THROWS_WITH_AS(parse({"--repeat=3"}), "the following arguments are required: --suite-name",
+                       usage_error);
+  CHECK_THROWS_WITH_AS(parse({"--suite-name=dummy", "--timeout=3"}),
+                       doctest::Contains("unrecognized arguments"), usage_error);
+  CHECK_THROWS_WITH_AS(parse({"--suite-name=dummy", "--no"}),
+                       doctest::Contains("ambiguous option"), usage_error);  // --no-skip or --no-resume
+  CHECK_THROWS_WITH_AS(parse({"--suite-name=dummy", "--total-partitions=10"}),
+                       doctest::Contains("argument --total-partitions: invalid choice: '10'"),
+                       usage_error);
+  CHECK_THROWS_WITH_AS(parse({"--suite-name=dummy", "--total-partitions=2", "--partition-id=2"}),
+                       doctest::Contains("argument --partition-id"), usage_error);
+  CHECK_THROWS_WITH_AS(parse({"--suite-name=dummy", "stray"}),
+                       "unrecognized arguments: stray", usage_error);
+  CHECK_THROWS_WITH_AS(parse({"--suite-name=dummy", "--experiment-config={}"}),
+                       doctest::Contains("must be given together"), usage_error);
+  CHECK_THROWS_AS(parse({"--suite-name=dummy", "--repeat"}), usage_error);
+}
+
+TEST_CASE("a matrix preset supplies flags; the command line overrides it") {
+  const auto dir = std::filesystem::temp_directory_path() / "benchmatrix-preset-test";
+  std::filesystem::create_directories(dir / "matrices");
+  std::ofstream(dir / "matrices" / "nightly.yaml")
+      << "suite_name: torchbench\nfilter: [llama]\naccelerator: [cpu, cuda]\nrepeat: 3\n"
+         "dynamo: [None, inductor]\nno_skip: true\n";
+  auto o = parse({"--matrix=nightly", "--repeat=5", "-k", "resnet"}, dir.string());
+  CHECK(o.suite_name == "torchbench");
+  CHECK(o.repeat == 5);
+  CHECK(o.filter == std::vector<std::string>{"resnet"});
+  CHECK(o.accelerator == std::vector<std::string>{"cpu", "cuda"});
+  REQUIRE(o.dynamo.size() == 2);
+  CHECK_FALSE(o.dynamo[0].has_value());
+  CHECK(o.no_skip);
+  CHECK_THROWS_WITH_AS(parse({"--matrix=missing"}, dir.string()),
+                       doctest::Contains("presets: nightly"), usage_error);
+  std::ofstream(dir / "matrices" / "bad.yaml") << "accelerator: [gpu]\n";
+  CHECK_THROWS_WITH_AS(parse({"--matrix=bad", "--suite-name=dummy"}, dir.string()),
+                       doctest::Contains("key 'accelerator': argument --accelerator: invalid choice: 'gpu'"),
+                       usage_error);
+  std::ofstream(dir / "matrices" / "typo.yaml") << "repeats: 3\n";
+  CHECK_THROWS_WITH_AS(parse({"--matrix=typo", "--suite-name=dummy"}, dir.string()),
+                       doctest::Contains("key 'repeats' is not a flag"), usage_error);
+  std::filesystem::remove_all(dir);
+}

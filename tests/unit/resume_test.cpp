@@ -1,0 +1,28 @@
+// The resume fingerprint matches the Python runner's, so files it wrote resume with us.
+#include "output/python_json.hpp"
+#include "runner/resume.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace benchmatrix;
+
+TEST_CASE("fingerprint of a Python-written record equals the original's string") {
+  const auto record = parse_json(
+      R"({"model": {"suite_name": "torchbench", "model_name": "alexnet"}, "experiment": )"
+      R"({"accelerator": "cuda", "accelerator_model": "NVIDIA A100-SXM4-40GB", "xla": "PJRT", )"
+      R"("xla_flags": null, "dynamo": "openxla", "torch_xla2": null, "keep_model_data_on_cuda": )"
+      R"(false, "test": "eval", "batch_size": 128, "enable_functionalization": false}, "repeat": )"
+      R"(10, "iterations_per_run": 1, "metrics": {}, "timestamp": 1.5, "verification_code": "PASS"})",
+      "record");
+  CHECK(fingerprint(record["model"], record["experiment"], std::nullopt) ==
+        "torchbench-alexnet-cuda-NVIDIA A100-SXM4-40GB-PJRT-None-openxla-None-False-eval-False-None");
+  // batch_size is never part of it; the current --batch-size is appended instead.
+  CHECK(fingerprint(record["model"], record["experiment"], 8) ==
+        "torchbench-alexnet-cuda-NVIDIA A100-SXM4-40GB-PJRT-None-openxla-None-False-eval-False-8");
+}
+
+TEST_CASE("failed records are retried with --retry-failed; SKIP records are not") {
+  CHECK(is_failed_record(parse_json(R"({"metrics": {"error": "child killed by signal SIGSEGV"}})", "r")));
+  CHECK_FALSE(is_failed_record(parse_json(R"({"metrics": {"error": "SKIP: no GPU"}})", "r")));
+  CHECK_FALSE(is_failed_record(parse_json(R"({"metrics": {"total_time": [1.0]}})", "r")));
+}

@@ -1,0 +1,71 @@
+// configs/torchbench.yaml skip rules and batch sizes, including PyTorch's nested lists.
+#include "suites/suite_config.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace benchmatrix;
+
+namespace {
+experiment_config experiment(const std::string& accelerator, const std::string& test,
+                             nullable_string xla = std::nullopt,
+                             nullable_string dynamo = std::nullopt) {
+  experiment_config e;
+  e.accelerator = accelerator;
+  e.test = test;
+  e.xla = std::move(xla);
+  e.dynamo = std::move(dynamo);
+  return e;
+}
+const char* yaml = R"(
+skip:
+  all: [a_model, [nested_1, [nested_2]]]
+  device:
+    cuda: [cpu_only]
+  test:
+    training: [eval_only]
+  multiprocess: [ddp_model]
+batch_size:
+  training: {dlrm: 1024}
+  inference: {dlrm: 2}
+dont_change_batch_size: [fixed]
+deny:
+  slow_generate:
+    - {test: eval, xla: PJRT, dynamo: None}
+)";
+}  // namespace
+
+TEST_CASE("skip lists: all, device, test, multiprocess, nested lists, deny entries") {
+  const auto c = suite_config::load_text(yaml, "torchbench.yaml");
+  CHECK(c.skip_reason("a_model", experiment("cpu", "eval")) ==
+        "model is in skip.all of torchbench.yaml");
+  CHECK(c.skip_reason("nested_2", experiment("cpu", "eval")).has_value());
+  CHECK(c.skip_reason("cpu_only", experiment("cuda", "eval")).has_value());
+  CHECK_FALSE(c.skip_reason("cpu_only", experiment("cpu", "eval")).has_value());
+  CHECK(c.skip_reason("eval_only", experiment("cpu", "train")) ==
+        "model is in skip.test.training of torchbench.yaml");
+  CHECK_FALSE(c.skip_reason("eval_only", experiment("cpu", "eval")).has_value());
+  CHECK(c.skip_reason("ddp_model", experiment("cpu", "eval")).has_value());
+  CHECK(c.skip_reason("slow_generate", experiment("cpu", "eval", "PJRT")).has_value());
+  CHECK_FALSE(c.skip_reason("slow_generate", experiment("cpu", "eval", "PJRT", "openxla")).has_value());
+  CHECK_FALSE(c.skip_reason("slow_generate", experiment("cpu", "train", "PJRT")).has_value());
+}
+
+TEST_CASE("batch sizes and dont_change_batch_size") {
+  const auto c = suite_config::load_text(yaml, "torchbench.yaml");
+  CHECK(c.batch_size("dlrm", "train") == 1024);
+  CHECK(c.batch_size("dlrm", "eval") == 2);
+  CHECK_FALSE(c.batch_size("llama", "eval").has_value());
+  CHECK(c.dont_change_batch_size("fixed"));
+}
+
+TEST_CASE("malformed YAML is an error naming the file and the key") {
+  CHECK_THROWS_WITH_AS(suite_config::load_text("batch_size:\n  training: {dlrm: many}\n", "t.yaml"),
+                       doctest::Contains("t.yaml: batch_size.training.dlrm: expected a positive integer"),
+                       std::runtime_error);
+  CHECK_THROWS_WITH_AS(suite_config::load_text("skip: [1, 2]\n", "t.yaml"),
+                       doctest::Contains("t.yaml"), std::runtime_error);
+  CHECK_THROWS_WITH_AS(suite_config::load_text("deny:\n  m:\n    - {colour: red}\n", "t.yaml"),
+                       doctest::Contains("unknown experiment attribute 'colour'"),
+                       std::runtime_error);
+  CHECK_THROWS_AS(suite_config::load_text("skip: {all: [a\n", "t.yaml"), std::runtime_error);
+}
