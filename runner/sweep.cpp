@@ -20,7 +20,6 @@
 #include <iostream>
 #include <map>
 #include <memory>
-#include <set>
 #include <sstream>
 #include <thread>
 
@@ -157,12 +156,12 @@ private:
   const sweep_inputs& m_in;
   const runner_options& m_o;
   std::map<std::string, std::string> m_accelerator_models;  // accelerator -> cached model name
-  std::set<std::string> m_done;                             // fingerprints of finished configs
+  std::map<std::string, std::string> m_done;  // fingerprint of a finished config -> its record line
   std::unique_ptr<results_writer> m_writer;
   std::unique_ptr<scratch_directory> m_scratch;
   std::unique_ptr<progress_display> m_progress;
   std::vector<running_child> m_running;
-  std::vector<std::string> m_written;  // lines written by this sweep, for the summary table
+  std::vector<std::string> m_summary;  // this sweep's configs' records, for the summary table
 };
 
 std::string sweep::accelerator_model_of(const std::string& accelerator) {
@@ -187,8 +186,8 @@ record_identity sweep::identity_of(const pending_config& c) {
 
 void sweep::write(const pending_config& c, const std::string& line) {
   m_writer->append(line);
-  m_done.insert(c.fingerprint);
-  m_written.push_back(line);
+  m_done[c.fingerprint] = line;
+  m_summary.push_back(line);
 }
 
 void sweep::load_resume_state() {
@@ -220,7 +219,7 @@ void sweep::load_resume_state() {
     }
     kept.push_back(line.text);
     try {
-      m_done.insert(fingerprint(model->value, experiment->value, m_o.batch_size));
+      m_done[fingerprint(model->value, experiment->value, m_o.batch_size)] = line.text;
     } catch (const std::exception& e) {
       log_warning("Ignoring line " + std::to_string(line.line_number) + ": " + e.what());
     }
@@ -379,8 +378,9 @@ int sweep::run() {
             fingerprint(id.model_json(d.GetAllocator()), id.experiment_json(d.GetAllocator()),
                         m_o.batch_size);
       }
-      if (m_done.count(c.fingerprint)) {
+      if (const auto done = m_done.find(c.fingerprint); done != m_done.end()) {
         log_info("SKIP already completed benchmark");
+        m_summary.push_back(done->second);
         m_progress->config_finished(-1);
         continue;
       }
@@ -437,7 +437,7 @@ int sweep::run() {
     return 130;
   }
   m_progress.reset();
-  std::cout << summary_table(m_written) << std::flush;
+  std::cout << summary_table(m_summary) << std::flush;
   log_info("Results in " + m_writer->path().string());
   return 0;
 }
