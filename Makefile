@@ -2,7 +2,7 @@
 #   make run   - the default sweep (configs/matrices/default.yaml) on the CPU, or the GPU if present
 #   make test  - every test, through ctest
 BUILD_DIR ?= build
-OUTPUT_DIR ?= output
+OUTPUT_DIR ?= results
 JOBS ?= $(shell nproc)
 # CUDA when nvidia-smi lists a GPU, else the preset's CPU.
 ACCELERATOR_FLAG := $(shell nvidia-smi -L >/dev/null 2>&1 && echo --accelerator=cuda)
