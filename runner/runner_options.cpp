@@ -1,5 +1,6 @@
 #include "runner/runner_options.hpp"
 
+#include "runner/directory_tree.hpp"
 #include "runner/tiers.hpp"
 
 #include <yaml-cpp/yaml.h>
@@ -88,10 +89,9 @@ void apply_preset(parsed_flags& flags, const std::vector<flag_spec>& specs,
   if (!std::filesystem::is_regular_file(path)) {
     std::string known;
     const auto dir = std::filesystem::path(config_dir) / "matrices";
-    if (std::filesystem::is_directory(dir))
-      for (const auto& entry : std::filesystem::directory_iterator(dir))
-        if (entry.path().extension() == ".yaml")
-          known += (known.empty() ? "" : ", ") + entry.path().stem().string();
+    for (const auto& name : directory_entries(dir.string()))
+      if (std::filesystem::path(name).extension() == ".yaml")
+        known += (known.empty() ? "" : ", ") + std::filesystem::path(name).stem().string();
     throw usage_error("argument --matrix: no preset file " + path.string() +
                       (known.empty() ? "" : " (presets: " + known + ")"));
   }

@@ -3,6 +3,7 @@
 #include "output/results_file.hpp"
 #include "runner/availability.hpp"
 #include "runner/child_process.hpp"
+#include "runner/directory_tree.hpp"
 #include "runner/host_info.hpp"
 #include "runner/log.hpp"
 #include "runner/model_selection.hpp"
@@ -67,8 +68,7 @@ public:
     m_path = pattern;
   }
   ~scratch_directory() {
-    std::error_code ignored;
-    std::filesystem::remove_all(m_path, ignored);
+    remove_tree(m_path.string());
   }
   scratch_directory(const scratch_directory&) = delete;  // removes its directory exactly once
   scratch_directory& operator=(const scratch_directory&) = delete;
@@ -319,8 +319,7 @@ void sweep::finish(running_child& child, const child_exit& exit) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - child.process->started())
           .count();
-  std::error_code ignored;
-  std::filesystem::remove_all(child.directory, ignored);
+  remove_tree(child.directory.string());
   m_progress->config_finished(seconds);
 }
 

@@ -1,4 +1,5 @@
 // The command line behaves as Python argparse does for the original runner's flags.
+#include "runner/directory_tree.hpp"
 #include "runner/runner_options.hpp"
 
 #include <doctest/doctest.h>
@@ -105,5 +106,5 @@ TEST_CASE("a matrix preset supplies flags; the command line overrides it") {
   std::ofstream(dir / "matrices" / "typo.yaml") << "repeats: 3\n";
   CHECK_THROWS_WITH_AS(parse({"--matrix=typo", "--suite-name=dummy"}, dir.string()),
                        doctest::Contains("key 'repeats' is not a flag"), usage_error);
-  std::filesystem::remove_all(dir);
+  remove_tree(dir.string());
 }
