@@ -81,82 +81,55 @@ std::string integer_text(const json_value& value) {
   return std::to_string(value.GetUint64());
 }
 
-void append_json(std::string& out, const json_value& value) {
-  switch (value.GetType()) {
-  case rapidjson::kNullType: out += "null"; break;
-  case rapidjson::kFalseType: out += "false"; break;
-  case rapidjson::kTrueType: out += "true"; break;
-  case rapidjson::kStringType:
-    append_json_string(out, {value.GetString(), value.GetStringLength()});
-    break;
-  case rapidjson::kNumberType:
-    out += value.IsDouble() ? python_float_repr(value.GetDouble()) : integer_text(value);
-    break;
-  case rapidjson::kArrayType: {
+/// Writes arrays and objects with Python's ", " and ": " separators (json.dumps and repr agree on
+/// them); `scalar` writes every other value and `quote` every string (keys included).
+template <typename Scalar, typename Quote>
+void append_value(std::string& out, const json_value& value, const Scalar& scalar,
+                  const Quote& quote) {
+  if (value.IsArray()) {
     out += '[';
     bool first = true;
     for (const auto& element : value.GetArray()) {
       if (!first) out += ", ";
       first = false;
-      append_json(out, element);
+      append_value(out, element, scalar, quote);
     }
     out += ']';
-    break;
-  }
-  case rapidjson::kObjectType: {
+  } else if (value.IsObject()) {
     out += '{';
     bool first = true;
     for (const auto& member : value.GetObject()) {
       if (!first) out += ", ";
       first = false;
-      append_json_string(out, {member.name.GetString(), member.name.GetStringLength()});
+      quote(out, std::string_view(member.name.GetString(), member.name.GetStringLength()));
       out += ": ";
-      append_json(out, member.value);
+      append_value(out, member.value, scalar, quote);
     }
     out += '}';
-    break;
-  }
+  } else if (value.IsString()) {
+    quote(out, std::string_view(value.GetString(), value.GetStringLength()));
+  } else {
+    scalar(out, value);
   }
 }
 
-void append_python_repr(std::string& out, const json_value& value) {
-  switch (value.GetType()) {
-  case rapidjson::kStringType:
-    out += python_string_repr({value.GetString(), value.GetStringLength()});
-    break;
-  case rapidjson::kArrayType: {
-    out += '[';
-    bool first = true;
-    for (const auto& element : value.GetArray()) {
-      if (!first) out += ", ";
-      first = false;
-      append_python_repr(out, element);
-    }
-    out += ']';
-    break;
-  }
-  case rapidjson::kObjectType: {
-    out += '{';
-    bool first = true;
-    for (const auto& member : value.GetObject()) {
-      if (!first) out += ", ";
-      first = false;
-      out += python_string_repr({member.name.GetString(), member.name.GetStringLength()});
-      out += ": ";
-      append_python_repr(out, member.value);
-    }
-    out += '}';
-    break;
-  }
-  default: out += python_str(value);
-  }
+void append_json_scalar(std::string& out, const json_value& value) {
+  if (value.IsNull()) out += "null";
+  else if (value.IsBool()) out += value.GetBool() ? "true" : "false";
+  else out += value.IsDouble() ? python_float_repr(value.GetDouble()) : integer_text(value);
+}
+
+void append_python_scalar(std::string& out, const json_value& value) { out += python_str(value); }
+
+void append_python_quoted(std::string& out, std::string_view text) {
+  out += python_string_repr(text);
 }
 
 }  // namespace
 
 std::string to_python_json(const json_value& value) {
   std::string out;
-  append_json(out, value);
+  append_value(out, value, append_json_scalar, append_json_string);
   return out;
 }
 
@@ -194,9 +167,9 @@ std::string python_str(const json_value& value) {
     if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
     return python_float_repr(d);
   }
-  default: {
+  default: {  // containers: their Python repr
     std::string out;
-    append_python_repr(out, value);
+    append_value(out, value, append_python_scalar, append_python_quoted);
     return out;
   }
   }
