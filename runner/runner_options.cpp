@@ -157,10 +157,6 @@ std::vector<std::string> texts(const parsed_flags& flags, const std::string& nam
   return out;
 }
 
-std::vector<nullable_string> nullable_texts(const parsed_flags& flags, const std::string& name) {
-  return flags.all(name);
-}
-
 }  // namespace
 
 runner_options parse_runner_options(const std::vector<std::string>& arguments,
@@ -193,10 +189,10 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
                       std::to_string(o.partition_id));
   o.no_skip = flags.given("no-skip");
   o.accelerator = texts(flags, "accelerator");
-  o.xla = nullable_texts(flags, "xla");
-  o.dynamo = nullable_texts(flags, "dynamo");
+  o.xla = flags.all("xla");
+  o.dynamo = flags.all("dynamo");
   o.test = texts(flags, "test");
-  o.xla_flags = nullable_texts(flags, "xla-flags");
+  o.xla_flags = flags.all("xla-flags");
   o.torch_xla2 = texts(flags, "torch-xla2");
   o.enable_functionalization = flags.given("enable-functionalization");
   o.keep_model_data_on_cuda = flags.given("keep-model-data-on-cuda");

@@ -147,9 +147,11 @@ private:
   record_identity identity_of(const pending_config& c);
   std::string accelerator_model_of(const std::string& accelerator);
   void write(const pending_config& c, const std::string& line);
+  void dispatch(pending_config c);
   void start(pending_config c);
-  std::string record_for(running_child& child, const child_exit& exit);
-  void finish(running_child& child, const child_exit& exit);
+  std::string record_for(running_child& child, const child_exit& exit, bool timed_out);
+  /// Writes the child's one record (its own, or an error record), then forgets its files.
+  void finish(running_child& child, const child_exit& exit, bool timed_out);
   void forward_output(const running_child& child) const;
   void load_resume_state();
 
@@ -245,6 +247,37 @@ void sweep::load_resume_state() {
   }
 }
 
+/// Logs the config, then records it as done, skipped or unavailable, or starts its child.
+void sweep::dispatch(pending_config c) {
+  log_info("Run with --model-config=" + c.model_json +
+           " --experiment-config=" + c.experiment.to_config_json());
+  const auto id = identity_of(c);
+  {
+    json_document d;
+    c.fingerprint = fingerprint(id.model_json(d.GetAllocator()),
+                                id.experiment_json(d.GetAllocator()), m_o.batch_size);
+  }
+  if (const auto done = m_done.find(c.fingerprint); done != m_done.end()) {
+    log_info("SKIP already completed benchmark");
+    m_summary.push_back(done->second);
+    m_progress->config_finished(-1);
+    return;
+  }
+  std::optional<std::string> skip;
+  if (!m_o.no_skip && m_in.config) skip = m_in.config->skip_reason(c.model, c.experiment);
+  if (skip) {
+    log_warning("SKIP incompatible model and experiment configs: " + *skip);
+  } else if ((skip = unavailable_reason(c.experiment))) {
+    log_warning("SKIP: " + *skip);
+  }
+  if (skip) {
+    write(c, error_record_line(id, "SKIP: " + *skip, "VERIFIER_SKIPPED"));
+    m_progress->config_finished(-1);
+    return;
+  }
+  start(std::move(c));
+}
+
 void sweep::start(pending_config c) {
   running_child child;
   child.directory = m_scratch->path() / ("config-" + std::to_string(c.config_index));
@@ -270,7 +303,7 @@ void sweep::start(pending_config c) {
   m_running.push_back(std::move(child));
 }
 
-std::string sweep::record_for(running_child& child, const child_exit& exit) {
+std::string sweep::record_for(running_child& child, const child_exit& exit, bool timed_out) {
   const auto result_path = child.directory / "result.json";
   const auto& c = child.config;
   if (std::filesystem::exists(result_path)) {
@@ -290,6 +323,13 @@ std::string sweep::record_for(running_child& child, const child_exit& exit) {
                                "child reported an unreadable record: " + std::string(e.what()),
                                "VERIFIER_DIDNT_RUN");
     }
+  }
+  if (timed_out) {
+    log_error("TIMEOUT: " + c.model + " " + c.experiment.describe());
+    return error_record_line(identity_of(c),
+                             "Command '" + python_list_repr(child.argv) + "' timed out after " +
+                                 std::to_string(m_o.subprocess_timeout) + " seconds",
+                             "VERIFIER_DIDNT_RUN");
   }
   const auto tail = read_tail(child.directory / "stderr", stderr_tail_bytes);
   if (exit.success()) {
@@ -313,9 +353,9 @@ void sweep::forward_output(const running_child& child) const {
   std::fflush(stderr);
 }
 
-void sweep::finish(running_child& child, const child_exit& exit) {
+void sweep::finish(running_child& child, const child_exit& exit, bool timed_out) {
   forward_output(child);
-  write(child.config, record_for(child, exit));
+  write(child.config, record_for(child, exit, timed_out));
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - child.process->started())
           .count();
@@ -367,54 +407,16 @@ int sweep::run() {
   while (next < configs.size() || !m_running.empty()) {
     if (g_interrupted) break;
     while (next < configs.size() && m_running.size() < slots && !g_interrupted) {
-      pending_config c = configs[next++];
-      log_info("Run with --model-config=" + c.model_json +
-               " --experiment-config=" + c.experiment.to_config_json());
-      {
-        json_document d;
-        const auto id = identity_of(c);
-        c.fingerprint =
-            fingerprint(id.model_json(d.GetAllocator()), id.experiment_json(d.GetAllocator()),
-                        m_o.batch_size);
-      }
-      if (const auto done = m_done.find(c.fingerprint); done != m_done.end()) {
-        log_info("SKIP already completed benchmark");
-        m_summary.push_back(done->second);
-        m_progress->config_finished(-1);
-        continue;
-      }
-      std::optional<std::string> skip;
-      if (!m_o.no_skip && m_in.config) skip = m_in.config->skip_reason(c.model, c.experiment);
-      if (skip) {
-        log_warning("SKIP incompatible model and experiment configs: " + *skip);
-      } else if ((skip = unavailable_reason(c.experiment))) {
-        log_warning("SKIP: " + *skip);
-      }
-      if (skip) {
-        write(c, error_record_line(identity_of(c), "SKIP: " + *skip, "VERIFIER_SKIPPED"));
-        m_progress->config_finished(-1);
-        continue;
-      }
-      start(std::move(c));
+      dispatch(configs[next++]);
     }
     for (size_t i = 0; i < m_running.size();) {
       auto& child = m_running[i];
       std::optional<child_exit> exit = child.process->poll();
-      if (!exit && std::chrono::steady_clock::now() >= child.deadline) {
-        child.process->terminate(std::chrono::duration<double>(m_o.subprocess_grace_period));
-        forward_output(child);
-        log_error("TIMEOUT: " + child.config.model + " " + child.config.experiment.describe());
-        write(child.config,
-              error_record_line(identity_of(child.config),
-                                "Command '" + python_list_repr(child.argv) + "' timed out after " +
-                                    std::to_string(m_o.subprocess_timeout) + " seconds",
-                                "VERIFIER_DIDNT_RUN"));
-        m_progress->config_finished(m_o.subprocess_timeout);
-        m_running.erase(m_running.begin() + static_cast<std::ptrdiff_t>(i));
-        continue;
-      }
+      const bool timed_out = !exit && std::chrono::steady_clock::now() >= child.deadline;
+      if (timed_out)
+        exit = child.process->terminate(std::chrono::duration<double>(m_o.subprocess_grace_period));
       if (exit) {
-        finish(child, *exit);
+        finish(child, *exit, timed_out);
         m_running.erase(m_running.begin() + static_cast<std::ptrdiff_t>(i));
         continue;
       }
