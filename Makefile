@@ -13,7 +13,7 @@ deps:
 	@scripts/install_dependencies.sh
 
 $(BUILD_DIR)/build.ninja: CMakeLists.txt | deps
-	cmake -S . -B $(BUILD_DIR) -G Ninja \
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DPython3_EXECUTABLE=$(CURDIR)/.venv/bin/python \
 	  -DCMAKE_PREFIX_PATH="$$(.venv/bin/python -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null)"
 
 build: deps $(BUILD_DIR)/build.ninja

@@ -3,7 +3,10 @@
 #  - Debian packages (Boost, yaml-cpp, RapidJSON, doctest, OpenSSL, ccache, ninja, CMake, g++);
 #  - LibTorch: the PyPI wheel torch==2.11.0 in the project-local virtual environment .venv
 #    (created with --system-site-packages, so a machine whose python3 already has torch 2.11.0 —
-#    the GPU machine, which has no internet — uses it without downloading).
+#    the GPU machine, which has no internet — uses it without downloading);
+#  - for the tests only: the pip originals our models are compared with (torchvision, timm,
+#    transformers), at versions that match torch 2.11.0. Skipped with a note where pip cannot reach
+#    PyPI; the reference_architectures test then fails and says why.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,4 +43,15 @@ if [[ ! -f $stamp ]]; then
     .venv/bin/python -m pip install --quiet --disable-pip-version-check "torch==$TORCH_VERSION"
   fi
   touch "$stamp"
+fi
+
+REFERENCE_PACKAGES=(torchvision==0.26.0 timm==1.0.31 transformers==5.23.0)
+reference_stamp=.venv/.references-$(echo "${REFERENCE_PACKAGES[*]}" | tr ' =' '_-')
+if [[ ! -f $reference_stamp ]]; then
+  echo "Installing the test references into .venv: ${REFERENCE_PACKAGES[*]}"
+  if .venv/bin/python -m pip install --quiet --disable-pip-version-check "${REFERENCE_PACKAGES[@]}"; then
+    touch "$reference_stamp"
+  else
+    echo "note: could not install ${REFERENCE_PACKAGES[*]}; the reference_architectures test needs them" >&2
+  fi
 fi

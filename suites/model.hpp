@@ -26,6 +26,10 @@ struct model_build_options {
   int64_t batch_size = 1;
   torch::Device device = torch::kCPU;
   bool training = false;  // true: the module is built for a train step (test=train)
+  /// Tests only (never set by experiment_runner): the smallest example inputs that still exercise
+  /// every layer (e.g. 64x64 images instead of 224x224, 16 tokens instead of 512), so that the whole
+  /// zoo's CPU tests stay fast. The architecture and parameter count never change with it.
+  bool reduced_inputs = false;
 };
 
 /// A model built for one experiment: the module, its example inputs and how to call it.

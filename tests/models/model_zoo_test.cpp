@@ -1,0 +1,198 @@
+// The model zoo's contract, checked for every registered torchbench model on the CPU at a tiny batch
+// with reduced inputs (model_build_options::reduced_inputs): the architecture's parameter count,
+// the eval output's structure, shapes and dtypes, a float64 run (the verifier's golden reference),
+// and one train step that yields finite gradients for every parameter and changes the parameters.
+//
+// Every model of the suite must have an entry in `expectations` (and every entry a model): adding a
+// model without saying what it must produce fails here.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include "backends/backend.hpp"
+#include "backends/ivalue_tensors.hpp"
+#include "runner/timing_loop.hpp"
+#include "suites/model.hpp"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace benchmatrix {
+namespace {
+
+struct model_expectation {
+  /// Trainable parameters, shared (tied) tensors counted once, as sum(p.numel() for p in
+  /// model.parameters()) counts them in Python.
+  int64_t parameter_count = 0;
+  /// describe_output() of the eval output in float32 at batch k_test_batch with reduced inputs.
+  std::string eval_output;
+  /// The same in float64, where it differs from eval_output with float32 -> float64 (a model that
+  /// casts its output, as llama's `.float()` does).
+  std::optional<std::string> float64_output;
+  /// Parameters that get no gradient in TorchBench's train step too (unused by forward), by name.
+  std::set<std::string> parameters_without_gradient;
+};
+
+constexpr int64_t k_test_batch = 2;  // the smallest batch for which train-mode BatchNorm works
+
+const std::map<std::string, model_expectation> expectations = {
+#include "model_expectations.inc"
+};
+
+std::string dtype_name(c10::ScalarType type) {
+  switch (type) {
+  case c10::ScalarType::Float: return "float32";
+  case c10::ScalarType::Double: return "float64";
+  case c10::ScalarType::Half: return "float16";
+  case c10::ScalarType::BFloat16: return "bfloat16";
+  case c10::ScalarType::Long: return "int64";
+  case c10::ScalarType::Int: return "int32";
+  case c10::ScalarType::Bool: return "bool";
+  default: return c10::toString(type);
+  }
+}
+
+/// "float32[2,1000]" for a tensor; "(a, b)" for a tuple, "[a, b]" for a list, "{k: a}" for a dict.
+std::string describe_output(const c10::IValue& value) {
+  std::ostringstream out;
+  auto join = [&](const auto& elements, const char* open, const char* close) {
+    out << open;
+    bool first = true;
+    for (const auto& element : elements) {
+      out << (first ? "" : ", ") << describe_output(element);
+      first = false;
+    }
+    out << close;
+  };
+  if (value.isTensor()) {
+    const auto& t = value.toTensor();
+    out << dtype_name(t.scalar_type()) << '[';
+    for (int64_t d = 0; d < t.dim(); ++d) out << (d ? "," : "") << t.size(d);
+    out << ']';
+  } else if (value.isTuple()) {
+    join(value.toTupleRef().elements(), "(", ")");
+  } else if (value.isList()) {
+    join(value.toListRef(), "[", "]");
+  } else if (value.isGenericDict()) {
+    out << '{';
+    bool first = true;
+    for (const auto& entry : value.toGenericDict()) {
+      out << (first ? "" : ", ") << entry.key().toStringRef() << ": " << describe_output(entry.value());
+      first = false;
+    }
+    out << '}';
+  } else {
+    out << value.tagKind();
+  }
+  return out.str();
+}
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+/// Parameters with shared tensors counted once (Python's named_parameters(remove_duplicate=True)).
+int64_t count_parameters(const torch::nn::Module& module) {
+  std::set<const void*> seen;
+  int64_t count = 0;
+  for (const auto& p : module.parameters())
+    if (seen.insert(p.unsafeGetTensorImpl()).second) count += p.numel();
+  return count;
+}
+
+bool all_finite(const c10::IValue& value) {
+  bool finite = true;
+  for_each_tensor(value, [&](const torch::Tensor& t) {
+    if (t.is_floating_point() && !torch::isfinite(t).all().item<bool>()) finite = false;
+  });
+  return finite;
+}
+
+model_build_options test_options(bool training) {
+  model_build_options options;
+  options.batch_size = k_test_batch;
+  options.device = torch::kCPU;
+  options.training = training;
+  options.reduced_inputs = true;
+  return options;
+}
+
+void check_eval(const model_definition& definition, const model_expectation& expected) {
+  reset_rng_state();
+  model_instance model = definition.build(test_options(/*training=*/false));
+  CHECK(count_parameters(*model.module) == expected.parameter_count);
+  model.module->eval();
+  torch::NoGradGuard no_grad;
+  const auto output = model.forward(model.example_inputs);
+  CHECK(describe_output(output) == expected.eval_output);
+  CHECK(all_finite(output));
+
+  // float64, as the verifier's golden run casts the model and its floating inputs.
+  model.module->to(torch::kDouble);
+  model_inputs inputs;
+  for (const auto& input : model.example_inputs)
+    inputs.push_back(map_tensors(input, [](const torch::Tensor& t) {
+      return t.is_floating_point() ? t.to(torch::kDouble) : t;
+    }));
+  const auto output64 = model.forward(inputs);
+  CHECK(describe_output(output64) ==
+        expected.float64_output.value_or(replace_all(expected.eval_output, "float32", "float64")));
+  CHECK(all_finite(output64));
+}
+
+void check_train_step(const model_definition& definition, const model_expectation& expected) {
+  reset_rng_state();
+  model_instance model = definition.build(test_options(/*training=*/true));
+  std::vector<torch::Tensor> before;
+  for (const auto& p : model.module->parameters()) before.push_back(p.detach().clone());
+
+  step_options options;
+  options.training = true;
+  options.device = torch::kCPU;
+  options.use_sgd = trains_with_sgd(definition.name);
+  const auto step = make_eager_step(model, options);
+  step(model.example_inputs);
+
+  int64_t changed = 0;
+  size_t i = 0;
+  for (const auto& item : model.module->named_parameters()) {
+    const auto& p = item.value();
+    if (!torch::equal(p.detach(), before.at(i++))) ++changed;
+    INFO("parameter " << item.key());
+    if (expected.parameters_without_gradient.count(item.key())) continue;
+    REQUIRE(p.grad().defined());
+    const bool finite = torch::isfinite(p.grad()).all().item<bool>();
+    CHECK(finite);
+  }
+  CHECK(changed > 0);
+}
+
+TEST_CASE("every torchbench model meets its expectations") {
+  const auto models = suite_models("torchbench");
+  for (const model_definition* definition : models) {
+    SUBCASE(definition->name.c_str()) {
+      const auto found = expectations.find(definition->name);
+      INFO("model " << definition->name);
+      REQUIRE_MESSAGE(found != expectations.end(),
+                      "add the model's expectations to tests/models/model_zoo_test.cpp");
+      check_eval(*definition, found->second);
+      if (definition->default_train_batch_size) check_train_step(*definition, found->second);
+    }
+  }
+}
+
+TEST_CASE("every expectation names a registered torchbench model") {
+  for (const auto& [name, expected] : expectations) {
+    INFO("model " << name);
+    CHECK(find_model("torchbench", name) != nullptr);
+  }
+}
+
+}  // namespace
+}  // namespace benchmatrix
