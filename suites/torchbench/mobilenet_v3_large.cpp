@@ -1,0 +1,261 @@
+// mobilenet_v3_large: torchvision's MobileNetV3-Large (width 1.0, no reduced tail, no dilation), as
+// TorchBench builds it through its TorchVisionModel factory (torchbenchmark/models/
+// mobilenet_v3_large), re-implemented with the LibTorch C++ frontend.
+//
+// Architecture: stem conv3x3/2 3 -> 16 + BN + Hardswish; 15 InvertedResidual blocks (table below:
+// kernel, expanded and output channels, squeeze-excitation, ReLU or Hardswish, stride), each an
+// optional 1x1 expand (+ BN + act, absent when expanded == input channels), a depthwise kxk conv
+// with the stride (+ BN + act), an optional SqueezeExcitation (avgpool -> 1x1 conv (bias) -> ReLU
+// -> 1x1 conv (bias) -> Hardsigmoid, times the input; squeeze channels _make_divisible(expanded /
+// 4, 8)) and a linear 1x1 projection + BN, with an in-place residual add iff stride 1 and in ==
+// out; then a 1x1 conv 160 -> 960 + BN + Hardswish, global average pool, and the classifier
+// Linear(960, 1280) -> Hardswish -> Dropout(0.2) -> Linear(1280, 1000). Block convs are bias-free;
+// BN eps 0.001, momentum 0.01. All activations except SE's ReLU and Hardsigmoid are in place, as
+// in torchvision. With width 1.0 every listed width is already a multiple of 8.
+// 5,483,032 parameters; names match torchvision's state_dict (features.0.0/1 = stem,
+// features.N.block.K..., features.N.block.K.fc1/fc2 = SE, features.16.0/1, classifier.0/3).
+//
+// Input: (randn [B, 3, 224, 224] float32,). Output: float32 logits [B, 1000].
+// Batch sizes: DEFAULT_TRAIN_BSIZE 32, DEFAULT_EVAL_BSIZE 32 (torchbenchmark/models/
+// mobilenet_v3_large).
+// TorchBench loads IMAGENET1K_V1 weights; we use torchvision's random init instead (every conv,
+// SE's included: kaiming_normal fan_out, bias 0; BN weight 1 bias 0; Linear normal(0, 0.01) bias
+// 0), which is fine for timing. Modules are constructed in torchvision's order, so on CPU the RNG
+// draws match torchvision's.
+// reduced_inputs (tests only): 64x64 images; the final feature map is then 2x2 instead of 7x7.
+
+#include "suites/model.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <torch/torch.h>
+
+namespace benchmatrix {
+namespace {
+
+constexpr int64_t k_image_size = 224;        // TorchVisionModel's input resolution (pixels)
+constexpr int64_t k_reduced_image_size = 64; // reduced_inputs: 32x downsampling leaves 2x2
+constexpr int64_t k_num_classes = 1000;      // ImageNet
+constexpr int64_t k_last_channel = 1280;     // classifier hidden width (_mobilenet_v3_conf's C5)
+constexpr double k_dropout = 0.2;            // classifier dropout probability
+constexpr double k_bn_eps = 0.001;           // MobileNetV3's norm_layer: BatchNorm2d(eps=0.001,
+constexpr double k_bn_momentum = 0.01;       //                                 momentum=0.01)
+
+enum class activation { none, relu, hardswish };
+
+/// One InvertedResidualConfig of _mobilenet_v3_conf("mobilenet_v3_large") (dilation 1 for all).
+struct block_config {
+  int64_t input_channels, kernel, expanded_channels, out_channels;
+  bool use_se;
+  activation act; // "RE" -> ReLU, "HS" -> Hardswish
+  int64_t stride;
+};
+constexpr auto RE = activation::relu;
+constexpr auto HS = activation::hardswish;
+constexpr std::array<block_config, 15> k_blocks = {{
+    {16, 3, 16, 16, false, RE, 1},
+    {16, 3, 64, 24, false, RE, 2}, // C1
+    {24, 3, 72, 24, false, RE, 1},
+    {24, 5, 72, 40, true, RE, 2}, // C2
+    {40, 5, 120, 40, true, RE, 1},
+    {40, 5, 120, 40, true, RE, 1},
+    {40, 3, 240, 80, false, HS, 2}, // C3
+    {80, 3, 200, 80, false, HS, 1},
+    {80, 3, 184, 80, false, HS, 1},
+    {80, 3, 184, 80, false, HS, 1},
+    {80, 3, 480, 112, true, HS, 1},
+    {112, 3, 672, 112, true, HS, 1},
+    {112, 5, 672, 160, true, HS, 2}, // C4
+    {160, 5, 960, 160, true, HS, 1},
+    {160, 5, 960, 160, true, HS, 1},
+}};
+
+/// torchvision's _make_divisible(v, divisor): round to the nearest multiple of `divisor` (at least
+/// `divisor`), going up one step if that lost more than 10%.
+int64_t make_divisible(int64_t v, int64_t divisor) {
+  int64_t rounded = std::max(divisor, (v + divisor / 2) / divisor * divisor);
+  if (static_cast<double>(rounded) < 0.9 * static_cast<double>(v)) {
+    rounded += divisor;
+  }
+  return rounded;
+}
+
+/// torchvision's Conv2dNormActivation with MobileNetV3's BN: bias-free conv with padding
+/// (kernel - 1) / 2 as "0", BatchNorm2d as "1", then the in-place activation (no parameters).
+class conv_norm_activation_impl : public torch::nn::Module {
+public:
+  conv_norm_activation_impl(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t groups,
+                            activation act)
+      : m_activation(act) {
+    conv = register_module("0", torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, kernel)
+                                                      .stride(stride)
+                                                      .padding((kernel - 1) / 2)
+                                                      .groups(groups)
+                                                      .bias(false)));
+    bn = register_module(
+        "1", torch::nn::BatchNorm2d(
+                 torch::nn::BatchNorm2dOptions(out).eps(k_bn_eps).momentum(k_bn_momentum)));
+  }
+
+  torch::Tensor forward(const torch::Tensor& x) {
+    auto out = bn(conv(x));
+    switch (m_activation) {
+    case activation::relu:
+      return torch::relu_(out);
+    case activation::hardswish:
+      return torch::hardswish_(out);
+    case activation::none:
+      break;
+    }
+    return out;
+  }
+
+  torch::nn::Conv2d conv{nullptr};
+  torch::nn::BatchNorm2d bn{nullptr};
+
+private:
+  activation m_activation;
+};
+TORCH_MODULE_IMPL(conv_norm_activation, conv_norm_activation_impl);
+
+/// torchvision.ops.SqueezeExcitation(activation=ReLU, scale_activation=Hardsigmoid), both out of
+/// place as in Python.
+class squeeze_excitation_impl : public torch::nn::Module {
+public:
+  squeeze_excitation_impl(int64_t input_channels, int64_t squeeze_channels) {
+    fc1 = register_module(
+        "fc1", torch::nn::Conv2d(torch::nn::Conv2dOptions(input_channels, squeeze_channels, 1)));
+    fc2 = register_module(
+        "fc2", torch::nn::Conv2d(torch::nn::Conv2dOptions(squeeze_channels, input_channels, 1)));
+  }
+
+  torch::Tensor forward(const torch::Tensor& x) {
+    auto scale = torch::adaptive_avg_pool2d(x, {1, 1});
+    scale = torch::hardsigmoid(fc2(torch::relu(fc1(scale))));
+    return scale * x;
+  }
+
+  torch::nn::Conv2d fc1{nullptr}, fc2{nullptr};
+};
+TORCH_MODULE_IMPL(squeeze_excitation, squeeze_excitation_impl);
+
+class inverted_residual_impl : public torch::nn::Module {
+public:
+  explicit inverted_residual_impl(const block_config& cnf)
+      : m_use_res_connect(cnf.stride == 1 && cnf.input_channels == cnf.out_channels) {
+    torch::nn::Sequential layers;
+    if (cnf.expanded_channels != cnf.input_channels) {
+      layers->push_back(
+          conv_norm_activation(cnf.input_channels, cnf.expanded_channels, 1, 1, 1, cnf.act));
+    }
+    layers->push_back(conv_norm_activation(cnf.expanded_channels, cnf.expanded_channels, cnf.kernel,
+                                           cnf.stride, cnf.expanded_channels, cnf.act));
+    if (cnf.use_se) {
+      layers->push_back(
+          squeeze_excitation(cnf.expanded_channels, make_divisible(cnf.expanded_channels / 4, 8)));
+    }
+    layers->push_back(
+        conv_norm_activation(cnf.expanded_channels, cnf.out_channels, 1, 1, 1, activation::none));
+    block = register_module("block", layers);
+  }
+
+  torch::Tensor forward(const torch::Tensor& x) {
+    auto result = block->forward(x);
+    if (m_use_res_connect) {
+      result += x; // in place, as torchvision's `result += input`
+    }
+    return result;
+  }
+
+  torch::nn::Sequential block{nullptr};
+
+private:
+  bool m_use_res_connect; // stride 1 and in == out channels
+};
+TORCH_MODULE_IMPL(inverted_residual, inverted_residual_impl);
+
+class mobilenet_v3_large_impl : public torch::nn::Module {
+public:
+  mobilenet_v3_large_impl() {
+    torch::nn::Sequential layers;
+    layers->push_back(
+        conv_norm_activation(3, k_blocks.front().input_channels, 3, 2, 1, activation::hardswish));
+    for (const auto& cnf : k_blocks) {
+      layers->push_back(inverted_residual(cnf));
+    }
+    const int64_t lastconv_input = k_blocks.back().out_channels;
+    const int64_t lastconv_output = 6 * lastconv_input;
+    layers->push_back(
+        conv_norm_activation(lastconv_input, lastconv_output, 1, 1, 1, activation::hardswish));
+    features = register_module("features", layers);
+    classifier = register_module(
+        "classifier",
+        torch::nn::Sequential(
+            torch::nn::Linear(lastconv_output, k_last_channel),
+            torch::nn::Functional([](torch::Tensor x) { return torch::hardswish_(x); }),
+            torch::nn::Dropout(torch::nn::DropoutOptions(k_dropout).inplace(true)),
+            torch::nn::Linear(k_last_channel, k_num_classes)));
+
+    // torchvision's init loop over self.modules(), in the same (pre-order) order. kaiming_normal_'s
+    // default nonlinearity (leaky_relu, a = 0) has gain sqrt(2), as in Python.
+    for (const auto& module : modules(/*include_self=*/false)) {
+      if (auto* conv = module->as<torch::nn::Conv2d>()) {
+        torch::nn::init::kaiming_normal_(conv->weight, 0.0, torch::kFanOut);
+        if (conv->bias.defined()) {
+          torch::nn::init::zeros_(conv->bias);
+        }
+      } else if (auto* bn = module->as<torch::nn::BatchNorm2d>()) {
+        torch::nn::init::ones_(bn->weight);
+        torch::nn::init::zeros_(bn->bias);
+      } else if (auto* linear = module->as<torch::nn::Linear>()) {
+        torch::nn::init::normal_(linear->weight, 0.0, 0.01);
+        torch::nn::init::zeros_(linear->bias);
+      }
+    }
+  }
+
+  torch::Tensor forward(const torch::Tensor& x) {
+    auto out = features->forward(x);
+    out = torch::adaptive_avg_pool2d(out, {1, 1}).flatten(1);
+    return classifier->forward(out);
+  }
+
+  torch::nn::Sequential features{nullptr}, classifier{nullptr};
+};
+TORCH_MODULE_IMPL(mobilenet_v3_large, mobilenet_v3_large_impl);
+
+model_instance build_mobilenet_v3_large(const model_build_options& options) {
+  auto model = mobilenet_v3_large();
+  model->to(options.device);
+  model->train(options.training);
+
+  const int64_t image_size = options.reduced_inputs ? k_reduced_image_size : k_image_size;
+  model_instance instance;
+  instance.module = model.ptr();
+  instance.batch_size = options.batch_size;
+  instance.example_inputs = {
+      torch::randn({options.batch_size, 3, image_size, image_size},
+                   torch::TensorOptions().dtype(torch::kFloat).device(options.device))};
+  instance.forward = [impl = model.ptr()](const model_inputs& inputs) -> c10::IValue {
+    return impl->forward(inputs.at(0).toTensor());
+  };
+  return instance;
+}
+
+model_definition make_mobilenet_v3_large_definition() {
+  model_definition definition;
+  definition.name = "mobilenet_v3_large";
+  definition.default_train_batch_size = 32;
+  definition.default_eval_batch_size = 32;
+  definition.allow_customize_batch_size = true;
+  definition.build = build_mobilenet_v3_large;
+  return definition;
+}
+
+} // namespace
+
+BENCHMATRIX_REGISTER_MODEL("torchbench", make_mobilenet_v3_large_definition);
+
+} // namespace benchmatrix
