@@ -105,10 +105,14 @@ step_function make_eager_step(model_instance& model, const step_options& options
     loss.backward();
     optimizer->step();
     if (!collect) return c10::IValue();
-    c10::List<torch::Tensor> gradients;
-    for (const auto& p : model.module->parameters())
-      gradients.push_back(p.grad().defined() ? p.grad() : torch::zeros_like(p));
-    return c10::ivalue::Tuple::create({prediction, loss, gradients});
+    c10::Dict<std::string, torch::Tensor> gradients;
+    c10::Dict<std::string, torch::Tensor> parameters;
+    for (const auto& item : model.module->named_parameters()) {
+      const auto& p = item.value();
+      gradients.insert(item.key() + ".grad", p.grad().defined() ? p.grad() : torch::zeros_like(p));
+      parameters.insert(item.key(), p.detach());
+    }
+    return c10::ivalue::Tuple::create({prediction, loss, gradients, parameters});
   };
 }
 

@@ -8,6 +8,13 @@
 
 namespace benchmatrix {
 
+/// The model name of --model-config ({"model_name": "<name>"}); throws on anything else.
+[[nodiscard]] std::string child_model_name(const std::string& model_config);
+
+/// Writes one result line to the parent's result channel (whole, then renamed into place, so the
+/// parent never sees half of it). False when there is no parent (a child run by hand).
+bool report_child_result(const std::string& line);
+
 /// Returns the exit status. Throws on any failure (the parent turns the exit into an error record).
 int run_child(const runner_options& options, const suite_config* config);
 

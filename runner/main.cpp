@@ -4,6 +4,7 @@
 #include "runner/log.hpp"
 #include "runner/sweep.hpp"
 #include "suites/model_catalog.hpp"
+#include "verifier/verify_child.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -55,7 +56,11 @@ int main(int argc, char** argv) {
     if (options.suite_name == "torchbench")
       config = std::make_unique<suite_config>(
           suite_config::load_file(config_dir() + "/torchbench.yaml"));
-    if (options.is_child()) return run_child(options, config.get());
+    if (options.is_child()) {
+      const char* role = std::getenv(child_role_variable);
+      if (role && std::string(role) == "verifier") return run_verifier_child(options, config.get());
+      return run_child(options, config.get());
+    }
 
     sweep_inputs inputs;
     inputs.options = options;

@@ -43,6 +43,11 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       {"filter-by-single-graph", 0, a::store_true, t::text, {}, false, "", "Compiled backends must capture the whole step as one graph (no effect on eager)."},
       {"disable-tf32", 0, a::store_true, t::text, {}, false, "", "Do not force TF32 (high) float32 matmul precision."},
       {"matmul-precision", 0, a::store, t::text, {"default", "high", "highest"}, true, "None", "float32 matmul precision; applies only with --disable-tf32, as in the original."},
+      // Verification (§1.4, §6)
+      {"verify", 0, a::store_true, t::text, {}, false, "", "After each config's timing child, a verifier child checks its accuracy against eager and float64 (PASS, FAIL, ...)."},
+      {"verify-iterations", 0, a::store, t::integer, {}, false, "1", "Model steps in each verifier run."},
+      {"verify-tolerance", 0, a::store, t::real, {}, true, "per test, device and model", "Tolerance of the accuracy check (default: 1e-2 eval; train 1e-3 on CUDA, 8e-2 for tolerance.even_higher models, 1e-4 elsewhere)."},
+      {"verify-cosine-similarity", 0, a::store_true, t::text, {}, false, "", "Accuracy check by cosine similarity (>= 0.99) for every model, as tolerance.cosine models get."},
       // Process control and output
       {"dry-run", 0, a::store_true, t::text, {}, false, "", "List the configs and run nothing."},
       {"print-subprocess", 0, a::store_true, t::text, {}, false, "", "Forward each child's stdout/stderr after it finishes."},
@@ -212,6 +217,15 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
   o.filter_by_single_graph = flags.given("filter-by-single-graph");
   o.disable_tf32 = flags.given("disable-tf32");
   if (const auto v = flags.last("matmul-precision"); v && *v) o.matmul_precision = **v;
+  o.verify = flags.given("verify");
+  o.verify_iterations = static_cast<int>(integer_or(flags, "verify-iterations", 1));
+  if (o.verify_iterations < 1)
+    throw usage_error("argument --verify-iterations: must be at least 1");
+  if (const auto v = flags.last("verify-tolerance"); v && *v) {
+    o.verify_tolerance = std::stod(**v);
+    if (*o.verify_tolerance < 0) throw usage_error("argument --verify-tolerance: must not be negative");
+  }
+  o.verify_cosine_similarity = flags.given("verify-cosine-similarity");
   o.dry_run = flags.given("dry-run");
   o.print_subprocess = flags.given("print-subprocess");
   o.subprocess_timeout = static_cast<int>(integer_or(flags, "subprocess-timeout", 1800));

@@ -40,6 +40,11 @@ struct runner_options {
   bool filter_by_single_graph = false;
   bool disable_tf32 = false;
   std::optional<std::string> matmul_precision;
+  // Verification (§1.4, §6)
+  bool verify = false;                    // a verifier child after each timing child
+  int verify_iterations = 1;              // model steps per verifier run
+  std::optional<double> verify_tolerance;  // nullopt: per test, device and model (verifier/tolerance)
+  bool verify_cosine_similarity = false;  // cosine similarity for every model
   // Process control and output (§1.5)
   bool dry_run = false;
   bool print_subprocess = false;

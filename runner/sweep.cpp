@@ -11,6 +11,7 @@
 #include "runner/record.hpp"
 #include "runner/resume.hpp"
 #include "runner/summary_table.hpp"
+#include "runner/verification_record.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -108,9 +109,14 @@ std::string python_list_repr(const std::vector<std::string>& items) {
 
 /// The child's environment: ours plus the result channel and the XLA variables of §3.4.
 std::map<std::string, std::string> child_environment(const experiment_config& e,
-                                                     const std::filesystem::path& result_path) {
+                                                     const std::filesystem::path& result_path,
+                                                     bool verifier) {
   auto env = current_environment();
   env[result_path_variable] = result_path.string();
+  if (verifier)
+    env[child_role_variable] = "verifier";
+  else
+    env.erase(child_role_variable);
   if (e.xla) {
     env.erase("PJRT_DEVICE");
     env.erase("XRT_TPU_CONFIG");
@@ -136,6 +142,9 @@ struct running_child {
   std::vector<std::string> argv;
   std::unique_ptr<child_process> process;
   std::chrono::steady_clock::time_point deadline;
+  bool verifier = false;      // the --verify child of the config, started after its timing child
+  std::string timing_record;  // verifier only: the timing child's record, completed on its exit
+  std::chrono::steady_clock::time_point config_started;  // the timing child's start
 };
 
 class sweep {
@@ -149,7 +158,13 @@ private:
   void write(const pending_config& c, const std::string& line);
   void dispatch(pending_config c);
   void start(pending_config c);
+  /// Starts the config's verifier child (--verify); it owns `timing_record` until it exits.
+  void start_verifier(pending_config c, std::string timing_record,
+                      std::chrono::steady_clock::time_point config_started);
+  bool launch(running_child& child, bool verifier);
   std::string record_for(running_child& child, const child_exit& exit, bool timed_out);
+  /// The timing record with the verifier's code and figures merged in (or VERIFIER_DIDNT_RUN).
+  std::string verified_record(running_child& child, const child_exit& exit, bool timed_out);
   /// Writes the child's one record (its own, or an error record), then forgets its files.
   void finish(running_child& child, const child_exit& exit, bool timed_out);
   void forward_output(const running_child& child) const;
@@ -280,27 +295,54 @@ void sweep::dispatch(pending_config c) {
 
 void sweep::start(pending_config c) {
   running_child child;
-  child.directory = m_scratch->path() / ("config-" + std::to_string(c.config_index));
+  child.config = std::move(c);
+  if (!launch(child, /*verifier=*/false)) return;
+  child.config_started = child.process->started();
+  m_running.push_back(std::move(child));
+}
+
+void sweep::start_verifier(pending_config c, std::string timing_record,
+                           std::chrono::steady_clock::time_point config_started) {
+  running_child child;
+  child.config = std::move(c);
+  child.verifier = true;
+  child.timing_record = std::move(timing_record);
+  child.config_started = config_started;
+  if (!launch(child, /*verifier=*/true)) return;
+  m_running.push_back(std::move(child));
+}
+
+/// Spawns the child's process. On failure writes the config's record and returns false.
+bool sweep::launch(running_child& child, bool verifier) {
+  const auto& c = child.config;
+  child.directory = m_scratch->path() / ("config-" + std::to_string(c.config_index) +
+                                         (verifier ? "-verifier" : ""));
   std::filesystem::create_directories(child.directory);
   child.argv = m_in.argv;
   child.argv.front() = m_in.self_exe;
   child.argv.push_back("--experiment-config=" + c.experiment.to_config_json());
   child.argv.push_back("--model-config=" + c.model_json);
   child.argv.push_back("--timestamp=" + python_float_repr(m_o.timestamp));
-  m_progress->child_started(c.model_index, c.model, c.config_index, c.experiment.describe());
+  m_progress->child_started(c.model_index, c.model, c.config_index,
+                            c.experiment.describe() + (verifier ? " (verifying)" : ""));
   try {
     child.process = std::make_unique<child_process>(
-        child.argv, child_environment(c.experiment, child.directory / "result.json"),
+        child.argv, child_environment(c.experiment, child.directory / "result.json", verifier),
         child.directory / "stdout", child.directory / "stderr");
   } catch (const std::exception& e) {
     log_error("ERROR when launching child process: " + std::string(e.what()));
-    write(c, error_record_line(identity_of(c), e.what(), "VERIFIER_DIDNT_RUN"));
+    if (verifier) {
+      json_document record = parse_json(child.timing_record, "timing record");
+      set_verification(record, "VERIFIER_DIDNT_RUN", "cannot launch the verifier: " + std::string(e.what()));
+      write(c, to_python_json(record));
+    } else {
+      write(c, error_record_line(identity_of(c), e.what(), "VERIFIER_DIDNT_RUN"));
+    }
     m_progress->config_finished(-1);
-    return;
+    return false;
   }
   child.deadline = child.process->started() + std::chrono::seconds(m_o.subprocess_timeout);
-  child.config = std::move(c);
-  m_running.push_back(std::move(child));
+  return true;
 }
 
 std::string sweep::record_for(running_child& child, const child_exit& exit, bool timed_out) {
@@ -353,13 +395,46 @@ void sweep::forward_output(const running_child& child) const {
   std::fflush(stderr);
 }
 
+std::string sweep::verified_record(running_child& child, const child_exit& exit,
+                                   bool timed_out) {
+  json_document record = parse_json(child.timing_record, "timing record");
+  const auto result_path = child.directory / "result.json";
+  if (std::filesystem::exists(result_path)) {
+    try {
+      merge_verification(record, parse_json(read_file(result_path), "verifier result"));
+      return to_python_json(record);
+    } catch (const std::exception& e) {
+      set_verification(record, "VERIFIER_DIDNT_RUN",
+                       "the verifier reported an unreadable result: " + std::string(e.what()));
+      return to_python_json(record);
+    }
+  }
+  std::string why;
+  if (timed_out) {
+    why = "the verifier timed out after " + std::to_string(m_o.subprocess_timeout) + " seconds";
+  } else {
+    why = "the verifier " + exit.describe() + "\n" +
+          read_tail(child.directory / "stderr", stderr_tail_bytes);
+  }
+  log_error("VERIFIER_DIDNT_RUN: " + child.config.model + " " + child.config.experiment.describe());
+  set_verification(record, "VERIFIER_DIDNT_RUN", why);
+  return to_python_json(record);
+}
+
 void sweep::finish(running_child& child, const child_exit& exit, bool timed_out) {
   forward_output(child);
-  write(child.config, record_for(child, exit, timed_out));
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - child.process->started())
-          .count();
+  std::string line = child.verifier ? verified_record(child, exit, timed_out)
+                                    : record_for(child, exit, timed_out);
   remove_tree(child.directory.string());
+  if (!child.verifier && m_o.verify && !g_interrupted) {
+    // One record per config: the timing record waits for its verifier's code.
+    start_verifier(child.config, std::move(line), child.config_started);
+    return;
+  }
+  write(child.config, line);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                       child.config_started)
+                             .count();
   m_progress->config_finished(seconds);
 }
 

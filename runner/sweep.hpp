@@ -25,5 +25,8 @@ int run_sweep(const sweep_inputs& inputs);
 
 /// Environment variable naming the file a child writes its record to (the result channel).
 inline constexpr const char* result_path_variable = "BENCHMATRIX_RESULT_PATH";
+/// Set to "verifier" in the environment of a config's verifier child (--verify); unset in its
+/// timing child.
+inline constexpr const char* child_role_variable = "BENCHMATRIX_CHILD_ROLE";
 
 }  // namespace benchmatrix

@@ -113,6 +113,16 @@ suite_config suite_config::load_text(const std::string& yaml, const std::string&
     const auto dtype = child(root, "dtype", origin + ": dtype");
     flatten_names(child(dtype, "force_amp_for_fp16_bf16_models", origin), origin, c.m_force_amp);
     flatten_names(child(dtype, "force_fp16_for_bf16_models", origin), origin, c.m_force_fp16);
+    const auto tolerance = child(root, "tolerance", origin + ": tolerance");
+    for (const char* list : {"higher", "even_higher", "cosine"})
+      flatten_names(child(tolerance, list, origin), origin + ": tolerance." + list,
+                    c.m_tolerance[list]);
+    const auto accuracy_skip =
+        child(child(root, "accuracy", origin + ": accuracy"), "skip", origin + ": accuracy.skip");
+    flatten_names(child(accuracy_skip, "large_models", origin),
+                  origin + ": accuracy.skip.large_models", c.m_verifier_skip);
+    flatten_names(child(accuracy_skip, "eager_not_deterministic", origin),
+                  origin + ": accuracy.skip.eager_not_deterministic", c.m_verifier_skip);
     const auto deny = root["deny"];
     if (deny && !deny.IsNull()) {
       if (!deny.IsMap()) throw std::runtime_error(origin + ": deny: expected model: [rules]");
@@ -167,6 +177,15 @@ std::optional<long long> suite_config::batch_size(const std::string& model,
 bool suite_config::dont_change_batch_size(const std::string& model) const {
   return m_dont_change_batch_size.count(model) != 0;
 }
+bool suite_config::in_tolerance_list(const std::string& list, const std::string& model) const {
+  const auto it = m_tolerance.find(list);
+  return it != m_tolerance.end() && it->second.count(model) != 0;
+}
+
+bool suite_config::skip_verifier(const std::string& model) const {
+  return m_verifier_skip.count(model) != 0;
+}
+
 bool suite_config::force_amp(const std::string& model) const { return m_force_amp.count(model); }
 bool suite_config::force_fp16(const std::string& model) const { return m_force_fp16.count(model); }
 

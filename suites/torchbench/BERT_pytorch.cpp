@@ -1,6 +1,8 @@
-// BERT_pytorch: codertimo's BERT-pytorch as TorchBench wraps it (torchbenchmark/models/BERT_pytorch,
-// bert_pytorch/model/...), re-implemented with the LibTorch C++ frontend. The harness module is the
-// trainer's BERTLM: BERT + NextSentencePrediction + MaskedLanguageModel heads.
+// BERT_pytorch: codertimo's BERT-pytorch as TorchBench wraps it
+// (torchbenchmark/models/BERT_pytorch, bert_pytorch/model/...), re-implemented with the LibTorch
+// C++ frontend. The harness module is the trainer's BERTLM: BERT + NextSentencePrediction +
+// MaskedLanguageModel heads (current TorchBench's get_module returns trainer.model; older versions
+// returned the bare encoder trainer.bert, whose output is [B, 128, 768]).
 //
 // Architecture (parse_args defaults): hidden 768, 12 pre-norm transformer blocks, 12 heads of 64,
 // FFN 3072 with exact GELU, dropout 0.1, seq_len 128, vocabulary V = 20005 (see Inputs).
@@ -51,11 +53,11 @@
 namespace benchmatrix {
 namespace {
 
-constexpr int64_t k_vocab_size = 20005;   // len(WordVocab) of TorchBench's seeded random corpus
-constexpr int64_t k_hidden = 768;         // --hidden
-constexpr int64_t k_layers = 12;          // --layers
-constexpr int64_t k_heads = 12;           // --attn_heads
-constexpr int64_t k_ffn_hidden = 4 * k_hidden;  // BERT: feed_forward_hidden = hidden * 4
+constexpr int64_t k_vocab_size = 20005; // len(WordVocab) of TorchBench's seeded random corpus
+constexpr int64_t k_hidden = 768;       // --hidden
+constexpr int64_t k_layers = 12;        // --layers
+constexpr int64_t k_heads = 12;         // --attn_heads
+constexpr int64_t k_ffn_hidden = 4 * k_hidden; // BERT: feed_forward_hidden = hidden * 4
 constexpr double k_dropout = 0.1;
 constexpr int64_t k_max_len = 512;        // PositionalEmbedding's table length
 constexpr int64_t k_seq_len = 128;        // --seq_len: every sample is padded to this
@@ -116,8 +118,8 @@ public:
     const auto key = project(1);
     const auto value = project(2);
 
-    auto scores =
-        torch::matmul(query, key.transpose(-2, -1)) / std::sqrt(static_cast<double>(query.size(-1)));
+    auto scores = torch::matmul(query, key.transpose(-2, -1)) /
+                  std::sqrt(static_cast<double>(query.size(-1)));
     // finfo(float16).min for fp16 scores, else -1e9, as attention/single.py chooses it.
     const double min_mask = scores.scalar_type() == torch::kHalf ? -65504.0 : -1e9;
     scores = scores.masked_fill(mask == 0, min_mask);
@@ -269,7 +271,8 @@ private:
 };
 TORCH_MODULE_IMPL(bert, bert_impl);
 
-/// A Linear followed by LogSoftmax(dim=-1): the body of NextSentencePrediction / MaskedLanguageModel.
+/// A Linear followed by LogSoftmax(dim=-1): the body of NextSentencePrediction /
+/// MaskedLanguageModel.
 class log_softmax_head_impl : public torch::nn::Module {
 public:
   log_softmax_head_impl(int64_t hidden, int64_t classes) {
@@ -306,8 +309,8 @@ TORCH_MODULE_IMPL(bertlm, bertlm_impl);
 std::vector<torch::Tensor> make_inputs(int64_t batch, int64_t seq_len, torch::Device device) {
   constexpr int64_t max_words = 3; // CorpusGenerator: randrange(1, 4) words per sentence
   const auto sentence_lengths = torch::randint(1, max_words + 1, {batch, 2}, torch::kLong);
-  const auto words = torch::randint(k_first_word_index, k_vocab_size, {batch, 2 * max_words},
-                                    torch::kLong);
+  const auto words =
+      torch::randint(k_first_word_index, k_vocab_size, {batch, 2 * max_words}, torch::kLong);
   const auto replace_draws = torch::rand({batch, 2 * max_words}, torch::kDouble);
   const auto random_ids = torch::randint(0, k_vocab_size, {batch, 2 * max_words}, torch::kLong);
 
@@ -352,9 +355,8 @@ model_instance build_bert_pytorch(const model_build_options& options) {
   model_instance instance;
   instance.module = model.ptr();
   instance.batch_size = options.batch_size;
-  const auto inputs = make_inputs(options.batch_size,
-                                  options.reduced_inputs ? k_reduced_seq_len : k_seq_len,
-                                  options.device);
+  const auto inputs = make_inputs(
+      options.batch_size, options.reduced_inputs ? k_reduced_seq_len : k_seq_len, options.device);
   instance.example_inputs = {inputs.at(0), inputs.at(1)};
   instance.forward = [impl = model.ptr()](const model_inputs& inputs) -> c10::IValue {
     return impl->forward(inputs.at(0).toTensor(), inputs.at(1).toTensor());

@@ -21,7 +21,8 @@
 // Parameters: 11,209,857 = conv1 9*64*9 (5,184) + bn1 128
 //   + layer1 152,192 (block 0: 2 * 36,864 + shortcut 4,096 + 3 BN * 128; block 1: 2 * 36,864 + 256)
 //   + layer2 525,568 (block 0: 73,728 + 147,456 + 8,192 + 3 * 256; block 1: 2 * 147,456 + 512)
-//   + layer3 2,099,712 (block 0: 294,912 + 589,824 + 32,768 + 3 * 512; block 1: 2 * 589,824 + 1,024)
+//   + layer3 2,099,712 (block 0: 294,912 + 589,824 + 32,768 + 3 * 512;
+//                       block 1: 2 * 589,824 + 1,024)
 //   + layer4 8,393,728 (block 0: 1,179,648 + 2,359,296 + 131,072 + 3 * 1,024;
 //                       block 1: 2 * 2,359,296 + 2,048)
 //   + fc 512*65 + 65 (33,345). (Checked against actor.py re-created with the pip torch.)
@@ -38,8 +39,9 @@
 // Init: PyTorch defaults (conv kaiming_uniform(a=sqrt(5)), BN weight 1 bias 0, Linear default),
 // which LibTorch's constructors reproduce; modules are constructed in Python's order, so the
 // module's own CPU RNG draws match (TorchBench draws its image tensor and the renderer FCN first).
+// Checked on CPU: seeded alike, this module and actor.py's ResNet give the same outputs.
 //
-// Batch sizes: DEFAULT_TRAIN_BSIZE 96, DEFAULT_EVAL_BSIZE 96, ALLOW_CUSTOMIZE_BSIZE default (True).
+// Batch sizes: DEFAULT_TRAIN_BSIZE 96, DEFAULT_EVAL_BSIZE 96, ALLOW_CUSTOMIZE_BSIZE True.
 
 #include "suites/model.hpp"
 
@@ -50,12 +52,12 @@
 namespace benchmatrix {
 namespace {
 
-constexpr int64_t k_state_channels = 9;  // canvas 3 + target 3 + step 1 + CoordConv 2
-constexpr int64_t k_zero_channels = 7;   // canvas, target and step: all 0 in TorchBench's state
-constexpr int64_t k_width = 128;         // canvas size (pixels)
-constexpr int64_t k_actions = 65;        // 5 strokes x 13 parameters
+constexpr int64_t k_state_channels = 9;   // canvas 3 + target 3 + step 1 + CoordConv 2
+constexpr int64_t k_zero_channels = 7;    // canvas, target and step: all 0 in TorchBench's state
+constexpr int64_t k_width = 128;          // canvas size (pixels)
+constexpr int64_t k_actions = 65;         // 5 strokes x 13 parameters
 constexpr int64_t k_blocks_per_layer = 2; // ResNet-18: BasicBlock counts [2, 2, 2, 2]
-constexpr int64_t k_pool_kernel = 4;     // F.avg_pool2d(x, 4) before fc
+constexpr int64_t k_pool_kernel = 4;      // F.avg_pool2d(x, 4) before fc
 
 torch::nn::Conv2d conv_no_bias(int64_t in, int64_t out, int64_t kernel, int64_t stride) {
   return torch::nn::Conv2d(
@@ -70,16 +72,16 @@ public:
     conv2 = register_module("conv2", conv_no_bias(planes, planes, 3, 1));
     bn2 = register_module("bn2", torch::nn::BatchNorm2d(planes));
     if (stride != 1 || in_planes != planes) {
-      shortcut = register_module(
-          "shortcut", torch::nn::Sequential(conv_no_bias(in_planes, planes, 1, stride),
-                                            torch::nn::BatchNorm2d(planes)));
+      shortcut = register_module("shortcut",
+                                 torch::nn::Sequential(conv_no_bias(in_planes, planes, 1, stride),
+                                                       torch::nn::BatchNorm2d(planes)));
     }
   }
 
   torch::Tensor forward(const torch::Tensor& x) {
     auto out = torch::relu(bn1(conv1(x)));
     out = bn2(conv2(out));
-    out += shortcut.is_empty() ? x : shortcut->forward(x);  // actor.py: `out += self.shortcut(x)`
+    out += shortcut.is_empty() ? x : shortcut->forward(x); // actor.py: `out += self.shortcut(x)`
     return torch::relu(out);
   }
 

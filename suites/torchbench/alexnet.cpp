@@ -49,19 +49,32 @@ torch::nn::MaxPool2d max_pool() {
 class alexnet_impl : public torch::nn::Module {
 public:
   alexnet_impl() {
-    features = register_module(
-        "features",
-        torch::nn::Sequential(conv(3, 64, 11, 4, 2), relu_inplace(), max_pool(),
-                              conv(64, 192, 5, 1, 2), relu_inplace(), max_pool(),
-                              conv(192, 384, 3, 1, 1), relu_inplace(), conv(384, 256, 3, 1, 1),
-                              relu_inplace(), conv(256, 256, 3, 1, 1), relu_inplace(), max_pool()));
-    classifier = register_module(
-        "classifier",
-        torch::nn::Sequential(torch::nn::Dropout(k_dropout),
-                              torch::nn::Linear(256 * k_pooled_size * k_pooled_size, 4096),
-                              relu_inplace(), torch::nn::Dropout(k_dropout),
-                              torch::nn::Linear(4096, 4096), relu_inplace(),
-                              torch::nn::Linear(4096, k_num_classes)));
+    // Layers are appended one statement at a time: the arguments of a variadic Sequential(...)
+    // are evaluated in an unspecified order (right to left with GCC), which would reorder the
+    // parameters' RNG draws.
+    features = register_module("features", torch::nn::Sequential());
+    features->push_back(conv(3, 64, 11, 4, 2));
+    features->push_back(relu_inplace());
+    features->push_back(max_pool());
+    features->push_back(conv(64, 192, 5, 1, 2));
+    features->push_back(relu_inplace());
+    features->push_back(max_pool());
+    features->push_back(conv(192, 384, 3, 1, 1));
+    features->push_back(relu_inplace());
+    features->push_back(conv(384, 256, 3, 1, 1));
+    features->push_back(relu_inplace());
+    features->push_back(conv(256, 256, 3, 1, 1));
+    features->push_back(relu_inplace());
+    features->push_back(max_pool());
+
+    classifier = register_module("classifier", torch::nn::Sequential());
+    classifier->push_back(torch::nn::Dropout(k_dropout));
+    classifier->push_back(torch::nn::Linear(256 * k_pooled_size * k_pooled_size, 4096));
+    classifier->push_back(relu_inplace());
+    classifier->push_back(torch::nn::Dropout(k_dropout));
+    classifier->push_back(torch::nn::Linear(4096, 4096));
+    classifier->push_back(relu_inplace());
+    classifier->push_back(torch::nn::Linear(4096, k_num_classes));
   }
 
   torch::Tensor forward(const torch::Tensor& x) {

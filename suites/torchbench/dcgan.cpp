@@ -26,14 +26,15 @@
 // Input: (randn [B, 3, 64, 64] float32,) ("Random values as surrogate for batch of photos").
 // Output: float32 [B, 1, 1, 1] (netD's forward returns self.main(input); the `.view(-1)` is only in
 // TorchBench's own eval loop, not in the module).
-// The input needs 64x64: the last 4x4 valid conv needs a 4x4 map, so reduced_inputs changes nothing.
+// The input must be 64x64 (the last 4x4 valid conv needs a 4x4 map): reduced_inputs keeps it.
 //
 // Init: TorchBench's weights_init applied with netD.apply: Conv weights N(0, 0.02), BatchNorm
 // weight N(1, 0.02) and bias 0 (after the constructors' default draws, as in Python). TorchBench
 // builds and initialises netG first and draws its fixed noise before the input; we build netD
-// alone, so the CPU RNG stream starts at netD (the module's draws themselves are in Python's order).
+// alone, so the CPU RNG stream starts at netD (the module's own draws are in Python's order).
+// Checked on CPU: seeded alike, this module and the Python netD give the same outputs.
 //
-// Batch sizes: DEFAULT_TRAIN_BSIZE 32, DEFAULT_EVAL_BSIZE 256, ALLOW_CUSTOMIZE_BSIZE default (True).
+// Batch sizes: DEFAULT_TRAIN_BSIZE 32, DEFAULT_EVAL_BSIZE 256, ALLOW_CUSTOMIZE_BSIZE True.
 
 #include "suites/model.hpp"
 
@@ -44,11 +45,11 @@
 namespace benchmatrix {
 namespace {
 
-constexpr int64_t k_image_channels = 3;  // nc: colour images
-constexpr int64_t k_features = 64;       // ndf: feature maps of the first discriminator conv
-constexpr int64_t k_image_size = 64;     // pixels; the architecture needs exactly 64x64 inputs
-constexpr double k_leaky_slope = 0.2;    // LeakyReLU negative slope
-constexpr double k_init_std = 0.02;      // weights_init: N(0, 0.02) convs, N(1, 0.02) BN weights
+constexpr int64_t k_image_channels = 3; // nc: colour images
+constexpr int64_t k_features = 64;      // ndf: feature maps of the first discriminator conv
+constexpr int64_t k_image_size = 64;    // pixels; the architecture needs exactly 64x64 inputs
+constexpr double k_leaky_slope = 0.2;   // LeakyReLU negative slope
+constexpr double k_init_std = 0.02;     // weights_init: N(0, 0.02) convs, N(1, 0.02) BN weights
 
 /// Conv2d with a 4x4 kernel and no bias, as every conv of netD.
 torch::nn::Conv2d conv4x4(int64_t in, int64_t out, int64_t stride, int64_t padding) {
@@ -66,15 +67,14 @@ public:
   dcgan_discriminator_impl() {
     main = register_module(
         "main",
-        torch::nn::Sequential(
-            conv4x4(k_image_channels, k_features, 2, 1), leaky_relu(),                  // 0, 1
-            conv4x4(k_features, k_features * 2, 2, 1),                                  // 2
-            torch::nn::BatchNorm2d(k_features * 2), leaky_relu(),                       // 3, 4
-            conv4x4(k_features * 2, k_features * 4, 2, 1),                              // 5
-            torch::nn::BatchNorm2d(k_features * 4), leaky_relu(),                       // 6, 7
-            conv4x4(k_features * 4, k_features * 8, 2, 1),                              // 8
-            torch::nn::BatchNorm2d(k_features * 8), leaky_relu(),                       // 9, 10
-            conv4x4(k_features * 8, 1, 1, 0), torch::nn::Sigmoid()));                   // 11, 12
+        torch::nn::Sequential(conv4x4(k_image_channels, k_features, 2, 1), leaky_relu(), // 0, 1
+                              conv4x4(k_features, k_features * 2, 2, 1),                 // 2
+                              torch::nn::BatchNorm2d(k_features * 2), leaky_relu(),      // 3, 4
+                              conv4x4(k_features * 2, k_features * 4, 2, 1),             // 5
+                              torch::nn::BatchNorm2d(k_features * 4), leaky_relu(),      // 6, 7
+                              conv4x4(k_features * 4, k_features * 8, 2, 1),             // 8
+                              torch::nn::BatchNorm2d(k_features * 8), leaky_relu(),      // 9, 10
+                              conv4x4(k_features * 8, 1, 1, 0), torch::nn::Sigmoid()));  // 11, 12
 
     // TorchBench's weights_init via netD.apply (children in order; the containers match neither
     // 'Conv' nor 'BatchNorm').

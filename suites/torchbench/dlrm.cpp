@@ -18,27 +18,33 @@
 //
 // Init, as the original but drawn with torch's RNG where it uses numpy's: tables U(-sqrt(1/n),
 // sqrt(1/n)) with n = 1,000,000 rows; Linear(n -> m) weights N(0, sqrt(2 / (m + n))) and biases
-// N(0, sqrt(1 / m)). Order: tables, bottom MLP, top MLP. The original also draws PyTorch's default
-// init before overwriting it; that wasted work is skipped here (the tables are built from their
-// final weight, which saves about 3 s of CPU time per build).
+// N(0, sqrt(1 / m)). Order: tables, bottom MLP, top MLP. The original draws PyTorch's default init
+// before overwriting it; the Linear layers keep that (cheap) draw, the tables skip it (they are
+// built from their final weight, which saves about 3 s of CPU time per build).
 //
-// Inputs (X, lS_o, lS_i), TorchBench's RandomDataset ("random" generation, fixed 100 indices per
-// lookup), drawn with torch's RNG instead of numpy's (the same distributions and order):
+// Inputs (X, lS_o, lS_i): TorchBench's RandomDataset[0] ("random" generation, fixed 100 indices
+// per lookup), reproduced bit-exactly: the dataset reseeds numpy with 123 on access, and numpy's
+// legacy MT19937 stream is replayed here (std::mt19937 + random_sample's 53-bit doubles), so the
+// inputs do not depend on the caller's seed:
 //  - X float32 [B, 512] ~ U[0, 1);
-//  - for each table, for each sample, 100 indices round(U[0, 1) x (1,000,000 - 1)) (drawn in
-//    float64 as numpy does), deduplicated and sorted per sample (np.unique), so a few lookups have
-//    fewer than 100 indices; lS_i is a list (c10::List<Tensor>) of 8 int64 1-D tensors of about
-//    100 B indices, lS_o int64 [8, B] the stacked per-table offsets (0, n_0, n_0 + n_1, ...).
+//  - for each table, for each sample, 100 indices round(U[0, 1) x (1,000,000 - 1)) (float64, round
+//    half to even), deduplicated and sorted per sample (np.unique), so a few lookups have fewer
+//    than 100 indices; lS_i is a list (c10::List<Tensor>) of 8 int64 1-D tensors of about 100 B
+//    indices, lS_o int64 [8, B] the stacked per-table offsets (0, n_0, n_0 + n_1, ...).
 //  Reduced inputs (tests only): 4 indices per lookup; the tables stay full size.
-// Output: float32 [B, 1] (after ReLU).
+// Output: float32 [B, 1] (after ReLU). With this init the final ReLU is often dead for (nearly)
+// every sample, as in the original (seed 1337: 2 of 2048 outputs are non-zero), so the gradients
+// are then (nearly) all zero; the train step does the same work either way.
 // Training: TorchBench trains it with SGD, which LibTorch's SGD supports with the sparse
 // gradients of the tables.
 
 #include "suites/model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <random>
 #include <torch/torch.h>
 #include <vector>
 
@@ -47,14 +53,15 @@ namespace {
 
 constexpr int64_t k_num_tables = 8;
 constexpr int64_t k_table_rows = 1'000'000;
-constexpr int64_t k_embedding_dim = 64;          // arch_sparse_feature_size
-constexpr int64_t k_dense_features = 512;        // m_den = arch_mlp_bot[0]
-constexpr int64_t k_indices_per_lookup = 100;    // num_indices_per_lookup (fixed)
-constexpr int64_t k_reduced_indices_per_lookup = 4;  // tests only
+constexpr int64_t k_embedding_dim = 64;             // arch_sparse_feature_size
+constexpr int64_t k_dense_features = 512;           // m_den = arch_mlp_bot[0]
+constexpr int64_t k_indices_per_lookup = 100;       // num_indices_per_lookup (fixed)
+constexpr int64_t k_reduced_indices_per_lookup = 4; // tests only
+constexpr uint32_t k_data_seed = 123;               // numpy_rand_seed of TorchBench's options
 const std::vector<int64_t> k_bottom_mlp = {k_dense_features, 512, k_embedding_dim};
 /// arch_mlp_top with the interaction width prepended: 64 + 9 * 8 / 2 = 100.
-const std::vector<int64_t> k_top_mlp = {
-    k_embedding_dim + (k_num_tables + 1) * k_num_tables / 2, 1024, 1024, 1024, 1};
+const std::vector<int64_t> k_top_mlp = {k_embedding_dim + (k_num_tables + 1) * k_num_tables / 2,
+                                        1024, 1024, 1024, 1};
 
 /// create_mlp: Linear(n, m) + ReLU per layer; weights N(0, sqrt(2 / (m + n))), biases
 /// N(0, sqrt(1 / m)).
@@ -103,7 +110,8 @@ public:
     const auto x = bot_l->forward(dense_x);
     std::vector<torch::Tensor> features{x};
     for (int64_t k = 0; k < static_cast<int64_t>(lS_i.size()); ++k) {
-      features.push_back(emb_l[k]->as<torch::nn::EmbeddingBagImpl>()->forward(lS_i.get(k), lS_o[k]));
+      features.push_back(
+          emb_l[k]->as<torch::nn::EmbeddingBagImpl>()->forward(lS_i.get(k), lS_o[k]));
     }
     return top_l->forward(interact_features(x, features));
   }
@@ -131,23 +139,55 @@ private:
 };
 TORCH_MODULE_IMPL(dlrm, dlrm_impl);
 
-/// RandomDataset's generate_uniform_input_batch, with torch's RNG: (X, lS_o, lS_i) on the CPU.
+/// numpy's legacy RandomState stream as np.random.seed(int) + np.random.random_sample() produce it:
+/// MT19937 seeded with init_genrand (which std::mt19937 implements), 53-bit doubles from two draws.
+class numpy_random_state {
+public:
+  explicit numpy_random_state(uint32_t seed) : m_mt(seed) {}
+
+  /// A double uniform in [0, 1).
+  double random_sample() {
+    const uint32_t a = m_mt() >> 5;
+    const uint32_t b = m_mt() >> 6;
+    return (static_cast<double>(a) * 67108864.0 + static_cast<double>(b)) / 9007199254740992.0;
+  }
+
+private:
+  std::mt19937 m_mt;
+};
+
+/// RandomDataset[0] (generate_uniform_input_batch with fixed lookups), bit-exact: the dataset
+/// reseeds numpy with numpy_rand_seed 123 on access, so its inputs do not depend on the caller's
+/// seed. (X, lS_o, lS_i) on the CPU.
 model_inputs make_example_inputs(int64_t batch, int64_t indices_per_lookup) {
-  const auto x = torch::rand({batch, k_dense_features});
+  numpy_random_state random(k_data_seed);
+  // Xt = ra.rand(n, m_den).astype(np.float32)
+  auto x = torch::empty({batch, k_dense_features});
+  auto* x_data = x.data_ptr<float>();
+  for (int64_t i = 0; i < x.numel(); ++i)
+    x_data[i] = static_cast<float>(random.random_sample());
+
   std::vector<torch::Tensor> offsets;
   c10::List<torch::Tensor> indices;
+  std::vector<int64_t> group(indices_per_lookup);
   for (int64_t k = 0; k < k_num_tables; ++k) {
-    // round(r * (size - 1)) in float64, then np.unique per sample: sort each row and keep the first
-    // of every run of equal values (row-major masked_select keeps the samples in order).
-    const auto drawn = torch::round(torch::rand({batch, indices_per_lookup}, torch::kDouble) *
-                                    static_cast<double>(k_table_rows - 1))
-                           .to(torch::kLong);
-    const auto sorted = std::get<0>(drawn.sort(/*dim=*/1));
-    const auto first_of_run = torch::ones_like(sorted, torch::kBool);
-    first_of_run.slice(1, 1).copy_(sorted.slice(1, 1) != sorted.slice(1, 0, -1));
-    const auto counts = first_of_run.sum(1);
-    offsets.push_back(torch::cumsum(counts, 0) - counts);
-    indices.push_back(sorted.masked_select(first_of_run));
+    std::vector<int64_t> table_offsets;
+    std::vector<int64_t> table_indices;
+    for (int64_t sample = 0; sample < batch; ++sample) {
+      // np.unique(np.round(ra.random(100) * (size - 1)).astype(np.int64)): round half to even,
+      // then sorted and deduplicated, so a lookup may have fewer than 100 indices.
+      for (auto& index : group) {
+        index = static_cast<int64_t>(
+            std::nearbyint(random.random_sample() * static_cast<double>(k_table_rows - 1)));
+      }
+      auto unique = group;
+      std::sort(unique.begin(), unique.end());
+      unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+      table_offsets.push_back(static_cast<int64_t>(table_indices.size()));
+      table_indices.insert(table_indices.end(), unique.begin(), unique.end());
+    }
+    offsets.push_back(torch::tensor(table_offsets, torch::kLong));
+    indices.push_back(torch::tensor(table_indices, torch::kLong));
   }
   return {x, torch::stack(offsets), indices};
 }
@@ -157,9 +197,9 @@ model_instance build_dlrm(const model_build_options& options) {
   model->to(options.device);
   model->train(options.training);
 
-  const auto cpu_inputs = make_example_inputs(
-      options.batch_size,
-      options.reduced_inputs ? k_reduced_indices_per_lookup : k_indices_per_lookup);
+  const auto cpu_inputs =
+      make_example_inputs(options.batch_size, options.reduced_inputs ? k_reduced_indices_per_lookup
+                                                                     : k_indices_per_lookup);
   c10::List<torch::Tensor> indices;
   for (const torch::Tensor& index : cpu_inputs.at(2).toTensorList()) {
     indices.push_back(index.to(options.device));

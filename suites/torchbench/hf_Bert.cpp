@@ -58,7 +58,7 @@ constexpr int64_t k_max_positions = 512;
 constexpr int64_t k_type_vocab_size = 2;
 constexpr int64_t k_pad_token_id = 0;
 constexpr double k_layer_norm_eps = 1e-12;
-constexpr double k_dropout = 0.1;          // hidden_dropout_prob and attention_probs_dropout_prob
+constexpr double k_dropout = 0.1; // hidden_dropout_prob and attention_probs_dropout_prob
 constexpr double k_initializer_range = 0.02;
 
 constexpr int64_t k_seq_len = 512;        // TorchBench's train and eval context length
@@ -113,10 +113,12 @@ public:
   torch::Tensor forward(const torch::Tensor& input_ids) {
     const auto batch = input_ids.size(0);
     const auto seq_len = input_ids.size(1);
-    const auto position_ids = m_position_ids.slice(1, 0, seq_len);
+    // .to() is a no-op unless the module was moved after construction.
+    const auto position_ids = m_position_ids.to(input_ids.device()).slice(1, 0, seq_len);
     // token_type_ids not passed: HF gathers its all-zero buffer at position_ids.
     const auto token_type_ids =
-        torch::gather(m_token_type_ids.expand({position_ids.size(0), -1}), 1, position_ids)
+        torch::gather(m_token_type_ids.to(input_ids.device()).expand({position_ids.size(0), -1}), 1,
+                      position_ids)
             .expand({batch, seq_len});
     auto embeddings = word_embeddings(input_ids) + token_type_embeddings(token_type_ids);
     embeddings = embeddings + position_embeddings(position_ids);

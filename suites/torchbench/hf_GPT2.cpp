@@ -11,12 +11,14 @@
 // transformers' default "sdpa" implementation calls it (no mask tensor: is_causal=True). The
 // projections are Conv1D (weight [in, out], y = addmm(bias, x, weight)). LayerNorm eps 1e-5.
 // 124,439,808 parameters (the LM head is the token embedding, counted once); names match
-// GPT2LMHeadModel's state_dict (transformer.wte, transformer.h.N.attn.c_attn, ..., transformer.ln_f).
+// GPT2LMHeadModel's state_dict (transformer.wte, transformer.h.N.attn.c_attn, ...,
+// transformer.ln_f).
 //
 // Input, as the harness gets it from get_module: (input_ids int64 randint(0, 50257, [B, L]),) with
 // L = 512 for train and 1024 for eval, but 1024 / 4 = 256 for eval on the CPU (CPU_INPUT_SLICE).
 // TorchBench also draws `labels` for train, which get_module does not pass; we do not draw them.
 // Output: float32 logits [B, L, 50257] (the harness reduces the logits, never HF's loss).
+// The harness sets config.use_cache=False, so no KV cache is built (none is here either).
 //
 // Init: HF's _init_weights, applied children first by post_init: Embedding and Conv1D weights
 // N(0, 0.02), Conv1D biases 0, LayerNorm 1/0, then both c_proj weights of each block
@@ -44,13 +46,13 @@ struct gpt2_config {
   int64_t n_layer = 12;
   int64_t n_head = 12;
   double layer_norm_epsilon = 1e-5;
-  double dropout = 0.1;           // resid_pdrop = embd_pdrop = attn_pdrop
+  double dropout = 0.1;            // resid_pdrop = embd_pdrop = attn_pdrop
   double initializer_range = 0.02; // std of the N(0, std) init
 };
 
-constexpr int64_t k_train_length = 512; // HUGGINGFACE_MODELS["hf_GPT2"] train max_length (tokens)
-constexpr int64_t k_eval_length = 1024; // eval max_length (tokens)
-constexpr int64_t k_cpu_eval_slice = 4; // CPU_INPUT_SLICE["hf_GPT2"]: eval length / 4 on the CPU
+constexpr int64_t k_train_length = 512;  // HUGGINGFACE_MODELS["hf_GPT2"] train max_length (tokens)
+constexpr int64_t k_eval_length = 1024;  // eval max_length (tokens)
+constexpr int64_t k_cpu_eval_slice = 4;  // CPU_INPUT_SLICE["hf_GPT2"]: eval length / 4 on the CPU
 constexpr int64_t k_reduced_length = 16; // tests only
 
 /// transformers' Conv1D: a linear layer with the weight stored [in, out].
@@ -92,7 +94,8 @@ public:
         m_dropout(config.dropout) {
     c_attn = register_module("c_attn",
                              conv1d(3 * config.n_embd, config.n_embd, config.initializer_range));
-    c_proj = register_module("c_proj", conv1d(config.n_embd, config.n_embd, config.initializer_range));
+    c_proj =
+        register_module("c_proj", conv1d(config.n_embd, config.n_embd, config.initializer_range));
   }
 
   torch::Tensor forward(const torch::Tensor& hidden) {
@@ -122,8 +125,8 @@ TORCH_MODULE_IMPL(gpt2_attention, gpt2_attention_impl);
 class gpt2_mlp_impl : public torch::nn::Module {
 public:
   explicit gpt2_mlp_impl(const gpt2_config& config) : m_dropout(config.dropout) {
-    c_fc = register_module("c_fc",
-                           conv1d(4 * config.n_embd, config.n_embd, config.initializer_range));
+    c_fc =
+        register_module("c_fc", conv1d(4 * config.n_embd, config.n_embd, config.initializer_range));
     c_proj = register_module("c_proj",
                              conv1d(config.n_embd, 4 * config.n_embd, config.initializer_range));
   }

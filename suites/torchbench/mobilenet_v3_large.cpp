@@ -190,13 +190,14 @@ public:
     layers->push_back(
         conv_norm_activation(lastconv_input, lastconv_output, 1, 1, 1, activation::hardswish));
     features = register_module("features", layers);
-    classifier = register_module(
-        "classifier",
-        torch::nn::Sequential(
-            torch::nn::Linear(lastconv_output, k_last_channel),
-            torch::nn::Functional([](torch::Tensor x) { return torch::hardswish_(x); }),
-            torch::nn::Dropout(torch::nn::DropoutOptions(k_dropout).inplace(true)),
-            torch::nn::Linear(k_last_channel, k_num_classes)));
+    // Pushed one by one: the argument order of a variadic Sequential(...) call is unspecified in
+    // C++ (GCC goes right to left), which would reorder the two Linears' CPU RNG draws.
+    torch::nn::Sequential head;
+    head->push_back(torch::nn::Linear(lastconv_output, k_last_channel));
+    head->push_back(torch::nn::Functional([](torch::Tensor x) { return torch::hardswish_(x); }));
+    head->push_back(torch::nn::Dropout(torch::nn::DropoutOptions(k_dropout).inplace(true)));
+    head->push_back(torch::nn::Linear(k_last_channel, k_num_classes));
+    classifier = register_module("classifier", head);
 
     // torchvision's init loop over self.modules(), in the same (pre-order) order. kaiming_normal_'s
     // default nonlinearity (leaky_relu, a = 0) has gain sqrt(2), as in Python.

@@ -46,8 +46,8 @@ struct gpt_config {
 };
 
 constexpr double k_init_std = 0.02;
-constexpr double k_layer_norm_eps = 1e-5; // hard-coded in nanoGPT's LayerNorm
-constexpr int64_t k_prompt_size = 64;     // tokens per sample in TorchBench's example input
+constexpr double k_layer_norm_eps = 1e-5;     // hard-coded in nanoGPT's LayerNorm
+constexpr int64_t k_prompt_size = 64;         // tokens per sample in TorchBench's example input
 constexpr int64_t k_reduced_prompt_size = 16; // tests only
 
 torch::nn::LayerNorm layer_norm(int64_t dim) {

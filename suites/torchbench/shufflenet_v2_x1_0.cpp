@@ -76,19 +76,27 @@ public:
     const int64_t branch_features = oup / 2;
     TORCH_CHECK(stride != 1 || inp == branch_features * 2,
                 "ShuffleNetV2 unit with stride 1 needs inp == oup");
+    // Layers are pushed one by one: the argument order of a variadic Sequential(...) call is
+    // unspecified in C++ (GCC goes right to left), which would reorder the CPU RNG draws.
     if (stride > 1) {
-      branch1 = register_module(
-          "branch1", torch::nn::Sequential(depthwise_conv3x3(inp, stride), batch_norm(inp),
-                                           conv1x1(inp, branch_features),
-                                           batch_norm(branch_features), relu_inplace()));
+      torch::nn::Sequential branch;
+      branch->push_back(depthwise_conv3x3(inp, stride));
+      branch->push_back(batch_norm(inp));
+      branch->push_back(conv1x1(inp, branch_features));
+      branch->push_back(batch_norm(branch_features));
+      branch->push_back(relu_inplace());
+      branch1 = register_module("branch1", branch);
     }
-    branch2 = register_module(
-        "branch2",
-        torch::nn::Sequential(
-            conv1x1(stride > 1 ? inp : branch_features, branch_features),
-            batch_norm(branch_features), relu_inplace(), depthwise_conv3x3(branch_features, stride),
-            batch_norm(branch_features), conv1x1(branch_features, branch_features),
-            batch_norm(branch_features), relu_inplace()));
+    torch::nn::Sequential branch;
+    branch->push_back(conv1x1(stride > 1 ? inp : branch_features, branch_features));
+    branch->push_back(batch_norm(branch_features));
+    branch->push_back(relu_inplace());
+    branch->push_back(depthwise_conv3x3(branch_features, stride));
+    branch->push_back(batch_norm(branch_features));
+    branch->push_back(conv1x1(branch_features, branch_features));
+    branch->push_back(batch_norm(branch_features));
+    branch->push_back(relu_inplace());
+    branch2 = register_module("branch2", branch);
   }
 
   torch::Tensor forward(const torch::Tensor& x) {

@@ -70,19 +70,19 @@ namespace {
 using torch::indexing::None;
 using torch::indexing::Slice;
 
-constexpr int64_t k_input_dim = 320;  // d_input 80 fbank dims x LFR_m 4
+constexpr int64_t k_input_dim = 320; // d_input 80 fbank dims x LFR_m 4
 constexpr int64_t k_d_model = 512;
 constexpr int64_t k_n_head = 8;
-constexpr int64_t k_d_k = 64;  // = d_v
+constexpr int64_t k_d_k = 64; // = d_v
 constexpr int64_t k_d_inner = 2048;
-constexpr int64_t k_n_layers = 6;  // encoder and decoder each
+constexpr int64_t k_n_layers = 6; // encoder and decoder each
 constexpr double k_dropout = 0.1;
 constexpr int64_t k_pe_maxlen = 5000;
-constexpr int64_t k_vocab = 1014;  // train_chars.txt entries
+constexpr int64_t k_vocab = 1014; // train_chars.txt entries
 constexpr int64_t k_sos_id = 1;
 constexpr int64_t k_eos_id = 2;
-constexpr int64_t k_first_char_id = 3;  // ids below are <unk>, <sos>, <eos>
-constexpr int64_t k_ignore_id = -1;     // IGNORE_ID: target padding
+constexpr int64_t k_first_char_id = 3; // ids below are <unk>, <sos>, <eos>
+constexpr int64_t k_ignore_id = -1;    // IGNORE_ID: target padding
 
 /// The example minibatch (see the header): utterances, LFR frames, characters.
 struct batch_shape {
@@ -91,7 +91,7 @@ struct batch_shape {
   int64_t characters;
 };
 constexpr batch_shape k_full_batch{29, 180, 20};
-constexpr batch_shape k_reduced_batch{2, 16, 5};  // tests only
+constexpr batch_shape k_reduced_batch{2, 16, 5}; // tests only
 
 /// get_non_pad_mask(padded_input, input_lengths): ones of padded_input's dtype [N, T, 1], zero from
 /// each utterance's length on, filled by a loop over the batch as the original does.
@@ -115,7 +115,8 @@ torch::Tensor attn_pad_mask(const torch::Tensor& padded_input, const torch::Tens
 /// pad_list: [len(xs), max length] of xs[0]'s dtype filled with `pad_value`, rows copied in.
 torch::Tensor pad_list(const std::vector<torch::Tensor>& xs, int64_t pad_value) {
   int64_t max_len = 0;
-  for (const auto& x : xs) max_len = std::max(max_len, x.size(0));
+  for (const auto& x : xs)
+    max_len = std::max(max_len, x.size(0));
   auto pad = xs.front().new_empty({static_cast<int64_t>(xs.size()), max_len}).fill_(pad_value);
   for (size_t i = 0; i < xs.size(); ++i) {
     pad.index_put_({static_cast<int64_t>(i), Slice(None, xs[i].size(0))}, xs[i]);
@@ -181,10 +182,9 @@ public:
     torch::nn::init::normal_(w_ks->weight, 0.0, std);
     torch::nn::init::normal_(w_vs->weight, 0.0, std);
     attention = register_module(
-        "attention", dot_product_attention(std::pow(static_cast<double>(k_d_k), 0.5),
-                                                  k_dropout));
-    layer_norm = register_module(
-        "layer_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({k_d_model})));
+        "attention", dot_product_attention(std::pow(static_cast<double>(k_d_k), 0.5), k_dropout));
+    layer_norm = register_module("layer_norm",
+                                 torch::nn::LayerNorm(torch::nn::LayerNormOptions({k_d_model})));
     fc = register_module("fc", torch::nn::Linear(k_n_head * k_d_k, k_d_model));
     torch::nn::init::xavier_normal_(fc->weight);
     dropout = register_module("dropout", torch::nn::Dropout(k_dropout));
@@ -229,8 +229,8 @@ public:
     w_1 = register_module("w_1", torch::nn::Linear(k_d_model, k_d_inner));
     w_2 = register_module("w_2", torch::nn::Linear(k_d_inner, k_d_model));
     dropout = register_module("dropout", torch::nn::Dropout(k_dropout));
-    layer_norm = register_module(
-        "layer_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({k_d_model})));
+    layer_norm = register_module("layer_norm",
+                                 torch::nn::LayerNorm(torch::nn::LayerNormOptions({k_d_model})));
   }
 
   torch::Tensor forward(const torch::Tensor& x) {
@@ -269,13 +269,14 @@ class encoder_impl : public torch::nn::Module {
 public:
   encoder_impl() {
     linear_in = register_module("linear_in", torch::nn::Linear(k_input_dim, k_d_model));
-    layer_norm_in = register_module(
-        "layer_norm_in", torch::nn::LayerNorm(torch::nn::LayerNormOptions({k_d_model})));
+    layer_norm_in = register_module("layer_norm_in",
+                                    torch::nn::LayerNorm(torch::nn::LayerNormOptions({k_d_model})));
     positional_encoding =
         register_module("positional_encoding", sinusoid_table(k_d_model, k_pe_maxlen));
     dropout = register_module("dropout", torch::nn::Dropout(k_dropout));
     layer_stack = register_module("layer_stack", torch::nn::ModuleList());
-    for (int64_t i = 0; i < k_n_layers; ++i) layer_stack->push_back(encoder_layer());
+    for (int64_t i = 0; i < k_n_layers; ++i)
+      layer_stack->push_back(encoder_layer());
   }
 
   /// N x T x 320 -> N x T x 512.
@@ -283,11 +284,10 @@ public:
     const auto non_pad_mask = non_pad_mask_from_lengths(padded_input, input_lengths);
     const int64_t length = padded_input.size(1);
     const auto slf_attn_mask = attn_pad_mask(padded_input, input_lengths, length);
-    auto enc_output =
-        dropout(layer_norm_in(linear_in(padded_input)) + positional_encoding(length));
+    auto enc_output = dropout(layer_norm_in(linear_in(padded_input)) + positional_encoding(length));
     for (const auto& layer : *layer_stack) {
-      enc_output = layer->as<encoder_layer_impl>()->forward(enc_output, non_pad_mask,
-                                                            slf_attn_mask);
+      enc_output =
+          layer->as<encoder_layer_impl>()->forward(enc_output, non_pad_mask, slf_attn_mask);
     }
     return enc_output;
   }
@@ -333,7 +333,8 @@ public:
         register_module("positional_encoding", sinusoid_table(k_d_model, k_pe_maxlen));
     dropout = register_module("dropout", torch::nn::Dropout(k_dropout));
     layer_stack = register_module("layer_stack", torch::nn::ModuleList());
-    for (int64_t i = 0; i < k_n_layers; ++i) layer_stack->push_back(decoder_layer());
+    for (int64_t i = 0; i < k_n_layers; ++i)
+      layer_stack->push_back(decoder_layer());
     // The original builds tgt_word_prj = Linear(512, V, bias=False), draws its default init and a
     // xavier_normal_, then replaces its weight by the embedding's. Only the draws are replayed
     // here (RNG alignment with Python); the projection uses tgt_word_emb->weight in forward.
@@ -351,10 +352,10 @@ public:
     const auto non_pad_mask = ys_in_pad.ne(k_eos_id).to(torch::kFloat).unsqueeze(-1);
     const int64_t output_length = ys_in_pad.size(1);
     const auto subsequent_mask =
-        torch::triu(torch::ones({output_length, output_length},
-                                torch::TensorOptions().dtype(torch::kUInt8).device(
-                                    ys_in_pad.device())),
-                    /*diagonal=*/1)
+        torch::triu(
+            torch::ones({output_length, output_length},
+                        torch::TensorOptions().dtype(torch::kUInt8).device(ys_in_pad.device())),
+            /*diagonal=*/1)
             .unsqueeze(0)
             .expand({ys_in_pad.size(0), -1, -1});
     const auto key_pad_mask = ys_in_pad.eq(k_eos_id).unsqueeze(1).expand({-1, output_length, -1});
@@ -362,8 +363,8 @@ public:
     const auto dec_enc_attn_mask =
         attn_pad_mask(encoder_padded_outputs, encoder_input_lengths, output_length);
 
-    auto dec_output = dropout(tgt_word_emb(ys_in_pad) * m_x_logit_scale +
-                              positional_encoding(output_length));
+    auto dec_output =
+        dropout(tgt_word_emb(ys_in_pad) * m_x_logit_scale + positional_encoding(output_length));
     for (const auto& layer : *layer_stack) {
       dec_output = layer->as<decoder_layer_impl>()->forward(
           dec_output, encoder_padded_outputs, non_pad_mask, slf_attn_mask, dec_enc_attn_mask);
@@ -397,7 +398,7 @@ private:
     return {pad_list(ys_in, k_eos_id), pad_list(ys_out, k_ignore_id)};
   }
 
-  double m_x_logit_scale = std::sqrt(static_cast<double>(k_d_model));  // weight sharing on
+  double m_x_logit_scale = std::sqrt(static_cast<double>(k_d_model)); // weight sharing on
 };
 TORCH_MODULE_IMPL(speech_decoder, decoder_impl);
 
@@ -407,7 +408,8 @@ public:
     encoder = register_module("encoder", speech_encoder());
     decoder = register_module("decoder", speech_decoder());
     for (auto& p : parameters()) {
-      if (p.dim() > 1) torch::nn::init::xavier_uniform_(p);
+      if (p.dim() > 1)
+        torch::nn::init::xavier_uniform_(p);
     }
   }
 
@@ -430,10 +432,9 @@ model_inputs make_example_inputs(const batch_shape& shape, torch::Device device)
   const auto lengths_options = torch::TensorOptions().dtype(torch::kLong);
 
   // Input lengths within 1/8 of the longest, sorted descending, the first the longest.
-  auto input_lengths =
-      std::get<0>(torch::randint(shape.frames - shape.frames / 8, shape.frames + 1, {n},
-                                 lengths_options)
-                      .sort(/*dim=*/0, /*descending=*/true));
+  auto input_lengths = std::get<0>(
+      torch::randint(shape.frames - shape.frames / 8, shape.frames + 1, {n}, lengths_options)
+          .sort(/*dim=*/0, /*descending=*/true));
   input_lengths.index_put_({0}, shape.frames);
   const auto frame_valid = torch::arange(shape.frames).unsqueeze(0) < input_lengths.unsqueeze(1);
   const auto padded_input =
@@ -442,8 +443,8 @@ model_inputs make_example_inputs(const batch_shape& shape, torch::Device device)
   auto target_lengths =
       torch::randint(shape.characters / 2, shape.characters + 1, {n}, lengths_options);
   target_lengths.index_put_({0}, shape.characters);
-  const auto characters = torch::randint(k_first_char_id, k_vocab, {n, shape.characters},
-                                         lengths_options);
+  const auto characters =
+      torch::randint(k_first_char_id, k_vocab, {n, shape.characters}, lengths_options);
   const auto char_valid =
       torch::arange(shape.characters).unsqueeze(0) < target_lengths.unsqueeze(1);
   const auto padded_target = torch::where(char_valid, characters, k_ignore_id);
@@ -459,7 +460,7 @@ model_instance build_speech_transformer(const model_build_options& options) {
   const batch_shape& shape = options.reduced_inputs ? k_reduced_batch : k_full_batch;
   model_instance instance;
   instance.module = model.ptr();
-  instance.batch_size = shape.utterances;  // data-dependent in TorchBench; options ignored
+  instance.batch_size = shape.utterances; // data-dependent in TorchBench; options ignored
   instance.example_inputs = make_example_inputs(shape, options.device);
   instance.forward = [impl = model.ptr()](const model_inputs& inputs) -> c10::IValue {
     auto [pred, gold] =
@@ -472,8 +473,8 @@ model_instance build_speech_transformer(const model_build_options& options) {
 model_definition make_speech_transformer_definition() {
   model_definition definition;
   definition.name = "speech_transformer";
-  definition.default_train_batch_size = 32;  // nominal: kaituoxu's train.py batch size
-  definition.default_eval_batch_size = 1;    // nominal
+  definition.default_train_batch_size = 32; // nominal: kaituoxu's train.py batch size
+  definition.default_eval_batch_size = 1;   // nominal
   definition.allow_customize_batch_size = false;
   definition.build = build_speech_transformer;
   return definition;

@@ -68,19 +68,31 @@ TORCH_MODULE_IMPL(fire, fire_impl);
 class squeezenet1_1_impl : public torch::nn::Module {
 public:
   squeezenet1_1_impl() {
-    features = register_module(
-        "features", torch::nn::Sequential(
-                        torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 64, 3).stride(2)),
-                        relu_inplace(), max_pool_ceil(), fire(64, 16, 64, 64),
-                        fire(128, 16, 64, 64), max_pool_ceil(), fire(128, 32, 128, 128),
-                        fire(256, 32, 128, 128), max_pool_ceil(), fire(256, 48, 192, 192),
-                        fire(384, 48, 192, 192), fire(384, 64, 256, 256), fire(512, 64, 256, 256)));
+    // Layers are appended one statement at a time: the arguments of a variadic Sequential(...)
+    // are evaluated in an unspecified order (right to left with GCC), which would reorder the
+    // parameters' RNG draws.
+    features = register_module("features", torch::nn::Sequential());
+    features->push_back(torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 64, 3).stride(2)));
+    features->push_back(relu_inplace());
+    features->push_back(max_pool_ceil());
+    features->push_back(fire(64, 16, 64, 64));
+    features->push_back(fire(128, 16, 64, 64));
+    features->push_back(max_pool_ceil());
+    features->push_back(fire(128, 32, 128, 128));
+    features->push_back(fire(256, 32, 128, 128));
+    features->push_back(max_pool_ceil());
+    features->push_back(fire(256, 48, 192, 192));
+    features->push_back(fire(384, 48, 192, 192));
+    features->push_back(fire(384, 64, 256, 256));
+    features->push_back(fire(512, 64, 256, 256));
+
     // The final convolution is initialised differently from the rest (see below).
     torch::nn::Conv2d final_conv(torch::nn::Conv2dOptions(512, k_num_classes, 1));
-    classifier = register_module(
-        "classifier", torch::nn::Sequential(
-                          torch::nn::Dropout(k_dropout), final_conv, relu_inplace(),
-                          torch::nn::AdaptiveAvgPool2d(torch::nn::AdaptiveAvgPool2dOptions(1))));
+    classifier = register_module("classifier", torch::nn::Sequential());
+    classifier->push_back(torch::nn::Dropout(k_dropout));
+    classifier->push_back(final_conv);
+    classifier->push_back(relu_inplace());
+    classifier->push_back(torch::nn::AdaptiveAvgPool2d(torch::nn::AdaptiveAvgPool2dOptions(1)));
 
     // torchvision's init loop over self.modules(), in the same (pre-order) order.
     for (const auto& module : modules(/*include_self=*/false)) {

@@ -29,9 +29,11 @@
 // TorchBench loads the pretrained weights; we use timm's random init instead (_init_weight_goog:
 // conv N(0, sqrt(2 / fan_out)) with fan_out = k*k*out/groups and zero bias, BN weight 1 bias 0,
 // Linear U(-1/sqrt(out), 1/sqrt(out)) and zero bias), which is fine for timing. Modules are
-// constructed and initialised in timm's order, so on CPU the RNG draws match timm's.
+// constructed and initialised in timm's order (with the builder's throwaway probe SE), so on CPU
+// the RNG draws match timm's: after torch.manual_seed the parameters equal
+// timm.create_model("efficientnet_b0")'s (checked on CPU: same eval and train outputs).
 //
-// Batch sizes: DEFAULT_TRAIN_BSIZE 32, DEFAULT_EVAL_BSIZE 64, ALLOW_CUSTOMIZE_BSIZE default (True).
+// Batch sizes: DEFAULT_TRAIN_BSIZE 32, DEFAULT_EVAL_BSIZE 64, ALLOW_CUSTOMIZE_BSIZE True.
 
 #include "suites/model.hpp"
 
@@ -48,16 +50,17 @@ namespace {
 constexpr int64_t k_image_size = 224;        // default_cfg input_size (pixels)
 constexpr int64_t k_reduced_image_size = 64; // reduced_inputs (tests only)
 constexpr int64_t k_stem_channels = 32;
-constexpr int64_t k_head_channels = 1280;    // num_features
-constexpr int64_t k_num_classes = 1000;      // ImageNet
-constexpr int64_t k_se_divisor = 4;          // se_ratio 0.25 of the block input channels
+constexpr int64_t k_head_channels = 1280;  // num_features
+constexpr int64_t k_num_classes = 1000;    // ImageNet
+constexpr int64_t k_se_divisor = 4;        // se_ratio 0.25 of the block input channels
+constexpr int64_t k_se_probe_channels = 8; // the SE that EfficientNetBuilder builds and drops
 
 /// One stage of timm's arch_def ("ds_r1_k3_s1_e1_c16_se0.25", "ir_r2_k3_s2_e6_c24_se0.25", ...).
 struct stage_spec {
   bool depthwise_separable; // "ds" (else "ir", InvertedResidual)
   int64_t repeats;
   int64_t kernel;
-  int64_t stride;           // of the first block
+  int64_t stride; // of the first block
   int64_t expansion;
   int64_t out_channels;
 };
@@ -87,18 +90,22 @@ torch::nn::BatchNorm2d batch_norm(int64_t channels) {
   return torch::nn::BatchNorm2d(torch::nn::BatchNorm2dOptions(channels).eps(1e-5).momentum(0.1));
 }
 
+/// SiLU(inplace=True) on a fresh tensor (timm's BatchNormAct2d and SE activations).
+torch::Tensor silu_inplace(torch::Tensor x) {
+  return torch::silu_(x);
+}
+
 class squeeze_excite_impl : public torch::nn::Module {
 public:
   squeeze_excite_impl(int64_t channels, int64_t reduced) {
-    conv_reduce = register_module("conv_reduce", torch::nn::Conv2d(
-                                                     torch::nn::Conv2dOptions(channels, reduced, 1)));
-    conv_expand = register_module("conv_expand", torch::nn::Conv2d(
-                                                     torch::nn::Conv2dOptions(reduced, channels, 1)));
+    // 1x1 convs with bias (plain nn.Conv2d in timm, not create_conv2d).
+    conv_reduce = register_module("conv_reduce", torch::nn::Conv2d(channels, reduced, 1));
+    conv_expand = register_module("conv_expand", torch::nn::Conv2d(reduced, channels, 1));
   }
 
   torch::Tensor forward(const torch::Tensor& x) {
     auto x_se = x.mean({2, 3}, /*keepdim=*/true);
-    x_se = torch::silu_(conv_reduce(x_se));
+    x_se = silu_inplace(conv_reduce(x_se));
     return x * torch::sigmoid(conv_expand(x_se));
   }
 
@@ -119,7 +126,7 @@ public:
   }
 
   torch::Tensor forward(const torch::Tensor& x) {
-    auto out = torch::silu_(bn1(conv_dw(x)));
+    auto out = silu_inplace(bn1(conv_dw(x)));
     out = bn2(conv_pw(se(out)));
     return m_has_skip ? out + x : out;
   }
@@ -137,8 +144,7 @@ TORCH_MODULE_IMPL(depthwise_separable, depthwise_separable_impl);
 /// (round(mid * 0.25 / expansion) = in / 4 for every block of efficientnet_b0).
 class inverted_residual_impl : public torch::nn::Module {
 public:
-  inverted_residual_impl(int64_t in, int64_t out, int64_t kernel, int64_t stride,
-                         int64_t expansion)
+  inverted_residual_impl(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t expansion)
       : m_has_skip(stride == 1 && in == out) {
     const int64_t mid = in * expansion; // make_divisible is a no-op: all are multiples of 8
     conv_pw = register_module("conv_pw", conv(in, mid, 1));
@@ -151,8 +157,8 @@ public:
   }
 
   torch::Tensor forward(const torch::Tensor& x) {
-    auto out = torch::silu_(bn1(conv_pw(x)));
-    out = torch::silu_(bn2(conv_dw(out)));
+    auto out = silu_inplace(bn1(conv_pw(x)));
+    out = silu_inplace(bn2(conv_dw(out)));
     out = bn3(conv_pwl(se(out)));
     return m_has_skip ? out + x : out;
   }
@@ -171,6 +177,11 @@ public:
   efficientnet_b0_impl() {
     conv_stem = register_module("conv_stem", conv(3, k_stem_channels, 3, 2));
     bn1 = register_module("bn1", batch_norm(k_stem_channels));
+
+    // timm's EfficientNetBuilder constructs a throwaway SqueezeExcite(8, rd_ratio=1.0) to probe
+    // whether the SE layer takes rd_ratio; its two 8x8 1x1 convs draw from the RNG. Building (and
+    // dropping) the same pair here keeps the CPU RNG stream equal to timm's.
+    static_cast<void>(squeeze_excite(k_se_probe_channels, k_se_probe_channels));
 
     // Python's nested nn.Sequential; LibTorch cannot nest Sequentials, so the stages live in a
     // ModuleList (same names blocks.S.I) and forward chains them.
@@ -204,7 +215,9 @@ public:
         const int64_t fan_out =
             (*o.kernel_size())[0] * (*o.kernel_size())[1] * o.out_channels() / o.groups();
         torch::nn::init::normal_(c->weight, 0.0, std::sqrt(2.0 / static_cast<double>(fan_out)));
-        if (c->bias.defined()) torch::nn::init::zeros_(c->bias);
+        if (c->bias.defined()) {
+          torch::nn::init::zeros_(c->bias);
+        }
       } else if (auto* bn = module->as<torch::nn::BatchNorm2d>()) {
         torch::nn::init::ones_(bn->weight);
         torch::nn::init::zeros_(bn->bias);
@@ -217,9 +230,11 @@ public:
   }
 
   torch::Tensor forward(const torch::Tensor& x) {
-    auto out = torch::silu_(bn1(conv_stem(x)));
-    for (const auto& stage : m_stages) out = stage->forward(out);
-    out = torch::silu_(bn2(conv_head(out)));
+    auto out = silu_inplace(bn1(conv_stem(x)));
+    for (auto& stage : m_stages) {
+      out = stage->forward(out);
+    }
+    out = silu_inplace(bn2(conv_head(out)));
     out = torch::adaptive_avg_pool2d(out, {1, 1}).flatten(1); // SelectAdaptivePool2d('avg')
     return classifier(out);
   }

@@ -34,8 +34,8 @@
 namespace benchmatrix {
 namespace {
 
-constexpr int64_t k_image_size = 224;  // default_cfg input_size (3, 224, 224), fixed
-constexpr int64_t k_patch_size = 16;   // pixels per patch side
+constexpr int64_t k_image_size = 224; // default_cfg input_size (3, 224, 224), fixed
+constexpr int64_t k_patch_size = 16;  // pixels per patch side
 constexpr int64_t k_embed_dim = 384;
 constexpr int64_t k_depth = 12;
 constexpr int64_t k_num_heads = 6;

@@ -69,12 +69,16 @@ class vgg16_impl : public torch::nn::Module {
 public:
   vgg16_impl() {
     features = register_module("features", make_layers(k_config_d));
-    classifier = register_module(
-        "classifier",
-        torch::nn::Sequential(
-            torch::nn::Linear(512 * k_pooled_size * k_pooled_size, 4096), relu_inplace(),
-            torch::nn::Dropout(k_dropout), torch::nn::Linear(4096, 4096), relu_inplace(),
-            torch::nn::Dropout(k_dropout), torch::nn::Linear(4096, k_num_classes)));
+    // Appended one statement at a time: the arguments of a variadic Sequential(...) are
+    // evaluated in an unspecified order (right to left with GCC), which would reorder RNG draws.
+    classifier = register_module("classifier", torch::nn::Sequential());
+    classifier->push_back(torch::nn::Linear(512 * k_pooled_size * k_pooled_size, 4096));
+    classifier->push_back(relu_inplace());
+    classifier->push_back(torch::nn::Dropout(k_dropout));
+    classifier->push_back(torch::nn::Linear(4096, 4096));
+    classifier->push_back(relu_inplace());
+    classifier->push_back(torch::nn::Dropout(k_dropout));
+    classifier->push_back(torch::nn::Linear(4096, k_num_classes));
 
     // VGG's init_weights loop over self.modules(), in the same (pre-order) order.
     for (const auto& module : modules(/*include_self=*/false)) {

@@ -45,8 +45,16 @@ class CommandLineTest(OutputDirTest):
     def test_torchbench_selection_with_tiers_and_partitions(self):
         proc = run(RUNNER, "--suite-name=torchbench", "--filter-by-tier=2", "--accelerator=cpu",
                    "--xla=None", "--dynamo=None", "--test=eval", "--dry-run")
-        self.assertIn("Number of selected model configs: 1", proc.stderr)  # llama is tier 2
-        self.assertIn('{"model_name": "llama"}', proc.stderr)
+        # The zoo's tier-2 models (xla_runner.md §2.4), in TorchBench's byte order.
+        self.assertIn("Number of selected model configs: 5", proc.stderr)
+        selected = [l.split('"model_name": "')[1].split('"')[0]
+                    for l in proc.stderr.splitlines() if "Run with --model-config=" in l]
+        self.assertEqual(selected, ["alexnet", "dcgan", "densenet121", "hf_Bert", "llama"])
+        proc = run(RUNNER, "--suite-name=torchbench", "--filter-by-tier=1", "--accelerator=cpu",
+                   "--xla=None", "--dynamo=None", "--test=eval", "--dry-run")
+        selected = [l.split('"model_name": "')[1].split('"')[0]
+                    for l in proc.stderr.splitlines() if "Run with --model-config=" in l]
+        self.assertEqual(selected, ["BERT_pytorch", "dlrm", "hf_GPT2"])
 
 
 if __name__ == "__main__":

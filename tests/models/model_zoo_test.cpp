@@ -35,6 +35,9 @@ struct model_expectation {
   std::optional<std::string> float64_output;
   /// Parameters that get no gradient in TorchBench's train step too (unused by forward), by name.
   std::set<std::string> parameters_without_gradient;
+  /// True where the original's output is all zeros at the test inputs (dlrm: the ReLU after its
+  /// last layer), so that every gradient is zero and a step changes nothing — faithfully.
+  bool step_may_leave_parameters_unchanged = false;
 };
 
 constexpr int64_t k_test_batch = 2;  // the smallest batch for which train-mode BatchNorm works
@@ -167,10 +170,12 @@ void check_train_step(const model_definition& definition, const model_expectatio
     INFO("parameter " << item.key());
     if (expected.parameters_without_gradient.count(item.key())) continue;
     REQUIRE(p.grad().defined());
-    const bool finite = torch::isfinite(p.grad()).all().item<bool>();
+    // Embedding tables with sparse=True (dlrm) have sparse gradients: check their values.
+    const auto grad = p.grad().is_sparse() ? p.grad().coalesce().values() : p.grad();
+    const bool finite = torch::isfinite(grad).all().item<bool>();
     CHECK(finite);
   }
-  CHECK(changed > 0);
+  if (!expected.step_may_leave_parameters_unchanged) CHECK(changed > 0);
 }
 
 TEST_CASE("every torchbench model meets its expectations") {

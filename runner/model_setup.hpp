@@ -1,0 +1,32 @@
+// Building a config's model as a child runs it (xla_runner.md §7.2-§7.4): the batch size (CLI >
+// YAML > model default), a fresh model from seed 1337, the precision rules (AMP, bf16/fp16
+// inference casts), and the step options of its test. Shared by the timing child and the verifier.
+#pragma once
+
+#include "backends/backend.hpp"
+#include "runner/experiment_config.hpp"
+#include "runner/runner_options.hpp"
+#include "suites/suite_config.hpp"
+
+#include <optional>
+
+namespace benchmatrix {
+
+struct prepared_model {
+  model_instance model;
+  step_options step;
+};
+
+/// §1.7: float32 matmul precision "high" (TF32) unless --disable-tf32 (then --matmul-precision).
+void apply_matmul_precision(const runner_options& options);
+
+/// Builds the model afresh (RNG reset to 1337 first, so every call gives the same weights and
+/// inputs) and applies the config's precision. `force_dtype` (the verifier's float64 golden run)
+/// casts the module and floating inputs to that dtype instead, with AMP off.
+[[nodiscard]] prepared_model prepare_model(const model_definition& definition,
+                                           const runner_options& options,
+                                           const suite_config* config,
+                                           const experiment_config& experiment,
+                                           std::optional<torch::ScalarType> force_dtype = {});
+
+}  // namespace benchmatrix

@@ -1,0 +1,20 @@
+// Completing a timing record with its verifier's outcome (--verify): one record per config carries
+// both the timings and the verification code (xla_runner.md §5.2, §6).
+#pragma once
+
+#include "output/python_json.hpp"
+
+#include <string>
+
+namespace benchmatrix {
+
+/// Sets record.verification_code from the verifier's result {"verification_code": ...,
+/// "metrics": {...}} and adds (or replaces) its metrics in record.metrics. Throws
+/// std::runtime_error when `result` lacks either.
+void merge_verification(json_document& record, const json_value& result);
+
+/// Sets record.verification_code to `code` and record.metrics.verification to {"error": error}
+/// (the verifier did not report: crash, timeout, launch failure).
+void set_verification(json_document& record, const std::string& code, const std::string& error);
+
+}  // namespace benchmatrix

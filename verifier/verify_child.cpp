@@ -1,0 +1,172 @@
+#include "verifier/verify_child.hpp"
+
+#include "backends/backend.hpp"
+#include "backends/ivalue_tensors.hpp"
+#include "output/python_json.hpp"
+#include "runner/child_run.hpp"
+#include "runner/log.hpp"
+#include "runner/model_setup.hpp"
+#include "runner/timing_loop.hpp"
+#include "verifier/output_comparison.hpp"
+#include "verifier/same.hpp"
+
+#include <iostream>
+#include <stdexcept>
+
+namespace benchmatrix {
+namespace {
+
+/// The tolerance of TorchBenchModel.tolerance() (xla_runner.md §6), unless --verify-tolerance.
+double verification_tolerance(const runner_options& o, const suite_config* config,
+                              const std::string& model, bool training, bool cuda) {
+  if (o.verify_tolerance) return *o.verify_tolerance;
+  if (!training) return 1e-2;
+  if (!cuda) return 1e-4;
+  return config && config->in_tolerance_list("even_higher", model) ? 8e-2 : 1e-3;
+}
+
+/// An exception's message, without LibTorch's C++ backtrace (records stay readable).
+std::string message_of(const std::exception& e) {
+  if (const auto* error = dynamic_cast<const c10::Error*>(&e)) return error->what_without_backtrace();
+  return e.what();
+}
+
+enum class run_kind { eager, backend };
+
+/// One verifier run: a fresh model, `verify_iterations` steps on one copy of the inputs, the last
+/// step's full output moved to the CPU (the model and its device memory go when this returns).
+c10::IValue run_once(const model_definition& definition, const runner_options& o,
+                     const suite_config* config, const experiment_config& experiment,
+                     run_kind kind, std::optional<torch::ScalarType> force_dtype = {}) {
+  prepared_model prepared = prepare_model(definition, o, config, experiment, force_dtype);
+  prepared.step.collect_full_output = true;
+  const step_function step = kind == run_kind::eager
+                                 ? make_eager_step(prepared.model, prepared.step)
+                                 : make_backend_step(experiment, prepared.model, prepared.step);
+  model_inputs inputs;
+  for (const auto& input : prepared.model.example_inputs)
+    inputs.push_back(map_tensors(input, [](const torch::Tensor& t) { return t.clone(); }));
+  std::optional<torch::NoGradGuard> no_grad;
+  if (!prepared.step.training) no_grad.emplace();
+  c10::IValue output;
+  for (int i = 0; i < o.verify_iterations; ++i) {
+    output = step(inputs);
+    synchronize_device(prepared.step.device);
+  }
+  // Sparse gradients (dlrm's embedding tables) densified, as same() would do anyway.
+  return map_tensors(output, [](const torch::Tensor& t) {
+    const auto cpu = t.detach().cpu();
+    return cpu.is_sparse() ? cpu.to_dense() : cpu;
+  });
+}
+
+struct verification {
+  std::string code;
+  json_document details{rapidjson::kObjectType};
+
+  void set(const char* key, json_value value) {
+    details.AddMember(json_value(key, details.GetAllocator()), value, details.GetAllocator());
+  }
+  void set_text(const char* key, const std::string& text) {
+    set(key, json_value(text.c_str(), details.GetAllocator()));
+  }
+};
+
+void verify(verification& v, const model_definition& definition, const runner_options& o,
+            const suite_config* config, const experiment_config& experiment) {
+  const bool training = experiment.test == "train";
+  experiment_config eager = experiment;
+  eager.xla.reset();
+  eager.dynamo.reset();
+
+  c10::IValue eager_output;
+  try {
+    eager_output = run_once(definition, o, config, eager, run_kind::eager);
+    const c10::IValue second = run_once(definition, o, config, eager, run_kind::eager);
+    std::string why;
+    same_options exact;
+    exact.tol = 0;
+    exact.equal_nan = true;
+    if (!same(eager_output, second, c10::IValue(), exact, &why)) {
+      v.code = "NONDETERMINISTIC_EAGER_RUN";
+      v.set_text("message", "two eager runs differ: " + why);
+      return;
+    }
+  } catch (const same_error&) {
+    throw;  // a comparison problem, not eager's
+  } catch (const std::exception& e) {
+    v.code = "EAGER_FAILED";
+    v.set_text("error", message_of(e));
+    return;
+  }
+
+  const double tol = verification_tolerance(o, config, definition.name, training,
+                                            experiment.accelerator == "cuda");
+  bool cosine =
+      o.verify_cosine_similarity || (config && config->in_tolerance_list("cosine", definition.name));
+  c10::IValue fp64_output;
+  try {
+    fp64_output = run_once(definition, o, config, eager, run_kind::eager, torch::kDouble);
+  } catch (const std::exception& e) {
+    log_warning("failed running fp64 golden ref; using cosine similarity: " + message_of(e));
+    v.set_text("fp64_error", message_of(e));
+    cosine = true;
+  }
+  const c10::IValue actual = run_once(definition, o, config, experiment, run_kind::backend);
+
+  same_options options;
+  options.tol = tol;
+  options.cos_similarity = cosine;
+  options.equal_nan = true;
+  std::string why;
+  const bool passed = same(eager_output, actual, fp64_output, options, &why);
+  v.code = passed ? "PASS" : "FAIL";
+  v.set("tolerance", json_value(tol));
+  v.set("cosine", json_value(cosine));
+  if (!why.empty()) v.set_text("message", why);
+  const auto worst = worst_output(eager_output, actual, fp64_output);
+  if (worst) {
+    v.set_text("worst_output", worst->path);
+    v.set("max_abs_error", json_value(worst->max_abs_error));
+    if (worst->res_rmse_vs_fp64) v.set("rmse_vs_fp64", json_value(*worst->res_rmse_vs_fp64));
+    if (worst->ref_rmse_vs_fp64)
+      v.set("eager_rmse_vs_fp64", json_value(*worst->ref_rmse_vs_fp64));
+    v.set("cosine_similarity", json_value(worst->cosine_similarity));
+  }
+}
+
+}  // namespace
+
+int run_verifier_child(const runner_options& o, const suite_config* config) {
+  const auto experiment = experiment_config::from_config_json(*o.experiment_config);
+  const auto model_name = child_model_name(*o.model_config);
+  const model_definition* definition = find_model(o.suite_name, model_name);
+  if (!definition)
+    throw std::runtime_error("suite " + o.suite_name + " has no model named '" + model_name + "'");
+  apply_matmul_precision(o);
+
+  verification v;
+  if (config && config->skip_verifier(model_name)) {
+    v.code = "VERIFIER_SKIPPED";
+    v.set_text("message", "model is in accuracy.skip of the suite config");
+  } else {
+    try {
+      verify(v, *definition, o, config, experiment);
+    } catch (const std::exception& e) {
+      v.code = "EXCEPTION_RAISED";
+      v.set_text("error", message_of(e));
+    }
+  }
+  log_info("Verification: " + v.code);
+  json_document result(rapidjson::kObjectType);
+  auto& a = result.GetAllocator();
+  result.AddMember("verification_code", json_value(v.code.c_str(), a), a);
+  json_value metrics(rapidjson::kObjectType);
+  metrics.AddMember("verification", json_value(v.details, a), a);
+  result.AddMember("metrics", metrics, a);
+  const std::string line = to_python_json(result);
+  if (!report_child_result(line)) std::cout << line << '\n';  // run by hand: show it
+  return 0;
+}
+
+}  // namespace benchmatrix
