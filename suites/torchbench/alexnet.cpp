@@ -18,7 +18,7 @@
 // AlexNet is PyTorch's Conv2d/Linear defaults (no init loop), fine for timing. Modules are
 // constructed in torchvision's order, so on CPU the RNG draws match torchvision's.
 
-#include "suites/model.hpp"
+#include "suites/torchbench/image_classifier.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -88,21 +88,7 @@ public:
 TORCH_MODULE_IMPL(alexnet, alexnet_impl);
 
 model_instance build_alexnet(const model_build_options& options) {
-  auto model = alexnet();
-  model->to(options.device);
-  model->train(options.training);
-
-  const int64_t image_size = options.reduced_inputs ? k_reduced_image_size : k_image_size;
-  model_instance instance;
-  instance.module = model.ptr();
-  instance.batch_size = options.batch_size;
-  instance.example_inputs = {
-      torch::randn({options.batch_size, 3, image_size, image_size},
-                   torch::TensorOptions().dtype(torch::kFloat).device(options.device))};
-  instance.forward = [impl = model.ptr()](const model_inputs& inputs) -> c10::IValue {
-    return impl->forward(inputs.at(0).toTensor());
-  };
-  return instance;
+  return image_classifier_instance(alexnet(), options, options.reduced_inputs ? k_reduced_image_size : k_image_size);
 }
 
 model_definition make_alexnet_definition() {

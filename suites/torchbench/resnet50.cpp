@@ -14,7 +14,7 @@
 // kaiming_normal fan_out/relu, BN weight 1 bias 0, fc PyTorch default), which is fine for timing.
 // Modules are constructed in torchvision's order, so on CPU the RNG draws match torchvision's.
 
-#include "suites/model.hpp"
+#include "suites/torchbench/image_classifier.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -134,20 +134,7 @@ private:
 TORCH_MODULE_IMPL(resnet50, resnet50_impl);
 
 model_instance build_resnet50(const model_build_options& options) {
-  auto model = resnet50();
-  model->to(options.device);
-  model->train(options.training);
-
-  model_instance instance;
-  instance.module = model.ptr();
-  instance.batch_size = options.batch_size;
-  instance.example_inputs = {
-      torch::randn({options.batch_size, 3, k_image_size, k_image_size},
-                   torch::TensorOptions().dtype(torch::kFloat).device(options.device))};
-  instance.forward = [impl = model.ptr()](const model_inputs& inputs) -> c10::IValue {
-    return impl->forward(inputs.at(0).toTensor());
-  };
-  return instance;
+  return image_classifier_instance(resnet50(), options, k_image_size);
 }
 
 model_definition make_resnet50_definition() {

@@ -23,7 +23,7 @@
 // in torchvision's order, so on CPU the RNG draws match torchvision's.
 // reduced_inputs (tests only): 64x64 images; the final feature map is then 2x2 instead of 7x7.
 
-#include "suites/model.hpp"
+#include "suites/torchbench/image_classifier.hpp"
 
 #include <array>
 #include <cstdint>
@@ -169,21 +169,7 @@ public:
 TORCH_MODULE_IMPL(shufflenet_v2_x1_0, shufflenet_v2_x1_0_impl);
 
 model_instance build_shufflenet_v2_x1_0(const model_build_options& options) {
-  auto model = shufflenet_v2_x1_0();
-  model->to(options.device);
-  model->train(options.training);
-
-  const int64_t image_size = options.reduced_inputs ? k_reduced_image_size : k_image_size;
-  model_instance instance;
-  instance.module = model.ptr();
-  instance.batch_size = options.batch_size;
-  instance.example_inputs = {
-      torch::randn({options.batch_size, 3, image_size, image_size},
-                   torch::TensorOptions().dtype(torch::kFloat).device(options.device))};
-  instance.forward = [impl = model.ptr()](const model_inputs& inputs) -> c10::IValue {
-    return impl->forward(inputs.at(0).toTensor());
-  };
-  return instance;
+  return image_classifier_instance(shufflenet_v2_x1_0(), options, options.reduced_inputs ? k_reduced_image_size : k_image_size);
 }
 
 model_definition make_shufflenet_v2_x1_0_definition() {

@@ -23,7 +23,7 @@
 // (children first, as timm's named_apply), while the patch Conv2d and LayerNorms keep PyTorch's
 // defaults. Modules are constructed and initialised in timm's order, so on CPU the RNG draws match.
 
-#include "suites/model.hpp"
+#include "suites/torchbench/image_classifier.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -188,20 +188,7 @@ private:
 TORCH_MODULE_IMPL(vision_transformer, vision_transformer_impl);
 
 model_instance build_timm_vision_transformer(const model_build_options& options) {
-  auto model = vision_transformer();
-  model->to(options.device);
-  model->train(options.training);
-
-  model_instance instance;
-  instance.module = model.ptr();
-  instance.batch_size = options.batch_size;
-  instance.example_inputs = {
-      torch::randn({options.batch_size, 3, k_image_size, k_image_size},
-                   torch::TensorOptions().dtype(torch::kFloat).device(options.device))};
-  instance.forward = [impl = model.ptr()](const model_inputs& inputs) -> c10::IValue {
-    return impl->forward(inputs.at(0).toTensor());
-  };
-  return instance;
+  return image_classifier_instance(vision_transformer(), options, k_image_size);
 }
 
 model_definition make_timm_vision_transformer_definition() {

@@ -18,7 +18,7 @@
 // bias 0), fine for timing. Modules are constructed and initialised in torchvision's order, so on
 // CPU the RNG draws match torchvision's.
 
-#include "suites/model.hpp"
+#include "suites/torchbench/image_classifier.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -103,21 +103,7 @@ public:
 TORCH_MODULE_IMPL(vgg16, vgg16_impl);
 
 model_instance build_vgg16(const model_build_options& options) {
-  auto model = vgg16();
-  model->to(options.device);
-  model->train(options.training);
-
-  const int64_t image_size = options.reduced_inputs ? k_reduced_image_size : k_image_size;
-  model_instance instance;
-  instance.module = model.ptr();
-  instance.batch_size = options.batch_size;
-  instance.example_inputs = {
-      torch::randn({options.batch_size, 3, image_size, image_size},
-                   torch::TensorOptions().dtype(torch::kFloat).device(options.device))};
-  instance.forward = [impl = model.ptr()](const model_inputs& inputs) -> c10::IValue {
-    return impl->forward(inputs.at(0).toTensor());
-  };
-  return instance;
+  return image_classifier_instance(vgg16(), options, options.reduced_inputs ? k_reduced_image_size : k_image_size);
 }
 
 model_definition make_vgg16_definition() {
