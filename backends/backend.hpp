@@ -5,7 +5,10 @@
 #include "runner/experiment_config.hpp"
 #include "suites/model.hpp"
 
+#include <filesystem>
 #include <functional>
+#include <optional>
+#include <stdexcept>
 
 namespace benchmatrix {
 
@@ -32,14 +35,69 @@ struct step_options {
 /// TorchBench models trained with SGD by the original runner (TRAIN_WITH_SGD); others use Adam.
 [[nodiscard]] bool trains_with_sgd(const std::string& model_name);
 
+/// A model forward: the model's own, or a backend's replacement for it that takes the same inputs
+/// and returns the same structure.
+using forward_function = std::function<c10::IValue(const model_inputs&)>;
+
+/// Eval: `forward` under autocast when options.use_amp.
+[[nodiscard]] step_function make_eval_step(forward_function forward, const step_options& options);
+
+/// The optimizer of a train step over the model's parameters: SGD or Adam, lr 0.01 (§7.2).
+[[nodiscard]] std::shared_ptr<torch::optim::Optimizer> make_optimizer(model_instance& model,
+                                                                      const step_options& options);
+
+/// `forward` then reduce_to_scalar_loss, both under autocast when options.use_amp. Returns
+/// (prediction, loss).
+[[nodiscard]] std::pair<c10::IValue, torch::Tensor>
+forward_and_loss(const forward_function& forward, const model_inputs& inputs,
+                 const step_options& options);
+
+/// The collect_full_output tuple of a finished train step (see step_function).
+[[nodiscard]] c10::IValue full_train_output(model_instance& model, const c10::IValue& prediction,
+                                            const torch::Tensor& loss);
+
+/// Train: zero_grad, forward and loss, backward, optimizer step, with `forward` as the forward.
+/// The model must outlive the returned function.
+[[nodiscard]] step_function make_train_step(model_instance& model, forward_function forward,
+                                            const step_options& options);
+
 /// Eager execution: eval calls forward; train runs zero_grad, forward, loss, backward, step.
 /// The model must outlive the returned function.
 [[nodiscard]] step_function make_eager_step(model_instance& model, const step_options& options);
 
-/// The step of the experiment's backend (its xla and dynamo values): eager for xla=None,
-/// dynamo=None. Throws for a backend this build cannot run (runner/availability.hpp says which).
-[[nodiscard]] step_function make_backend_step(const experiment_config& experiment,
-                                              model_instance& model, const step_options& options);
+/// What compiled backends need beyond the model: where their artifacts are cached.
+struct backend_context {
+  std::string model_name;
+  std::filesystem::path cache_dir;  // --cache-dir
+  bool cold_start = false;          // --cold-start: rebuild cached artifacts
+};
+
+/// How a backend prepared its step (tracing, compiling or loading, capture, warm-up), measured
+/// apart from the timed repeats.
+struct compile_report {
+  double compile_time_s = 0;       // wall time of the whole preparation
+  std::optional<bool> cache_hit;   // for backends with cached artifacts
+  std::string cache_note;          // why a cached entry was rebuilt, if it was
+};
+
+struct backend_step {
+  step_function step;
+  std::optional<compile_report> compile;  // nullopt for eager (nothing to prepare)
+};
+
+/// A backend that cannot run this config (e.g. a train step that CUDA graphs cannot capture): the
+/// child writes a SKIP record with the message instead of an error.
+class backend_unsupported : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The step of the experiment's backend: eager for xla=None and dynamo=None; dynamo=torchscript,
+/// cudagraphs or inductor (AOTInductor). Throws backend_unsupported for a config the backend
+/// cannot run, std::runtime_error for a backend this build lacks (runner/availability.hpp).
+[[nodiscard]] backend_step make_backend_step(const experiment_config& experiment,
+                                             model_instance& model, const step_options& options,
+                                             const backend_context& context);
 
 /// Tests only: every step make_backend_step returns afterwards is passed through `wrap` (the test
 /// build's perturbing and throwing backends, tests/faulty). Eager reference runs are not wrapped.

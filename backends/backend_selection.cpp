@@ -1,5 +1,9 @@
 #include "backends/backend.hpp"
 
+#include "backends/cudagraphs_backend.hpp"
+#include "backends/inductor_backend.hpp"
+#include "backends/torchscript_backend.hpp"
+
 #include <stdexcept>
 
 namespace benchmatrix {
@@ -10,17 +14,26 @@ std::function<step_function(step_function)>& test_backend_wrapper() {
   return wrap;
 }
 
+backend_step select_backend(const experiment_config& experiment, model_instance& model,
+                            const step_options& options, const backend_context& context) {
+  if (!experiment.xla && !experiment.dynamo) return {make_eager_step(model, options), {}};
+  if (!experiment.xla && experiment.dynamo == "torchscript")
+    return make_torchscript_step(model, options);
+  if (!experiment.xla && experiment.dynamo == "cudagraphs")
+    return make_cudagraphs_step(model, options);
+  if (!experiment.xla && experiment.dynamo == "inductor")
+    return make_inductor_step(model, options, context);
+  throw std::runtime_error("this build has no backend for xla=" + experiment.xla.value_or("None") +
+                           ", dynamo=" + experiment.dynamo.value_or("None"));
+}
+
 }  // namespace
 
-step_function make_backend_step(const experiment_config& experiment, model_instance& model,
-                                const step_options& options) {
-  if (experiment.xla || experiment.dynamo)
-    throw std::runtime_error("this build has no backend for xla=" +
-                             experiment.xla.value_or("None") +
-                             ", dynamo=" + experiment.dynamo.value_or("None"));
-  step_function step = make_eager_step(model, options);
-  if (const auto& wrap = test_backend_wrapper()) step = wrap(std::move(step));
-  return step;
+backend_step make_backend_step(const experiment_config& experiment, model_instance& model,
+                               const step_options& options, const backend_context& context) {
+  backend_step result = select_backend(experiment, model, options, context);
+  if (const auto& wrap = test_backend_wrapper()) result.step = wrap(std::move(result.step));
+  return result;
 }
 
 void set_test_backend_wrapper(std::function<step_function(step_function)> wrap) {

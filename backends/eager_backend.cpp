@@ -1,40 +1,12 @@
 #include "backends/backend.hpp"
 
+#include "backends/autocast_scope.hpp"
 #include "backends/ivalue_tensors.hpp"
-
-#include <ATen/autocast_mode.h>
 
 #include <array>
 #include <stdexcept>
 
 namespace benchmatrix {
-namespace {
-
-/// Enables float16 autocast on one device type for its lifetime, like `torch.autocast`.
-class autocast_scope {
-public:
-  autocast_scope(c10::DeviceType device, bool enabled) : m_device(device), m_enabled(enabled) {
-    if (!m_enabled) return;
-    m_previous = at::autocast::is_autocast_enabled(m_device);
-    at::autocast::set_autocast_enabled(m_device, true);
-    at::autocast::set_autocast_dtype(m_device, at::kHalf);
-    at::autocast::increment_nesting();
-  }
-  ~autocast_scope() {
-    if (!m_enabled) return;
-    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-    at::autocast::set_autocast_enabled(m_device, m_previous);
-  }
-  autocast_scope(const autocast_scope&) = delete;  // restores the autocast state exactly once
-  autocast_scope& operator=(const autocast_scope&) = delete;
-
-private:
-  c10::DeviceType m_device;
-  bool m_enabled;
-  bool m_previous = false;
-};
-
-}  // namespace
 
 torch::Tensor reduce_to_scalar_loss(const c10::IValue& output) {
   if (output.isTensor()) {
@@ -75,45 +47,63 @@ bool trains_with_sgd(const std::string& model_name) {
   return false;
 }
 
-step_function make_eager_step(model_instance& model, const step_options& options) {
+step_function make_eval_step(forward_function forward, const step_options& options) {
   const auto device_type = options.device.type();
   const bool amp = options.use_amp;
-  if (!options.training) {
-    model.module->eval();
-    return [&model, device_type, amp](const model_inputs& inputs) {
-      autocast_scope autocast(device_type, amp);
-      return model.forward(inputs);
-    };
-  }
-  model.module->train();
-  std::shared_ptr<torch::optim::Optimizer> optimizer;
+  return [forward = std::move(forward), device_type, amp](const model_inputs& inputs) {
+    autocast_scope autocast(device_type, amp);
+    return forward(inputs);
+  };
+}
+
+std::shared_ptr<torch::optim::Optimizer> make_optimizer(model_instance& model,
+                                                        const step_options& options) {
   const auto parameters = model.module->parameters();
   if (options.use_sgd)
-    optimizer = std::make_shared<torch::optim::SGD>(parameters, torch::optim::SGDOptions(0.01));
-  else
-    optimizer = std::make_shared<torch::optim::Adam>(parameters, torch::optim::AdamOptions(0.01));
-  const bool collect = options.collect_full_output;
-  return [&model, optimizer, device_type, amp, collect](const model_inputs& inputs) -> c10::IValue {
+    return std::make_shared<torch::optim::SGD>(parameters, torch::optim::SGDOptions(0.01));
+  return std::make_shared<torch::optim::Adam>(parameters, torch::optim::AdamOptions(0.01));
+}
+
+std::pair<c10::IValue, torch::Tensor> forward_and_loss(const forward_function& forward,
+                                                       const model_inputs& inputs,
+                                                       const step_options& options) {
+  autocast_scope autocast(options.device.type(), options.use_amp);
+  c10::IValue prediction = forward(inputs);
+  torch::Tensor loss = reduce_to_scalar_loss(prediction);
+  return {std::move(prediction), std::move(loss)};
+}
+
+c10::IValue full_train_output(model_instance& model, const c10::IValue& prediction,
+                              const torch::Tensor& loss) {
+  c10::Dict<std::string, torch::Tensor> gradients;
+  c10::Dict<std::string, torch::Tensor> parameters;
+  for (const auto& item : model.module->named_parameters()) {
+    const auto& p = item.value();
+    gradients.insert(item.key() + ".grad", p.grad().defined() ? p.grad() : torch::zeros_like(p));
+    parameters.insert(item.key(), p.detach());
+  }
+  return c10::ivalue::Tuple::create({prediction, loss, gradients, parameters});
+}
+
+step_function make_train_step(model_instance& model, forward_function forward,
+                              const step_options& options) {
+  model.module->train();
+  auto optimizer = make_optimizer(model, options);
+  return [&model, optimizer, forward = std::move(forward), options](
+             const model_inputs& inputs) -> c10::IValue {
     optimizer->zero_grad(/*set_to_none=*/true);
-    c10::IValue prediction;
-    torch::Tensor loss;
-    {
-      autocast_scope autocast(device_type, amp);
-      prediction = model.forward(inputs);
-      loss = reduce_to_scalar_loss(prediction);
-    }
+    auto [prediction, loss] = forward_and_loss(forward, inputs, options);
     loss.backward();
     optimizer->step();
-    if (!collect) return c10::IValue();
-    c10::Dict<std::string, torch::Tensor> gradients;
-    c10::Dict<std::string, torch::Tensor> parameters;
-    for (const auto& item : model.module->named_parameters()) {
-      const auto& p = item.value();
-      gradients.insert(item.key() + ".grad", p.grad().defined() ? p.grad() : torch::zeros_like(p));
-      parameters.insert(item.key(), p.detach());
-    }
-    return c10::ivalue::Tuple::create({prediction, loss, gradients, parameters});
+    if (!options.collect_full_output) return c10::IValue();
+    return full_train_output(model, prediction, loss);
   };
+}
+
+step_function make_eager_step(model_instance& model, const step_options& options) {
+  if (options.training) return make_train_step(model, model.forward, options);
+  model.module->eval();
+  return make_eval_step(model.forward, options);
 }
 
 }  // namespace benchmatrix

@@ -37,4 +37,29 @@ void for_each_tensor(const c10::IValue& value, const std::function<void(const to
   });
 }
 
+std::vector<torch::Tensor> tensor_leaves(const std::vector<c10::IValue>& values) {
+  std::vector<torch::Tensor> leaves;
+  for (const auto& value : values)
+    for_each_tensor(value, [&leaves](const torch::Tensor& t) { leaves.push_back(t); });
+  return leaves;
+}
+
+std::vector<c10::IValue> with_tensor_leaves(const std::vector<c10::IValue>& values,
+                                            const std::vector<torch::Tensor>& leaves) {
+  size_t next = 0;
+  std::vector<c10::IValue> out;
+  out.reserve(values.size());
+  for (const auto& value : values)
+    out.push_back(map_tensors(value, [&](const torch::Tensor&) {
+      if (next >= leaves.size())
+        throw std::invalid_argument("with_tensor_leaves: " + std::to_string(leaves.size()) +
+                                    " tensors for a structure that holds more");
+      return leaves[next++];
+    }));
+  if (next != leaves.size())
+    throw std::invalid_argument("with_tensor_leaves: " + std::to_string(leaves.size()) +
+                                " tensors for a structure that holds " + std::to_string(next));
+  return out;
+}
+
 }  // namespace benchmatrix

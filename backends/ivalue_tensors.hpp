@@ -15,4 +15,12 @@ namespace benchmatrix {
 /// Calls fn on every tensor of `value`.
 void for_each_tensor(const c10::IValue& value, const std::function<void(const torch::Tensor&)>& fn);
 
+/// The tensors of `values`, in map_tensors order (how compiled graphs take and return them).
+[[nodiscard]] std::vector<torch::Tensor> tensor_leaves(const std::vector<c10::IValue>& values);
+
+/// `values` with their tensors replaced, in order, by `leaves`. Throws std::invalid_argument unless
+/// there are exactly as many leaves as `values` has tensors.
+[[nodiscard]] std::vector<c10::IValue> with_tensor_leaves(const std::vector<c10::IValue>& values,
+                                                          const std::vector<torch::Tensor>& leaves);
+
 }  // namespace benchmatrix

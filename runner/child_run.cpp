@@ -64,6 +64,21 @@ json_value seconds_list(const std::vector<repeat_timing>& timings, double repeat
 
 }  // namespace
 
+backend_context make_backend_context(const runner_options& o, const std::string& model_name) {
+  backend_context context;
+  context.model_name = model_name;
+  context.cache_dir = std::filesystem::absolute(o.cache_dir);
+  context.cold_start = o.cold_start;
+  return context;
+}
+
+void add_compile_metrics(json_value& metrics, const compile_report& report, json_allocator& a) {
+  metrics.AddMember("compile_time_s", report.compile_time_s, a);
+  if (report.cache_hit) metrics.AddMember("compile_cache_hit", *report.cache_hit, a);
+  if (!report.cache_note.empty())
+    metrics.AddMember("compile_cache_rebuilt", json_value(report.cache_note.c_str(), a), a);
+}
+
 int run_child(const runner_options& o, const suite_config* config) {
   const auto experiment = experiment_config::from_config_json(*o.experiment_config);
   const auto model_name = child_model_name(*o.model_config);
@@ -77,7 +92,25 @@ int run_child(const runner_options& o, const suite_config* config) {
   model_instance& model = prepared.model;
   const torch::Device device = prepared.step.device;
   const bool training = prepared.step.training;
-  const step_function step = make_backend_step(experiment, model, prepared.step);
+  record_identity id;
+  id.suite_name = o.suite_name;
+  id.model_name = model_name;
+  id.experiment = experiment;
+  id.accelerator_model = accelerator_model(experiment.accelerator);
+  id.batch_size = model.batch_size;
+  id.repeat = o.repeat;
+  id.iterations_per_run = o.iterations_per_run;
+  id.timestamp = o.timestamp;
+
+  backend_step backend;
+  try {
+    backend = make_backend_step(experiment, model, prepared.step, make_backend_context(o, model_name));
+  } catch (const backend_unsupported& e) {
+    log_warning(std::string("SKIP: ") + e.what());
+    report(error_record_line(id, std::string("SKIP: ") + e.what(), "VERIFIER_SKIPPED"), o);
+    return 0;
+  }
+  const step_function& step = backend.step;
 
   timing_options timing;
   timing.repeat = o.repeat;
@@ -102,15 +135,6 @@ int run_child(const runner_options& o, const suite_config* config) {
     timings = run_timed_repeats(step, model.example_inputs, timing, save_output);
   }
 
-  record_identity id;
-  id.suite_name = o.suite_name;
-  id.model_name = model_name;
-  id.experiment = experiment;
-  id.accelerator_model = accelerator_model(experiment.accelerator);
-  id.batch_size = model.batch_size;
-  id.repeat = o.repeat;
-  id.iterations_per_run = o.iterations_per_run;
-  id.timestamp = o.timestamp;
   json_document d;
   json_value metrics(rapidjson::kObjectType);
   metrics.AddMember("total_time", seconds_list(timings, &repeat_timing::total_time, d.GetAllocator()),
@@ -118,6 +142,7 @@ int run_child(const runner_options& o, const suite_config* config) {
   metrics.AddMember("per_iter_time",
                     seconds_list(timings, &repeat_timing::per_iter_time, d.GetAllocator()),
                     d.GetAllocator());
+  if (backend.compile) add_compile_metrics(metrics, *backend.compile, d.GetAllocator());
   report(record_line(id, metrics, "VERIFIER_SKIPPED", d), o);
   return 0;
 }

@@ -50,10 +50,13 @@ template <typename T> std::vector<T> unique_in_order(const std::vector<T>& value
   return out;
 }
 
-/// §2.2 rules 2, 3, 5 and 6: combinations that are meaningless everywhere are dropped.
+/// §2.2 rules 2, 3, 5 and 6 (rule 3 extended to torchscript and cudagraphs): combinations that are meaningless everywhere are dropped.
 bool is_valid(const experiment_config& c) {
   if (c.torch_xla2 && c.dynamo) return false;  // torch_xla2 does not support dynamo
   if (c.dynamo == "inductor" && (c.accelerator == "tpu" || c.xla)) return false;
+  // benchmatrix's own backends run LibTorch on the device, never through XLA (as inductor).
+  if ((c.dynamo == "torchscript" || c.dynamo == "cudagraphs") && (c.accelerator == "tpu" || c.xla))
+    return false;
   if (c.dynamo == "openxla" && !c.xla) return false;
   if (c.accelerator == "tpu" && !c.xla) return false;
   if ((c.accelerator == "cpu" || c.accelerator == "cuda") && c.xla == "XRT") return false;

@@ -18,6 +18,14 @@ std::string fingerprint(const json_value& model, const json_value& experiment,
   return out;
 }
 
+bool is_skip_record(const json_value& record) {
+  const auto metrics = record.FindMember("metrics");
+  if (metrics == record.MemberEnd() || !metrics->value.IsObject()) return false;
+  const auto error = metrics->value.FindMember("error");
+  return error != metrics->value.MemberEnd() && error->value.IsString() &&
+         std::string_view(error->value.GetString()).rfind("SKIP", 0) == 0;
+}
+
 bool is_failed_record(const json_value& record) {
   const auto metrics = record.FindMember("metrics");
   if (metrics == record.MemberEnd() || !metrics->value.IsObject()) return false;

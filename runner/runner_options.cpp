@@ -27,7 +27,7 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       // Experiment axes
       {"accelerator", 0, a::append, t::text, {"cpu", "cuda", "tpu"}, false, "cpu, cuda, tpu", "Accelerator axis."},
       {"xla", 0, a::append, t::text, {"None", "PJRT", "XRT"}, true, "None, PJRT, XRT", "XLA runtime axis; None is no XLA."},
-      {"dynamo", 0, a::append, t::text, {"None", "inductor", "openxla"}, true, "None, inductor, openxla", "Compiler backend axis; None is eager."},
+      {"dynamo", 0, a::append, t::text, {"None", "inductor", "openxla", "torchscript", "cudagraphs"}, true, "None, inductor, openxla", "Compiler backend axis; None is eager. inductor runs AOTInductor; torchscript and cudagraphs are benchmatrix's."},
       {"test", 0, a::append, t::text, {"eval", "train"}, false, "eval, train", "Test axis: inference or a training step."},
       {"xla-flags", 0, a::append, t::text, {}, true, "None", "XLA_FLAGS axis; each distinct string is one value."},
       {"torch-xla2", 0, a::append, t::text, {"extract_jax", "torch_export"}, false, "", "torch_xla2 (JAX) axis."},
@@ -44,6 +44,9 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       {"disable-tf32", 0, a::store_true, t::text, {}, false, "", "Do not force TF32 (high) float32 matmul precision."},
       {"matmul-precision", 0, a::store, t::text, {"default", "high", "highest"}, true, "None", "float32 matmul precision; applies only with --disable-tf32, as in the original."},
       // Verification (§1.4, §6)
+      // Compiled backends
+      {"cache-dir", 0, a::store, t::text, {}, false, "<output-dirname>/compile_cache", "Directory of compiled artifacts (AOTInductor packages), keyed by a content hash and shared by runs."},
+      {"cold-start", 0, a::store_true, t::text, {}, false, "", "Compile afresh, ignoring (and replacing) cached artifacts, as PyTorch's --cold-start-latency."},
       {"verify", 0, a::store_true, t::text, {}, false, "", "After each config's timing child, a verifier child checks its accuracy against eager and float64 (PASS, FAIL, ...)."},
       {"verify-iterations", 0, a::store, t::integer, {}, false, "1", "Model steps in each verifier run."},
       {"verify-tolerance", 0, a::store, t::real, {}, true, "per test, device and model", "Tolerance of the accuracy check (default: 1e-2 eval; train 1e-3 on CUDA, 8e-2 for tolerance.even_higher models, 1e-4 elsewhere)."},
@@ -238,6 +241,10 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
   o.log_level = text_or(flags, "log-level", "info");
   o.output_dirname = text_or(flags, "output-dirname", "./output/");
   o.output_basename = text_or(flags, "output-basename", "results.jsonl");
+  o.cache_dir = text_or(flags, "cache-dir", "");
+  if (o.cache_dir.empty())
+    o.cache_dir = (std::filesystem::path(o.output_dirname) / "compile_cache").string();
+  o.cold_start = flags.given("cold-start");
   o.no_resume = flags.given("no-resume");
   o.retry_failed = flags.given("retry-failed");
   o.save_output = flags.given("save-output");

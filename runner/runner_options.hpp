@@ -40,6 +40,9 @@ struct runner_options {
   bool filter_by_single_graph = false;
   bool disable_tf32 = false;
   std::optional<std::string> matmul_precision;
+  // Compiled backends
+  std::string cache_dir;    // compiled artifacts by content hash; default <output_dirname>/compile_cache
+  bool cold_start = false;  // compile afresh and replace the cached entry
   // Verification (§1.4, §6)
   bool verify = false;                    // a verifier child after each timing child
   int verify_iterations = 1;              // model steps per verifier run

@@ -40,9 +40,12 @@ c10::IValue run_once(const model_definition& definition, const runner_options& o
                      run_kind kind, std::optional<torch::ScalarType> force_dtype = {}) {
   prepared_model prepared = prepare_model(definition, o, config, experiment, force_dtype);
   prepared.step.collect_full_output = true;
-  const step_function step = kind == run_kind::eager
-                                 ? make_eager_step(prepared.model, prepared.step)
-                                 : make_backend_step(experiment, prepared.model, prepared.step);
+  const step_function step =
+      kind == run_kind::eager
+          ? make_eager_step(prepared.model, prepared.step)
+          : make_backend_step(experiment, prepared.model, prepared.step,
+                              make_backend_context(o, definition.name))
+                .step;
   model_inputs inputs;
   for (const auto& input : prepared.model.example_inputs)
     inputs.push_back(map_tensors(input, [](const torch::Tensor& t) { return t.clone(); }));
@@ -152,6 +155,10 @@ int run_verifier_child(const runner_options& o, const suite_config* config) {
   } else {
     try {
       verify(v, *definition, o, config, experiment);
+    } catch (const backend_unsupported& e) {
+      v = verification{};
+      v.code = "VERIFIER_SKIPPED";
+      v.set_text("message", e.what());
     } catch (const std::exception& e) {
       v.code = "EXCEPTION_RAISED";
       v.set_text("error", message_of(e));

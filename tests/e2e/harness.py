@@ -7,6 +7,10 @@ import unittest
 
 RUNNER = os.environ.get("EXPERIMENT_RUNNER", "../../build/experiment_runner")
 FAULTY_RUNNER = os.environ.get("FAULTY_RUNNER", "../../build/tests/experiment_runner_with_faults")
+# Compiled backends' packages (AOTInductor: tens of seconds per compile on a small machine) are
+# cached per user across test runs, as a user's would be; tests that need a cold cache use their own.
+SHARED_CACHE = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")),
+                            "benchmatrix", "test-compile-cache")
 
 
 def run(binary, *args, timeout=600, check=True, **kwargs):

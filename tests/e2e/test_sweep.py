@@ -3,7 +3,7 @@ import json
 import os
 import unittest
 
-from harness import RUNNER, OutputDirTest, read_records, run
+from harness import RUNNER, SHARED_CACHE, OutputDirTest, read_records, run
 
 EXPERIMENT_KEYS = ["accelerator", "accelerator_model", "xla", "xla_flags", "dynamo", "torch_xla2",
                    "keep_model_data_on_cuda", "test", "batch_size", "enable_functionalization"]
@@ -52,7 +52,8 @@ class DummySweepTest(OutputDirTest):
 
     def test_configs_that_cannot_run_here_get_skip_records(self):
         # default axes: cpu/cuda/tpu x None/PJRT/XRT x None/inductor/openxla x eval/train
-        run(RUNNER, "--suite-name=dummy", "--repeat=1", "--test=eval", f"--output-dirname={self.out}")
+        run(RUNNER, "--suite-name=dummy", "--repeat=1", "--test=eval", f"--output-dirname={self.out}",
+            f"--cache-dir={SHARED_CACHE}")
         records = read_records(self.results)
         by_config = {(r["experiment"]["accelerator"], r["experiment"]["xla"], r["experiment"]["dynamo"]):
                      r for r in records}
@@ -62,9 +63,11 @@ class DummySweepTest(OutputDirTest):
         self.assertEqual(len(records), 12)
         eager_cpu = by_config[("cpu", None, None)]
         self.assertIn("total_time", eager_cpu["metrics"])
-        inductor = by_config[("cpu", None, "inductor")]
-        self.assertTrue(inductor["metrics"]["error"].startswith("SKIP: dynamo=inductor is not available"))
-        self.assertEqual(inductor["verification_code"], "VERIFIER_SKIPPED")
+        inductor = by_config[("cpu", None, "inductor")]  # AOTInductor on the CPU
+        self.assertIn("compile_time_s", inductor["metrics"])
+        openxla = by_config[("cpu", "PJRT", "openxla")]
+        self.assertTrue(openxla["metrics"]["error"].startswith("SKIP: xla=PJRT is not available"))
+        self.assertEqual(openxla["verification_code"], "VERIFIER_SKIPPED")
         tpu = by_config[("tpu", "PJRT", None)]
         self.assertTrue(tpu["metrics"]["error"].startswith("SKIP:"))
         if not os.path.exists("/dev/nvidia0"):

@@ -1,0 +1,93 @@
+#include "backends/cudagraphs_backend.hpp"
+
+#include "backends/cuda_graph_capture.hpp"
+#include "backends/ivalue_tensors.hpp"
+#include "backends/forward_side_effects.hpp"
+#include "runner/timing_loop.hpp"
+
+#include <chrono>
+
+namespace benchmatrix {
+namespace {
+
+constexpr int warm_up_calls = 3;  // torch.cuda.graphs' examples warm up 3 times on the side stream
+
+struct replayed_step {
+  std::unique_ptr<captured_graph> graph;
+  c10::IValue output_structure;  // the forward's output; its tensors are placeholders
+};
+
+step_function eval_step(model_instance& model, const step_options& options) {
+  model.module->eval();
+  auto state = std::make_shared<replayed_step>();
+  const forward_function forward = make_eval_step(model.forward, options);
+  const model_inputs& structure = model.example_inputs;
+  forward_side_effects_guard restore(*model.module);
+  state->graph = std::make_unique<captured_graph>(
+      tensor_leaves(model.example_inputs),
+      [&](const std::vector<torch::Tensor>& leaves) {
+        torch::NoGradGuard no_grad;
+        const c10::IValue output = forward(with_tensor_leaves(structure, leaves));
+        state->output_structure = output;
+        return tensor_leaves({output});
+      },
+      warm_up_calls);
+  return [state](const model_inputs& inputs) -> c10::IValue {
+    return with_tensor_leaves({state->output_structure}, state->graph->replay(tensor_leaves(inputs)))
+        .front();
+  };
+}
+
+step_function train_step(model_instance& model, const step_options& options) {
+  model.module->train();
+  auto state = std::make_shared<replayed_step>();
+  auto optimizer = make_optimizer(model, options);
+  const model_inputs& structure = model.example_inputs;
+  const auto clear_gradients = [&model] {
+    for (auto& p : model.module->parameters()) p.mutable_grad() = torch::Tensor();
+  };
+  {
+    forward_side_effects_guard restore(*model.module);
+    state->graph = std::make_unique<captured_graph>(
+        tensor_leaves(model.example_inputs),
+        [&](const std::vector<torch::Tensor>& leaves) {
+          auto [prediction, loss] =
+              forward_and_loss(model.forward, with_tensor_leaves(structure, leaves), options);
+          loss.backward();
+          state->output_structure = c10::ivalue::Tuple::create({prediction, loss});
+          return tensor_leaves({state->output_structure});
+        },
+        warm_up_calls, clear_gradients);
+  }
+  return [&model, state, optimizer, options](const model_inputs& inputs) -> c10::IValue {
+    const auto outputs = state->graph->replay(tensor_leaves(inputs));
+    optimizer->step();  // reads the static gradients the replay wrote
+    if (!options.collect_full_output) return c10::IValue();
+    const auto both = with_tensor_leaves({state->output_structure}, outputs).front();
+    const auto& elements = both.toTupleRef().elements();
+    return full_train_output(model, elements[0], elements[1].toTensor());
+  };
+}
+
+}  // namespace
+
+backend_step make_cudagraphs_step(model_instance& model, const step_options& options) {
+  if (!options.device.is_cuda())
+    throw backend_unsupported("dynamo=cudagraphs needs accelerator=cuda");
+  const auto started = std::chrono::steady_clock::now();
+  backend_step result;
+  try {
+    result.step = options.training ? train_step(model, options) : eval_step(model, options);
+  } catch (const std::runtime_error& e) {
+    throw backend_unsupported(std::string("dynamo=cudagraphs cannot capture this ") +
+                              (options.training ? "train" : "eval") + " step: " + e.what());
+  }
+  synchronize_device(options.device);
+  compile_report report;
+  report.compile_time_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  result.compile = report;
+  return result;
+}
+
+}  // namespace benchmatrix

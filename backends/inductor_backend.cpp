@@ -1,0 +1,177 @@
+#include "backends/inductor_backend.hpp"
+
+#include "backends/cuda_graph_capture.hpp"
+#include "backends/ivalue_tensors.hpp"
+#include "backends/traced_graph.hpp"
+#include "backends/warm_up.hpp"
+#include "runner/child_process.hpp"
+#include "runner/compile_cache.hpp"
+#include "runner/content_hash.hpp"
+#include "runner/helper_process.hpp"
+#include "runner/host_info.hpp"
+#include "runner/log.hpp"
+#include "runner/timing_loop.hpp"
+
+#include <ATen/cuda/CUDAContext.h>
+#include <torch/csrc/inductor/aoti_package/model_package_loader.h>
+#include <torch/serialize.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#ifndef BENCHMATRIX_PYTHON
+#define BENCHMATRIX_PYTHON "python3"
+#endif
+#ifndef BENCHMATRIX_PYTHON_PATH
+#error "BENCHMATRIX_PYTHON_PATH (the folder holding benchmatrix_compile) must be defined"
+#endif
+
+namespace benchmatrix {
+namespace {
+
+constexpr const char* package_name = "model.pt2";
+constexpr int cuda_graph_warm_ups = 3;
+constexpr int cpu_warm_ups = 2;
+
+std::string device_description(const torch::Device& device) {
+  if (!device.is_cuda()) return "cpu: " + cpu_model_name();
+  const auto* properties = at::cuda::getDeviceProperties(device.index() < 0 ? 0 : device.index());
+  return "cuda: " + std::string(properties->name) + " sm_" + std::to_string(properties->major) +
+         std::to_string(properties->minor);
+}
+
+std::string python_path() {
+  std::string path = BENCHMATRIX_PYTHON_PATH;
+  if (const char* existing = std::getenv("PYTHONPATH"); existing && *existing)
+    path += std::string(":") + existing;
+  return path;
+}
+
+/// What a package depends on, hashed into its cache key and kept readable in its manifest.
+struct package_recipe {
+  std::string torchscript;  // the traced module's serialized bytes
+  std::string inputs;       // the example tensors' pickled bytes (shapes, dtypes, strides, values)
+  std::string description;
+
+  [[nodiscard]] std::string key() const {
+    std::ifstream helper(std::string(BENCHMATRIX_PYTHON_PATH) + "/benchmatrix_compile/__main__.py",
+                         std::ios::binary);
+    std::ostringstream helper_source;
+    helper_source << helper.rdbuf();
+    return sha256_hasher()
+        .add_field("torchscript", torchscript)
+        .add_field("inputs", inputs)
+        .add_field("description", description)
+        .add_field("helper", helper_source.str())
+        .hex();
+  }
+};
+
+package_recipe make_recipe(const traced_forward& traced, model_instance& model,
+                           const torch::Device& device, const std::string& model_name) {
+  package_recipe recipe;
+  std::ostringstream bytes;
+  to_script_module(traced).save(bytes);
+  recipe.torchscript = bytes.str();
+  std::vector<c10::IValue> cpu_inputs;
+  for (const auto& t : tensor_leaves(model.example_inputs)) cpu_inputs.push_back(t.cpu());
+  const auto pickled = torch::pickle_save(c10::ivalue::Tuple::create(std::move(cpu_inputs)));
+  recipe.inputs.assign(pickled.begin(), pickled.end());
+  recipe.description = "model " + model_name + "; torch " + TORCH_VERSION + "; " +
+                       device_description(device) + "; batch size " +
+                       std::to_string(model.batch_size) + "; AOTInductor defaults";
+  return recipe;
+}
+
+void write_file(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out.flush()) throw std::runtime_error("cannot write " + path.string());
+}
+
+/// Runs the compile helper into `directory` (a compile cache staging directory).
+void compile_package(const package_recipe& recipe, const torch::Device& device,
+                     const std::filesystem::path& directory) {
+  write_file(directory / "traced.pt", recipe.torchscript);
+  write_file(directory / "inputs.pt", recipe.inputs);
+  const std::vector<std::string> argv = {
+      compile_helper_python(), "-m", "benchmatrix_compile",
+      "--torchscript", (directory / "traced.pt").string(),
+      "--inputs", (directory / "inputs.pt").string(),
+      "--device", device.is_cuda() ? "cuda" : "cpu",
+      "--out", (directory / package_name).string(),
+      "--expect-torch-version", TORCH_VERSION};
+  auto environment = current_environment();
+  environment["PYTHONPATH"] = python_path();
+  log_info("compiling with AOTInductor (" + recipe.description + ")");
+  const helper_result result = run_helper(argv, environment, directory / "compile.log");
+  if (!result.exit.success())
+    throw std::runtime_error("the inductor compile helper (" + compile_helper_python() +
+                             " -m benchmatrix_compile) " + result.exit.describe() + ":\n" +
+                             result.output_tail);
+  log_info("AOTInductor compile took " + std::to_string(result.seconds) + " s");
+}
+
+}  // namespace
+
+std::string compile_helper_python() {
+  if (const char* python = std::getenv("BENCHMATRIX_PYTHON"); python && *python) return python;
+  return BENCHMATRIX_PYTHON;
+}
+
+backend_step make_inductor_step(model_instance& model, const step_options& options,
+                                const backend_context& context) {
+  if (options.training)
+    throw backend_unsupported(
+        "dynamo=inductor runs AOTInductor, which compiles inference graphs only (torch.export "
+        "gives no backward); benchmatrix runs inductor for test=eval");
+  const auto started = std::chrono::steady_clock::now();
+  model.module->eval();
+  const auto traced = std::make_shared<traced_forward>(trace_forward(model, /*parameters_as_inputs=*/false, options));
+  const package_recipe recipe = make_recipe(*traced, model, options.device, context.model_name);
+
+  compile_cache cache(context.cache_dir);
+  const cache_entry entry = cache.get_or_build(
+      recipe.key(), package_name, recipe.description, context.cold_start,
+      [&](const std::filesystem::path& directory) {
+        compile_package(recipe, options.device, directory);
+      });
+
+  std::shared_ptr<torch::inductor::AOTIModelPackageLoader> loader;
+  try {
+    loader = std::make_shared<torch::inductor::AOTIModelPackageLoader>(
+        entry.artifact.string(), "model", /*run_single_threaded=*/false, /*num_runners=*/1,
+        options.device.is_cuda() ? options.device.index() : c10::DeviceIndex(-1));
+  } catch (const c10::Error& e) {
+    throw std::runtime_error("cannot load the AOTInductor package " + entry.artifact.string() +
+                             ": " + e.what_without_backtrace());
+  }
+  const auto run = [loader](const std::vector<torch::Tensor>& leaves) { return loader->run(leaves); };
+
+  backend_step result;
+  if (options.device.is_cuda()) {
+    auto graph = std::make_shared<captured_graph>(tensor_leaves(model.example_inputs), run,
+                                                  cuda_graph_warm_ups);
+    result.step = [graph, traced, loader](const model_inputs& inputs) -> c10::IValue {
+      return traced->unflatten(graph->replay(tensor_leaves(inputs)));
+    };
+  } else {
+    const forward_function forward = [run, traced](const model_inputs& inputs) -> c10::IValue {
+      return traced->unflatten(run(tensor_leaves(inputs)));
+    };
+    warm_up(model, forward, options, cpu_warm_ups);
+    result.step = make_eval_step(forward, options);
+  }
+  synchronize_device(options.device);
+  compile_report report;
+  report.compile_time_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  report.cache_hit = entry.hit;
+  report.cache_note = entry.rebuilt_because;
+  result.compile = report;
+  return result;
+}
+
+}  // namespace benchmatrix

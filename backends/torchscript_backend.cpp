@@ -1,0 +1,70 @@
+#include "backends/torchscript_backend.hpp"
+
+#include "backends/ivalue_tensors.hpp"
+#include "backends/traced_graph.hpp"
+#include "backends/warm_up.hpp"
+
+#include <torch/csrc/jit/api/function_impl.h>
+
+#include <chrono>
+
+namespace benchmatrix {
+namespace {
+
+/// The tuple a traced graph returns, as its tensors.
+std::vector<torch::Tensor> tuple_tensors(const c10::IValue& output) {
+  std::vector<torch::Tensor> leaves;
+  for (const auto& element : output.toTupleRef().elements()) leaves.push_back(element.toTensor());
+  return leaves;
+}
+
+forward_function inference_forward(model_instance& model, const step_options& options) {
+  auto traced = std::make_shared<traced_forward>(trace_forward(model, /*parameters_as_inputs=*/false, options));
+  torch::jit::Module module = to_script_module(*traced);
+  auto frozen = torch::jit::freeze(module);
+  auto optimized = std::make_shared<torch::jit::Module>(torch::jit::optimize_for_inference(frozen));
+  return [traced, optimized](const model_inputs& inputs) -> c10::IValue {
+    const auto leaves = tensor_leaves(inputs);
+    std::vector<c10::IValue> stack(leaves.begin(), leaves.end());
+    return traced->unflatten(tuple_tensors(optimized->forward(std::move(stack))));
+  };
+}
+
+forward_function autograd_forward(model_instance& model, const step_options& options) {
+  auto traced = std::make_shared<traced_forward>(trace_forward(model, /*parameters_as_inputs=*/true, options));
+  auto function = std::make_shared<torch::jit::GraphFunction>(
+      c10::QualifiedName("benchmatrix.traced_forward"), traced->graph, nullptr);
+  const auto parameters = model.module->parameters();
+  return [traced, function, parameters](const model_inputs& inputs) -> c10::IValue {
+    const auto leaves = tensor_leaves(inputs);
+    torch::jit::Stack stack(leaves.begin(), leaves.end());
+    stack.insert(stack.end(), parameters.begin(), parameters.end());
+    function->run(stack);
+    return traced->unflatten(tuple_tensors(stack.back()));
+  };
+}
+
+}  // namespace
+
+backend_step make_torchscript_step(model_instance& model, const step_options& options) {
+  const auto started = std::chrono::steady_clock::now();
+  if (options.training)
+    model.module->train();
+  else
+    model.module->eval();
+  const forward_function forward =
+      options.training ? autograd_forward(model, options) : inference_forward(model, options);
+  // The graph executor profiles the first run and optimises on the next: warm it up here, so that
+  // the timed repeats measure the optimised graph.
+  warm_up(model, forward, options, /*iterations=*/3);
+  backend_step result;
+  result.step = options.training ? make_train_step(model, forward, options)
+                                 : make_eval_step(forward, options);
+  compile_report report;
+  report.compile_time_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  result.compile = report;
+  return result;
+}
+
+}  // namespace benchmatrix

@@ -1,0 +1,70 @@
+#include "backends/traced_graph.hpp"
+
+#include "backends/autocast_scope.hpp"
+#include "backends/ivalue_tensors.hpp"
+
+#include <torch/csrc/jit/frontend/tracer.h>
+
+#include <stdexcept>
+
+namespace benchmatrix {
+
+c10::IValue traced_forward::unflatten(const std::vector<torch::Tensor>& leaves) const {
+  return with_tensor_leaves({output_structure}, leaves).front();
+}
+
+traced_forward trace_forward(model_instance& model, bool parameters_as_inputs,
+                             const step_options& options) {
+  traced_forward traced;
+  traced.parameters_are_inputs = parameters_as_inputs;
+  const auto parameters = model.module->parameters();
+  if (!parameters_as_inputs)
+    for (auto p : parameters) p.requires_grad_(false);  // constants may not require grad
+
+  const std::vector<torch::Tensor> input_leaves = tensor_leaves(model.example_inputs);
+  traced.input_leaf_count = input_leaves.size();
+  torch::jit::Stack inputs(input_leaves.begin(), input_leaves.end());
+  if (parameters_as_inputs) inputs.insert(inputs.end(), parameters.begin(), parameters.end());
+
+  forward_side_effects_guard restore(*model.module);
+  std::optional<torch::NoGradGuard> no_grad;
+  if (!parameters_as_inputs) no_grad.emplace();
+  const size_t leaf_count = input_leaves.size();
+  try {
+    auto [state, outputs] = torch::jit::tracer::trace(
+        std::move(inputs),
+        [&](torch::jit::Stack traced_inputs) -> torch::jit::Stack {
+          std::vector<torch::Tensor> leaves;
+          for (size_t i = 0; i < leaf_count; ++i) leaves.push_back(traced_inputs[i].toTensor());
+          autocast_scope autocast(options.device.type(), options.use_amp);
+          const c10::IValue output = model.forward(with_tensor_leaves(model.example_inputs, leaves));
+          traced.output_structure = output;
+          const auto output_leaves = tensor_leaves({output});
+          if (output_leaves.empty())
+            throw std::runtime_error("the forward returned no tensor to trace");
+          return {c10::ivalue::Tuple::create(
+              std::vector<c10::IValue>(output_leaves.begin(), output_leaves.end()))};
+        },
+        [](const torch::autograd::Variable&) { return std::string(); },
+        /*strict=*/false);
+    traced.graph = state->graph;
+  } catch (const c10::Error& e) {
+    throw std::runtime_error(std::string("tracing the forward failed: ") +
+                             e.what_without_backtrace());
+  }
+  return traced;
+}
+
+torch::jit::Module to_script_module(const traced_forward& traced) {
+  torch::jit::Module module("__torch__.benchmatrix.TracedForward");
+  auto graph = traced.graph->copy();
+  graph->insertInput(0, "self")->setType(module._ivalue()->type());
+  auto unit = module._ivalue()->compilation_unit();
+  auto* function =
+      unit->create_function(c10::QualifiedName(*module.type()->name(), "forward"), graph);
+  module.type()->addMethod(function);
+  module.eval();
+  return module;
+}
+
+}  // namespace benchmatrix

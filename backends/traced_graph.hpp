@@ -1,0 +1,45 @@
+// A model's forward traced with LibTorch's tracer into a TorchScript graph, the common front end of
+// the torchscript and inductor backends.
+//
+// The graph takes the tensor leaves of the model inputs (tensor_leaves order; non-tensor inputs such
+// as llama's start_pos are baked in, as torch.jit.trace does) and, for training, the parameters;
+// it returns one tuple of the output's tensor leaves. `unflatten` puts them back into the model's
+// output structure, so losses and the verifier see what eager returns.
+#pragma once
+
+#include "backends/backend.hpp"
+#include "backends/forward_side_effects.hpp"
+#include "suites/model.hpp"
+
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <filesystem>
+#include <memory>
+
+namespace benchmatrix {
+
+struct traced_forward {
+  std::shared_ptr<torch::jit::Graph> graph;
+  c10::IValue output_structure;  // the example output; its tensors are placeholders
+  size_t input_leaf_count = 0;   // graph inputs before the parameters
+  bool parameters_are_inputs = false;
+
+  /// The model's output structure holding `leaves` (the graph's tuple elements, in order).
+  [[nodiscard]] c10::IValue unflatten(const std::vector<torch::Tensor>& leaves) const;
+};
+
+/// Traces one forward on the model's example inputs, under autocast when options.use_amp (the
+/// graph then holds the casts). Eval (`parameters_as_inputs` false): the
+/// parameters stop requiring grad and become graph constants (the tracer's rule for inference).
+/// Train: the parameters are graph inputs after the model inputs, so autograd reaches them. The
+/// tracing run leaves no trace: RNG states and buffers (BatchNorm statistics) are restored.
+/// Throws std::runtime_error (with the tracer's message) for a forward the tracer cannot record.
+[[nodiscard]] traced_forward trace_forward(model_instance& model, bool parameters_as_inputs,
+                                           const step_options& options);
+
+/// A script module whose forward(self, *leaves) is the traced graph: savable with save(), loadable
+/// by torch.jit.load in Python (the inductor compile helper's input).
+[[nodiscard]] torch::jit::Module to_script_module(const traced_forward& traced);
+
+}  // namespace benchmatrix

@@ -1,0 +1,1 @@
+"""benchmatrix's compile helper: TorchScript from experiment_runner -> ExportedProgram -> AOTInductor."""

@@ -1,0 +1,62 @@
+"""Compile helper of experiment_runner's inductor backend (run as `python -m benchmatrix_compile`).
+
+Input: a TorchScript file whose forward(self, *tensors) returns a tuple of tensors (the C++ model
+traced by LibTorch) and the example tensors it was traced with (torch.save'd tuple, CPU).
+Output: an AOTInductor package (torch._inductor.aoti_compile_and_package) that
+torch::inductor::AOTIModelPackageLoader runs in the child.
+
+Path: torch.jit.load -> torch._export.converter.TS2EPConverter -> ExportedProgram ->
+aoti_compile_and_package. Exit status 0 on success; on failure the traceback is on stderr and the
+status is 1 (2 for bad arguments, 3 for a torch version that differs from the child's LibTorch).
+"""
+
+import argparse
+import json
+import sys
+import time
+
+
+def parse_arguments(argv):
+    parser = argparse.ArgumentParser(prog="python -m benchmatrix_compile", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--torchscript", required=True, help="TorchScript file to compile")
+    parser.add_argument("--inputs", required=True, help="torch.save'd tuple of example tensors")
+    parser.add_argument("--device", required=True, choices=["cpu", "cuda"],
+                        help="device the package is compiled for")
+    parser.add_argument("--out", required=True, help="path of the .pt2 package to write")
+    parser.add_argument("--expect-torch-version", default=None,
+                        help="the LibTorch version of the child; the package must match it")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_arguments(argv)
+    timings = {}
+    started = time.perf_counter()
+    import torch
+    from torch._export.converter import TS2EPConverter
+
+    if args.expect_torch_version and not torch.__version__.startswith(args.expect_torch_version):
+        print(f"benchmatrix_compile: this Python's torch is {torch.__version__}, but the child's "
+              f"LibTorch is {args.expect_torch_version}; AOTInductor packages only load in the "
+              "version that compiled them. Set BENCHMATRIX_PYTHON to a Python with torch=="
+              f"{args.expect_torch_version}.", file=sys.stderr)
+        return 3
+    timings["import_s"] = time.perf_counter() - started
+
+    t = time.perf_counter()
+    module = torch.jit.load(args.torchscript, map_location=args.device)
+    example = tuple(x.to(args.device) for x in torch.load(args.inputs, weights_only=True))
+    exported = TS2EPConverter(module, example).convert()
+    timings["export_s"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    with torch.no_grad():
+        torch._inductor.aoti_compile_and_package(exported, package_path=args.out)
+    timings["aoti_compile_s"] = time.perf_counter() - t
+    print("benchmatrix_compile: " + json.dumps(timings))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,47 @@
+// A directory of compiled artifacts (AOTInductor packages), one entry per content-hash key.
+//
+//   <root>/<key>/<artifact>        the artifact, written by the builder
+//   <root>/<key>/manifest.json     {"artifact", "sha256", "bytes", "build_seconds", "description"}
+//   <root>/<key>.lock              flock(2) held while an entry is checked or built
+//
+// Concurrent processes that want the same key serialise on its lock: one builds, the others wait and
+// then hit. An entry is built in a private temporary directory and renamed into place, so a crash or
+// a kill mid-build never leaves a half-written entry under the key. An entry whose manifest is
+// missing or unreadable, or whose artifact's size or SHA-256 differs from the manifest, is corrupt:
+// it is reported and replaced once a rebuild succeeds; a failed build leaves the old entry as it was.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+
+namespace benchmatrix {
+
+/// What get_or_build found and did.
+struct cache_entry {
+  std::filesystem::path artifact;  // the artifact's path inside the entry
+  bool hit = false;                // true: a valid entry existed and was used as is
+  std::string rebuilt_because;     // why an existing entry was rebuilt ("" when none existed or hit)
+  double build_seconds = 0;        // the builder's wall time; for a hit, the time it took originally
+};
+
+class compile_cache {
+public:
+  /// Creates `root` when missing. Throws std::runtime_error when it cannot.
+  explicit compile_cache(std::filesystem::path root);
+
+  /// The valid entry for `key` (a hex digest), or a new one: `build(directory)` must write
+  /// `artifact_name` into the directory it is given (throwing on failure, which leaves no entry).
+  /// `rebuild` replaces even a valid entry (--cold-start). `description` is stored in the manifest
+  /// for people reading the cache (what the key was made of).
+  cache_entry get_or_build(const std::string& key, const std::string& artifact_name,
+                           const std::string& description, bool rebuild,
+                           const std::function<void(const std::filesystem::path&)>& build);
+
+  [[nodiscard]] const std::filesystem::path& root() const { return m_root; }
+
+private:
+  std::filesystem::path m_root;
+};
+
+}  // namespace benchmatrix

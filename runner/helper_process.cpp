@@ -1,0 +1,62 @@
+#include "runner/helper_process.hpp"
+
+#include <boost/process.hpp>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace bp = boost::process;
+
+namespace benchmatrix {
+
+helper_result run_helper(const std::vector<std::string>& argv,
+                         const std::map<std::string, std::string>& environment,
+                         const std::filesystem::path& log_path) {
+  if (argv.empty()) throw std::runtime_error("cannot run a helper: empty command line");
+  bp::environment env;
+  for (const auto& [key, value] : environment) env[key] = value;
+  const std::vector<std::string> args(argv.begin() + 1, argv.end());
+  const auto started = std::chrono::steady_clock::now();
+  int pid = -1;
+  try {
+    bp::child child(bp::exe = argv.front(), bp::args = args, env, bp::std_in < bp::null,
+                    (bp::std_out & bp::std_err) > log_path.string());
+    pid = child.id();
+    child.detach();  // reaped below with waitpid, which reports signals as well as exit codes
+  } catch (const bp::process_error& e) {
+    throw std::runtime_error("cannot start " + argv.front() + ": " + e.what());
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+  }
+  helper_result result;
+  if (WIFSIGNALED(status)) {
+    result.exit.signaled = true;
+    result.exit.signal = WTERMSIG(status);
+  } else {
+    result.exit.exit_code = WEXITSTATUS(status);
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  result.output_tail = file_tail(log_path);
+  return result;
+}
+
+std::string file_tail(const std::filesystem::path& path, size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream all;
+  all << in.rdbuf();
+  std::string text = all.str();
+  if (text.size() <= max_bytes) return text;
+  text = text.substr(text.size() - max_bytes);
+  if (const auto newline = text.find('\n'); newline != std::string::npos && newline < 200)
+    text = text.substr(newline + 1);
+  return "..." + text;
+}
+
+}  // namespace benchmatrix

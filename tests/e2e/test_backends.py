@@ -1,0 +1,110 @@
+"""Compiled backends on the CPU: torchscript and inductor (AOTInductor) run and match eager, the
+compile cache hits, detects corruption and survives failed compiles, and configs a backend cannot
+run (cudagraphs without a GPU, inductor train) get SKIP records that say why.
+
+AOTInductor compiles take tens of seconds on a small machine, so the compiled packages live in a
+per-user cache that outlasts the test run (as a user's would): reruns on one machine hit it."""
+import os
+import shutil
+import unittest
+
+from harness import RUNNER, SHARED_CACHE, OutputDirTest, read_records, run
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def by_backend(records):
+    return {(r["model"]["model_name"], r["experiment"]["dynamo"], r["experiment"]["test"]): r
+            for r in records}
+
+
+class BackendTest(OutputDirTest):
+    def sweep(self, *args, cache=SHARED_CACHE, env=None):
+        run(RUNNER, "--accelerator=cpu", "--xla=None", "--repeat=2", f"--output-dirname={self.out}",
+            f"--cache-dir={cache}", "--no-resume", *args, env=env, timeout=1500)
+        return by_backend(read_records(self.results))
+
+    def test_cpu_matrix_gives_real_records_and_explained_skips(self):
+        records = self.sweep("--suite-name=dummy", "--dynamo=None", "--dynamo=inductor",
+                             "--dynamo=torchscript", "--dynamo=cudagraphs", "--test=eval",
+                             "--test=train", "--verify")
+        self.assertEqual(len(records), 8)
+        for dynamo, test in ((None, "eval"), (None, "train"), ("torchscript", "eval"),
+                             ("torchscript", "train"), ("inductor", "eval")):
+            with self.subTest(dynamo=dynamo, test=test):
+                record = records[("dummy", dynamo, test)]
+                metrics = record["metrics"]
+                self.assertNotIn("error", metrics)
+                self.assertEqual(len(metrics["per_iter_time"]), 2)
+                self.assertEqual(record["verification_code"], "PASS", metrics.get("verification"))
+                if dynamo:  # preparation is measured on its own, never inside the repeats
+                    self.assertGreater(metrics["compile_time_s"], 0)
+                else:
+                    self.assertNotIn("compile_time_s", metrics)
+        self.assertIn("compile_cache_hit", records[("dummy", "inductor", "eval")]["metrics"])
+        inductor_train = records[("dummy", "inductor", "train")]
+        self.assertTrue(inductor_train["metrics"]["error"].startswith("SKIP: dynamo=inductor runs "
+                                                                      "AOTInductor"))
+        self.assertIn("inference graphs only", inductor_train["metrics"]["error"])
+        self.assertEqual(inductor_train["verification_code"], "VERIFIER_SKIPPED")
+        for test in ("eval", "train"):
+            cudagraphs = records[("dummy", "cudagraphs", test)]
+            self.assertIn("SKIP: dynamo=cudagraphs needs accelerator=cuda", cudagraphs["metrics"]["error"])
+            self.assertEqual(cudagraphs["verification_code"], "VERIFIER_SKIPPED")
+
+    def test_torchbench_models_match_eager(self):
+        records = self.sweep("--suite-name=torchbench", "--filter=^(squeezenet1_1|dcgan)$",
+                             "--batch-size=1", "--dynamo=inductor", "--dynamo=torchscript",
+                             "--test=eval", "--verify")
+        self.assertEqual(len(records), 4)
+        for key, record in records.items():
+            with self.subTest(config=key):
+                self.assertNotIn("error", record["metrics"])
+                self.assertEqual(record["experiment"]["batch_size"], 1)
+                self.assertEqual(record["verification_code"], "PASS", record["metrics"]["verification"])
+
+    def test_second_run_hits_the_cache(self):
+        args = ("--suite-name=dummy", "--dynamo=inductor", "--test=eval")
+        self.sweep(*args)  # compiles, or hits an entry an earlier test run left
+        metrics = self.sweep(*args)[("dummy", "inductor", "eval")]["metrics"]
+        self.assertIs(metrics["compile_cache_hit"], True)
+        self.assertNotIn("compile_cache_rebuilt", metrics)
+
+    def test_corrupted_entry_is_detected_and_rebuilt(self):
+        args = ("--suite-name=dummy", "--dynamo=inductor", "--test=eval")
+        self.sweep(*args)  # makes sure the shared cache has the entry, then corrupt a copy of it
+        cache = os.path.join(self.out, "cache")
+        shutil.copytree(SHARED_CACHE, cache, ignore=shutil.ignore_patterns("*.lock", ".*"))
+        corrupted = 0
+        for entry in os.listdir(cache):
+            package = os.path.join(cache, entry, "model.pt2")
+            if os.path.exists(package):
+                with open(package, "r+b") as f:
+                    f.seek(100)
+                    byte = f.read(1)
+                    f.seek(100)
+                    f.write(bytes([byte[0] ^ 0xFF]))
+                corrupted += 1
+        self.assertGreater(corrupted, 0)
+        metrics = self.sweep(*args, cache=cache)[("dummy", "inductor", "eval")]["metrics"]
+        self.assertNotIn("error", metrics)
+        self.assertIs(metrics["compile_cache_hit"], False)
+        self.assertEqual(metrics["compile_cache_rebuilt"],
+                         "corrupt entry: model.pt2's SHA-256 differs from the manifest's")
+        metrics = self.sweep(*args, cache=cache)[("dummy", "inductor", "eval")]["metrics"]
+        self.assertIs(metrics["compile_cache_hit"], True)
+
+    def test_failed_compile_is_an_error_record_with_the_helper_output(self):
+        env = dict(os.environ, BENCHMATRIX_PYTHON=os.path.join(HERE, "failing_compile_helper.sh"))
+        cache = os.path.join(self.out, "empty-cache")
+        records = self.sweep("--suite-name=dummy", "--dynamo=inductor", "--dynamo=None",
+                             "--test=eval", cache=cache, env=env)
+        error = records[("dummy", "inductor", "eval")]["metrics"]["error"]
+        self.assertIn("the inductor compile helper", error)
+        self.assertIn("exited with status 1", error)
+        self.assertIn("InductorError: simulated compile failure", error)
+        self.assertNotIn("error", records[("dummy", None, "eval")]["metrics"])  # the sweep went on
+        self.assertEqual([e for e in os.listdir(cache) if not e.endswith(".lock")], [])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,174 @@
+// The compile cache (runner/compile_cache.hpp) and its helpers: content hashes, the helper process.
+#include "runner/compile_cache.hpp"
+#include "runner/content_hash.hpp"
+#include "runner/directory_tree.hpp"
+#include "runner/helper_process.hpp"
+
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace bm = benchmatrix;
+
+namespace {
+
+/// A fresh directory under the system temp dir, removed afterwards.
+struct temporary_directory {
+  std::filesystem::path path;
+  temporary_directory() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "bm-cache-XXXXXX").string();
+    path = ::mkdtemp(pattern.data());
+  }
+  ~temporary_directory() { bm::remove_tree(path.string()); }
+};
+
+std::string read(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
+const std::string key = bm::sha256_hex("some traced graph");
+
+}  // namespace
+
+TEST_CASE("sha256 digests match the published test vectors") {
+  CHECK(bm::sha256_hex("abc") ==
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(bm::sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  temporary_directory dir;
+  write(dir.path / "f", "abc");
+  CHECK(bm::file_sha256_hex(dir.path / "f") == bm::sha256_hex("abc"));
+  // labelled fields cannot alias: ("ab", "c") and ("a", "bc") differ
+  CHECK(bm::sha256_hasher().add_field("x", "ab").add_field("y", "c").hex() !=
+        bm::sha256_hasher().add_field("x", "a").add_field("y", "bc").hex());
+  CHECK_THROWS_WITH(bm::file_sha256_hex(dir.path / "missing"),
+                    doctest::Contains("cannot read"));
+}
+
+TEST_CASE("a cache entry is built once, then hit") {
+  temporary_directory dir;
+  bm::compile_cache cache(dir.path / "cache");
+  int builds = 0;
+  const auto build = [&](const std::filesystem::path& d) {
+    ++builds;
+    write(d / "model.pt2", "package bytes");
+  };
+  const auto first = cache.get_or_build(key, "model.pt2", "test", false, build);
+  CHECK_FALSE(first.hit);
+  CHECK(builds == 1);
+  CHECK(read(first.artifact) == "package bytes");
+  CHECK(first.artifact == dir.path / "cache" / key / "model.pt2");
+  const auto second = cache.get_or_build(key, "model.pt2", "test", false, build);
+  CHECK(second.hit);
+  CHECK(builds == 1);
+  CHECK(second.artifact == first.artifact);
+  // --cold-start rebuilds a valid entry
+  const auto cold = cache.get_or_build(key, "model.pt2", "test", true, build);
+  CHECK_FALSE(cold.hit);
+  CHECK(cold.rebuilt_because == "--cold-start");
+  CHECK(builds == 2);
+}
+
+TEST_CASE("a corrupt entry is detected and rebuilt") {
+  temporary_directory dir;
+  bm::compile_cache cache(dir.path);
+  int builds = 0;
+  const auto build = [&](const std::filesystem::path& d) {
+    ++builds;
+    write(d / "model.pt2", "package bytes");
+  };
+  const auto entry = cache.get_or_build(key, "model.pt2", "test", false, build);
+  SUBCASE("same size, different bytes") { write(entry.artifact, "package bytez"); }
+  SUBCASE("truncated") { write(entry.artifact, "pack"); }
+  SUBCASE("artifact missing") { std::filesystem::remove(entry.artifact); }
+  SUBCASE("manifest garbage") { write(dir.path / key / "manifest.json", "{not json"); }
+  const auto rebuilt = cache.get_or_build(key, "model.pt2", "test", false, build);
+  CHECK_FALSE(rebuilt.hit);
+  CHECK(rebuilt.rebuilt_because.rfind("corrupt entry: ", 0) == 0);
+  CHECK(builds == 2);
+  CHECK(read(rebuilt.artifact) == "package bytes");
+  CHECK(cache.get_or_build(key, "model.pt2", "test", false, build).hit);
+}
+
+TEST_CASE("a failed build leaves no entry, and a failed rebuild keeps the old one") {
+  temporary_directory dir;
+  bm::compile_cache cache(dir.path);
+  const auto failing = [](const std::filesystem::path& d) {
+    write(d / "model.pt2", "half");
+    throw std::runtime_error("compiler crashed");
+  };
+  CHECK_THROWS_WITH(cache.get_or_build(key, "model.pt2", "test", false, failing),
+                    "compiler crashed");
+  CHECK_FALSE(std::filesystem::exists(dir.path / key));
+  // a builder that writes no artifact fails too
+  CHECK_THROWS_WITH(cache.get_or_build(key, "model.pt2", "test", false,
+                                       [](const std::filesystem::path&) {}),
+                    doctest::Contains("wrote no"));
+  const auto good = [](const std::filesystem::path& d) { write(d / "model.pt2", "good"); };
+  const auto entry = cache.get_or_build(key, "model.pt2", "test", false, good);
+  CHECK_THROWS(cache.get_or_build(key, "model.pt2", "test", /*rebuild=*/true, failing));
+  CHECK(read(entry.artifact) == "good");
+  CHECK(cache.get_or_build(key, "model.pt2", "test", false, good).hit);
+  // no staging directories are left behind
+  for (const auto& name : bm::directory_entries(dir.path.string()))
+    CHECK(name.rfind(".build-", 0) != 0);
+}
+
+TEST_CASE("concurrent users of one key build it once and all get it") {
+  temporary_directory dir;
+  std::atomic<int> builds{0};
+  const auto build = [&](const std::filesystem::path& d) {
+    ++builds;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // a slow compile
+    write(d / "model.pt2", "package bytes");
+  };
+  std::vector<std::thread> users;
+  std::atomic<int> hits{0};
+  for (int i = 0; i < 4; ++i)
+    users.emplace_back([&] {
+      bm::compile_cache cache(dir.path);  // its own lock file descriptor, as another process has
+      const auto entry = cache.get_or_build(key, "model.pt2", "test", false, build);
+      if (entry.hit) ++hits;
+      CHECK(read(entry.artifact) == "package bytes");
+    });
+  for (auto& user : users) user.join();
+  CHECK(builds == 1);
+  CHECK(hits == 3);
+}
+
+TEST_CASE("invalid keys are refused") {
+  temporary_directory dir;
+  bm::compile_cache cache(dir.path);
+  const auto build = [](const std::filesystem::path&) {};
+  CHECK_THROWS_AS(cache.get_or_build("../escape", "a", "", false, build), std::invalid_argument);
+  CHECK_THROWS_AS(cache.get_or_build("", "a", "", false, build), std::invalid_argument);
+}
+
+TEST_CASE("a helper's exit status and output tail come back") {
+  temporary_directory dir;
+  const auto env = bm::current_environment();
+  const auto ok = bm::run_helper({"/bin/sh", "-c", "echo compiled"}, env, dir.path / "log");
+  CHECK(ok.exit.success());
+  CHECK(ok.output_tail == "compiled\n");
+  const auto failed = bm::run_helper({"/bin/sh", "-c", "echo out; echo 'Traceback: boom' >&2; exit 3"},
+                                     env, dir.path / "log");
+  CHECK(failed.exit.exit_code == 3);
+  CHECK(failed.output_tail.find("Traceback: boom") != std::string::npos);
+  const auto killed = bm::run_helper({"/bin/sh", "-c", "kill -SEGV $$"}, env, dir.path / "log");
+  CHECK(killed.exit.signaled);
+  CHECK(killed.exit.describe().find("SIGSEGV") != std::string::npos);
+  CHECK_THROWS_WITH(bm::run_helper({"/nonexistent/python"}, env, dir.path / "log"),
+                    doctest::Contains("cannot start /nonexistent/python"));
+}
