@@ -1,0 +1,81 @@
+"""The Python anchor for the inductor backend: the same graph, timed under torch.compile.
+
+For every AOTInductor entry of a compile cache (written by experiment_runner --dynamo=inductor),
+this loads the very TorchScript graph and example inputs the package was compiled from
+(traced.pt, inputs.pt), converts them with TS2EPConverter as the compile helper does, and times
+per iteration, with CUDA events, after warm-up:
+  eager        ExportedProgram.module() uncompiled (a sanity check against experiment_runner's eager)
+  compile      torch.compile(module)                          (Inductor, default mode)
+  compile_ro   torch.compile(module, mode="reduce-overhead")  (Inductor with CUDA graphs)
+One JSON line per model and mode: {"model", "mode", "per_iter_ms": [...], "median_ms",
+"compile_s"}. Usage: python bench/torch_compile_anchor.py CACHE_DIR [--models a,b] [--iters 50]
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+import torch
+from torch._export.converter import TS2EPConverter
+
+
+def entries(cache_dir, wanted):
+    for key in sorted(os.listdir(cache_dir)):
+        manifest_path = os.path.join(cache_dir, key, "manifest.json")
+        if not os.path.exists(manifest_path):
+            continue
+        with open(manifest_path) as f:
+            description = json.load(f)["description"]
+        model = description.split(";")[0].removeprefix("model ")
+        if "cuda" not in description or (wanted and model not in wanted):
+            continue
+        yield model, os.path.join(cache_dir, key)
+
+
+def time_per_iter(fn, args, iters, repeats):
+    """Median-friendly list of per-iteration ms: `repeats` timings of `iters` back-to-back calls."""
+    out = []
+    for _ in range(repeats):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(iters):
+            fn(*args)
+        end.record()
+        torch.cuda.synchronize()
+        out.append(start.elapsed_time(end) / iters)
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("cache_dir")
+    parser.add_argument("--models", default="", help="comma-separated model names (default: all)")
+    parser.add_argument("--iters", type=int, default=20, help="calls per timed repeat")
+    parser.add_argument("--repeats", type=int, default=10, help="timed repeats")
+    args = parser.parse_args()
+    wanted = set(filter(None, args.models.split(",")))
+    torch.set_float32_matmul_precision("high")  # as experiment_runner without --disable-tf32
+    for model, directory in entries(args.cache_dir, wanted):
+        ts = torch.jit.load(os.path.join(directory, "traced.pt"), map_location="cuda")
+        inputs = tuple(x.cuda() for x in torch.load(os.path.join(directory, "inputs.pt"), weights_only=True))
+        module = TS2EPConverter(ts, inputs).convert().module()
+        for mode in ("eager", "compile", "compile_ro"):
+            torch._dynamo.reset()
+            fn = module
+            started = time.perf_counter()
+            with torch.no_grad():
+                if mode != "eager":
+                    fn = torch.compile(module, mode="reduce-overhead" if mode == "compile_ro" else None)
+                for _ in range(3):  # compile and warm up (cudagraph trees record on the 2nd/3rd call)
+                    fn(*inputs)
+                torch.cuda.synchronize()
+                compile_s = time.perf_counter() - started
+                times = time_per_iter(fn, inputs, args.iters, args.repeats)
+            print(json.dumps({"model": model, "mode": mode, "per_iter_ms": times,
+                              "median_ms": statistics.median(times), "compile_s": compile_s}), flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
