@@ -142,7 +142,9 @@ backend_step make_inductor_step(model_instance& model, const step_options& optio
   std::shared_ptr<torch::inductor::AOTIModelPackageLoader> loader;
   try {
     loader = std::make_shared<torch::inductor::AOTIModelPackageLoader>(
-        entry.artifact.string(), "model", /*run_single_threaded=*/false, /*num_runners=*/1,
+        entry.artifact.string(), "model",
+        // single-threaded: no cross-runner event synchronisation, which CUDA graph capture forbids
+        /*run_single_threaded=*/true, /*num_runners=*/1,
         options.device.is_cuda() ? options.device.index() : c10::DeviceIndex(-1));
   } catch (const c10::Error& e) {
     throw std::runtime_error("cannot load the AOTInductor package " + entry.artifact.string() +

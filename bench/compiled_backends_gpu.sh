@@ -32,7 +32,8 @@ for step in "$@"; do
       "$build/experiment_runner" --suite-name=dummy --accelerator=cuda --xla=None --cache-dir="$cache" \
         --dynamo=None --dynamo=cudagraphs --dynamo=torchscript --dynamo=inductor --test=eval --test=train \
         --repeat=3 --verify --output-dirname="$out/check" --no-resume 2>&1 | tail -12
-      runner --filter='^(resnet18|hf_Bert|nanogpt|dlrm|BERT_pytorch)$' --dynamo=cudagraphs --dynamo=torchscript \
+      "$build/experiment_runner" --suite-name=torchbench --accelerator=cuda --xla=None --cache-dir="$cache" \
+        --filter='^(resnet18|hf_Bert|nanogpt|dlrm|BERT_pytorch)$' --dynamo=cudagraphs --dynamo=torchscript \
         --test=eval --test=train --repeat=3 --verify --output-dirname="$out/check" 2>&1 | tail -24
       ;;
     prefill)
@@ -46,7 +47,8 @@ for step in "$@"; do
       ;;
     eval|train)
       runner --dynamo=None --dynamo=cudagraphs --dynamo=torchscript --dynamo=inductor --test=$step \
-        --repeat=10 --iterations-per-run=20 --output-dirname="$out/sweep" 2>&1 | grep -A200 "^model" || true
+        --repeat=10 --iterations-per-run=20 --output-dirname="$out/sweep" > "$out/sweep-$step.log" 2>&1 || true
+      grep -A200 "^model" "$out/sweep-$step.log" || grep -v "Run with" "$out/sweep-$step.log" | tail -20
       ;;
     anchor)
       python3 bench/torch_compile_anchor.py "$cache" ${ANCHOR_MODELS:+--models=$ANCHOR_MODELS} \
