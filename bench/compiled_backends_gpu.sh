@@ -7,13 +7,15 @@
 #   eval|train  the sweep: all models x {eager, cudagraphs, torchscript, inductor}, 10 repeats of 20
 #               iterations each, one config at a time (the cache is warm, so no compile is timed)
 #   anchor      bench/torch_compile_anchor.py on the cache's entries
-# Usage: bench/compiled_backends_gpu.sh OUT_DIR STEP...   (MODELS=regex to restrict the models)
+# Usage: bench/compiled_backends_gpu.sh OUT_DIR STEP...
+#   MODELS=regex restricts the models; BACKENDS="None cudagraphs" the sweep's --dynamo values.
 set -euo pipefail
 out=$1; shift
 mkdir -p "$out"
 build=build-gpu
 cache=$build/compile_cache
 models=${MODELS:-.}
+backends=${BACKENDS:-None cudagraphs torchscript inductor}
 runner() { "$build/experiment_runner" --suite-name=torchbench --accelerator=cuda --xla=None \
              --cache-dir="$cache" --filter="$models" "$@"; }
 for step in "$@"; do
@@ -46,7 +48,7 @@ for step in "$@"; do
       grep -h -A30 "^model" "$out"/prefill-*.log || true
       ;;
     eval|train)
-      runner --dynamo=None --dynamo=cudagraphs --dynamo=torchscript --dynamo=inductor --test=$step \
+      runner $(printf -- '--dynamo=%s ' $backends) --test=$step \
         --repeat=10 --iterations-per-run=20 --output-dirname="$out/sweep" > "$out/sweep-$step.log" 2>&1 || true
       grep -A200 "^model" "$out/sweep-$step.log" || grep -v "Run with" "$out/sweep-$step.log" | tail -20
       ;;

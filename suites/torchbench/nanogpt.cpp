@@ -158,8 +158,9 @@ public:
       x = layer->forward(x);
     }
     x = transformer->ln_f(x);
-    // x[:, [-1], :]: an index with a CPU list tensor, as Python builds it; keeps the time dim.
-    const auto last = x.index({torch::indexing::Slice(), torch::tensor({int64_t{-1}})});
+    // x[:, [-1], :] keeps the time dim; the slice -1: selects the same values without Python's
+    // host-side index tensor, whose copy to the GPU is a sync that CUDA graph capture forbids.
+    const auto last = x.index({torch::indexing::Slice(), torch::indexing::Slice(-1, torch::indexing::None)});
     return torch::linear(last, transformer->wte->weight); // lm_head, tied to wte
   }
 
