@@ -5,12 +5,13 @@ traced by LibTorch) and the example tensors it was traced with (torch.save'd tup
 Output: an AOTInductor package (torch._inductor.aoti_compile_and_package) that
 torch::inductor::AOTIModelPackageLoader runs in the child.
 
-Path: torch.jit.load -> torch._export.converter.TS2EPConverter -> ExportedProgram ->
-aoti_compile_and_package. Exit status 0 on success; on failure the traceback is on stderr and the
+Path: torch.jit.load -> torch._export.converter.TS2EPConverter (static shapes) -> ExportedProgram
+-> aoti_compile_and_package. Exit status 0 on success; on failure the traceback is on stderr and the
 status is 1 (2 for bad arguments, 3 for a torch version that differs from the child's LibTorch).
 """
 
 import argparse
+import contextlib
 import json
 import sys
 import time
@@ -27,6 +28,30 @@ def parse_arguments(argv):
     parser.add_argument("--expect-torch-version", default=None,
                         help="the LibTorch version of the child; the package must match it")
     return parser.parse_args(argv)
+
+
+@contextlib.contextmanager
+def static_shapes_in_ts2ep():
+    """TS2EPConverter re-traces its graph with Dim.AUTO on every dimension of every input, i.e.
+    dynamic shapes: Inductor then generates shape-generic kernels (slower), and the shape solver
+    fails on some models (LearningToPaint: "Eq(512*(((x/32)//4)) - 512, 0) cannot be solved"). A
+    benchmark compiles for the example's shapes, as torch.compile does by default, so for the
+    conversion the converter's Dim.AUTO is Dim.STATIC."""
+    from torch._export import converter
+    from torch.export import Dim
+
+    if getattr(converter, "Dim", None) is not Dim:
+        raise RuntimeError("benchmatrix_compile: torch._export.converter no longer uses "
+                           "torch.export.Dim; update static_shapes_in_ts2ep for this torch")
+
+    class StaticDim:
+        AUTO = Dim.STATIC
+
+    converter.Dim = StaticDim
+    try:
+        yield
+    finally:
+        converter.Dim = Dim
 
 
 def main(argv=None):
@@ -47,7 +72,8 @@ def main(argv=None):
     t = time.perf_counter()
     module = torch.jit.load(args.torchscript, map_location=args.device)
     example = tuple(x.to(args.device) for x in torch.load(args.inputs, weights_only=True))
-    exported = TS2EPConverter(module, example).convert()
+    with static_shapes_in_ts2ep():
+        exported = TS2EPConverter(module, example).convert()
     timings["export_s"] = time.perf_counter() - t
 
     t = time.perf_counter()
