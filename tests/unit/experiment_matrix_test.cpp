@@ -1,4 +1,5 @@
 // Matrix expansion: the counts of shared/reference/xla_runner.md §2.2, order and JSON key order.
+#include "runner/availability.hpp"
 #include "runner/experiment_config.hpp"
 #include "runner/model_selection.hpp"
 
@@ -32,6 +33,25 @@ TEST_CASE("config counts of the original's tests") {
   CHECK(expand({"--dynamo", "openxla", "--xla", "PJRT", "--test", "eval", "--test", "train",
                 "--accelerator", "cuda", "--keep-model-data-on-cuda"})
             .size() == 2);
+}
+
+TEST_CASE("torchscript and cudagraphs never combine with XLA; cudagraphs needs CUDA") {
+  const auto configs = expand({"--accelerator=cpu", "--accelerator=cuda", "--xla=None", "--xla=PJRT",
+                               "--dynamo=torchscript", "--dynamo=cudagraphs", "--test=eval"});
+  REQUIRE(configs.size() == 4);  // xla=None only, on both accelerators
+  for (const auto& c : configs) {
+    CHECK_FALSE(c.xla.has_value());
+    const auto reason = benchmatrix::unavailable_reason(c);
+    if (c.dynamo == "cudagraphs" && c.accelerator == "cpu") {
+      REQUIRE(reason.has_value());
+      CHECK(reason->find("dynamo=cudagraphs needs accelerator=cuda") != std::string::npos);
+    } else if (c.accelerator == "cpu") {
+      CHECK_FALSE(reason.has_value());  // torchscript runs on the CPU
+    }
+  }
+  CHECK(benchmatrix::unavailable_reason(expand({"--accelerator=cpu", "--xla=None",
+                                                "--dynamo=inductor", "--test=eval"})[0]) ==
+        std::nullopt);
 }
 
 TEST_CASE("deterministic CLI order, duplicates dropped, last axis fastest") {
