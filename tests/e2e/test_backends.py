@@ -6,6 +6,7 @@ AOTInductor compiles take tens of seconds on a small machine, so the compiled pa
 per-user cache that outlasts the test run (as a user's would): reruns on one machine hit it."""
 import os
 import shutil
+import time
 import unittest
 
 from harness import RUNNER, SHARED_CACHE, OutputDirTest, read_records, run
@@ -15,6 +16,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def by_backend(records):
     return {(r["model"]["model_name"], r["experiment"]["dynamo"], r["experiment"]["test"]): r
             for r in records}
+
+
+def wait_until_dead(pid, seconds=10):
+    """True once `pid` is gone or a zombie (killed, waiting for init to reap it)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.1)
+    return False
 
 
 class BackendTest(OutputDirTest):
@@ -104,6 +119,19 @@ class BackendTest(OutputDirTest):
         self.assertIn("InductorError: simulated compile failure", error)
         self.assertNotIn("error", records[("dummy", None, "eval")]["metrics"])  # the sweep went on
         self.assertEqual([e for e in os.listdir(cache) if not e.endswith(".lock")], [])
+
+    def test_a_hanging_compile_is_stopped_with_its_child(self):
+        pid_file = os.path.join(self.out, "helper.pid")
+        env = dict(os.environ, BENCHMATRIX_PYTHON=os.path.join(HERE, "hanging_compile_helper.sh"),
+                   HANGING_HELPER_PID_FILE=pid_file)
+        records = self.sweep("--suite-name=dummy", "--dynamo=inductor", "--test=eval",
+                             "--subprocess-timeout=5", "--subprocess-grace-period=0.5",
+                             cache=os.path.join(self.out, "empty-cache"), env=env)
+        self.assertIn("timed out after 5 seconds", records[("dummy", "inductor", "eval")]["metrics"]["error"])
+        with open(pid_file) as f:
+            pid = int(f.read())
+        # the helper ran in the child's process group, which the parent's timeout signalled
+        self.assertTrue(wait_until_dead(pid), f"the compile helper {pid} outlived its child")
 
 
 if __name__ == "__main__":
