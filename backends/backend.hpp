@@ -5,6 +5,7 @@
 #include "runner/experiment_config.hpp"
 #include "suites/model.hpp"
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -79,6 +80,9 @@ struct compile_report {
   std::optional<bool> cache_hit;   // for backends with cached artifacts
   std::string cache_note;          // why a cached entry was rebuilt, if it was
 };
+
+/// A compile_report whose compile_time_s is the wall time since `started`.
+[[nodiscard]] compile_report compile_report_since(std::chrono::steady_clock::time_point started);
 
 struct backend_step {
   step_function step;

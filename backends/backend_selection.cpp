@@ -36,6 +36,13 @@ backend_step make_backend_step(const experiment_config& experiment, model_instan
   return result;
 }
 
+compile_report compile_report_since(std::chrono::steady_clock::time_point started) {
+  compile_report report;
+  report.compile_time_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return report;
+}
+
 void set_test_backend_wrapper(std::function<step_function(step_function)> wrap) {
   test_backend_wrapper() = std::move(wrap);
 }

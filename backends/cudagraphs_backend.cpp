@@ -83,10 +83,7 @@ backend_step make_cudagraphs_step(model_instance& model, const step_options& opt
                               (options.training ? "train" : "eval") + " step: " + e.what());
   }
   synchronize_device(options.device);
-  compile_report report;
-  report.compile_time_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  result.compile = report;
+  result.compile = compile_report_since(started);
   return result;
 }
 

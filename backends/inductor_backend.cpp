@@ -129,7 +129,8 @@ backend_step make_inductor_step(model_instance& model, const step_options& optio
         "gives no backward); benchmatrix runs inductor for test=eval");
   const auto started = std::chrono::steady_clock::now();
   model.module->eval();
-  const auto traced = std::make_shared<traced_forward>(trace_forward(model, /*parameters_as_inputs=*/false, options));
+  const auto traced =
+      std::make_shared<traced_forward>(trace_forward(model, /*parameters_as_inputs=*/false, options));
   const package_recipe recipe = make_recipe(*traced, model, options.device, context.model_name);
 
   compile_cache cache(context.cache_dir);
@@ -167,9 +168,7 @@ backend_step make_inductor_step(model_instance& model, const step_options& optio
     result.step = make_eval_step(forward, options);
   }
   synchronize_device(options.device);
-  compile_report report;
-  report.compile_time_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  compile_report report = compile_report_since(started);
   report.cache_hit = entry.hit;
   report.cache_note = entry.rebuilt_because;
   result.compile = report;

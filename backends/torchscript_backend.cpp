@@ -60,10 +60,7 @@ backend_step make_torchscript_step(model_instance& model, const step_options& op
   backend_step result;
   result.step = options.training ? make_train_step(model, forward, options)
                                  : make_eval_step(forward, options);
-  compile_report report;
-  report.compile_time_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  result.compile = report;
+  result.compile = compile_report_since(started);
   return result;
 }
 
