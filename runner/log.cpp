@@ -22,6 +22,13 @@ const char* level_name(log_level level) {
 
 }  // namespace
 
+static std::string& logger_name() {
+  static std::string name = "experiment_runner";
+  return name;
+}
+
+void set_logger_name(const std::string& name) { logger_name() = name; }
+
 void set_log_level(const std::string& name) {
   if (name == "debug") g_threshold = log_level::debug;
   else if (name == "warning") g_threshold = log_level::warning;
@@ -33,7 +40,7 @@ void set_log_level(const std::string& name) {
 void log(log_level level, const std::string& message) {
   if (level < g_threshold) return;
   if (g_clear_status) g_clear_status();
-  std::fprintf(stderr, "%s:experiment_runner:%s\n", level_name(level), message.c_str());
+  std::fprintf(stderr, "%s:%s:%s\n", level_name(level), logger_name().c_str(), message.c_str());
   std::fflush(stderr);
   if (g_redraw_status) g_redraw_status();
 }

@@ -11,6 +11,9 @@ enum class log_level { debug = 10, info = 20, warning = 30, error = 40, critical
 
 /// "critical" | "error" | "warning" | "info" | "debug" (the --log-level choices).
 void set_log_level(const std::string& name);
+
+/// The logger name in each line (default "experiment_runner"; result_analyzer sets its own).
+void set_logger_name(const std::string& name);
 void log(log_level level, const std::string& message);
 inline void log_info(const std::string& m) { log(log_level::info, m); }
 inline void log_warning(const std::string& m) { log(log_level::warning, m); }

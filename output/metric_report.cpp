@@ -1,0 +1,274 @@
+#include "output/metric_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <stdexcept>
+
+namespace benchmatrix {
+namespace {
+
+const json_value* member(const json_value& object, const char* key) {
+  if (!object.IsObject()) return nullptr;
+  const auto it = object.FindMember(key);
+  return it == object.MemberEnd() ? nullptr : &it->value;
+}
+
+/// A JSON scalar as a cell (null, bool, integer, float, string); objects and arrays are empty.
+report_cell cell_of(const json_value* v) {
+  if (!v || v->IsNull()) return std::monostate{};
+  if (v->IsBool()) return v->GetBool();
+  if (v->IsInt64()) return v->GetInt64();
+  if (v->IsNumber()) return v->GetDouble();
+  if (v->IsString()) return std::string(v->GetString(), v->GetStringLength());
+  return std::monostate{};
+}
+
+report_cell nested(const json_value& record, const char* object, const char* key) {
+  const json_value* o = member(record, object);
+  return o ? cell_of(member(*o, key)) : report_cell{};
+}
+
+/// The numbers of a per-repeat metric: a non-empty list of numbers; nullopt for anything else
+/// (dicts, strings, scalars, lists holding null or NaN tokens' strings).
+std::optional<std::vector<double>> numbers_of(const json_value& v) {
+  if (!v.IsArray() || v.Empty()) return std::nullopt;
+  std::vector<double> out;
+  for (const auto& x : v.GetArray()) {
+    if (!x.IsNumber()) return std::nullopt;
+    out.push_back(x.GetDouble());
+  }
+  return out;
+}
+
+double median_of(std::vector<double> v) {  // numpy.median: the mean of the middle two for even n
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/// get_calculated_metrics: min/median/max per metric, mean/std (population) past repeat 0; a
+/// number (not a list) is one column under its own name.
+std::vector<std::pair<std::string, double>> summaries(const json_value& metrics, bool has_xla) {
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& m : metrics.GetObject()) {
+    const std::string key(m.name.GetString(), m.name.GetStringLength());
+    if (m.value.IsNumber()) {  // one figure per config (compile_time_s): reported as it is
+      out.emplace_back(key, m.value.GetDouble());
+      continue;
+    }
+    const auto values = numbers_of(m.value);
+    if (!values) continue;
+    // Every summary is -1 for trace_per_iter_time without XLA (the original's rule), and NaN when
+    // a value is NaN (numpy's min/median/max/mean/std all give NaN then).
+    std::optional<double> fixed;
+    if (key == "trace_per_iter_time" && !has_xla)
+      fixed = -1.0;
+    else if (std::any_of(values->begin(), values->end(), [](double x) { return std::isnan(x); }))
+      fixed = std::nan("");
+    const auto [lo, hi] = std::minmax_element(values->begin(), values->end());
+    out.emplace_back("min_" + key, fixed.value_or(*lo));
+    out.emplace_back("median_" + key, fixed ? *fixed : median_of(*values));
+    out.emplace_back("max_" + key, fixed.value_or(*hi));
+    if (values->size() > 1) {
+      const std::vector<double> rest(values->begin() + 1, values->end());
+      double mean = 0;
+      for (double x : rest) mean += x;
+      mean /= static_cast<double>(rest.size());
+      double variance = 0;
+      for (double x : rest) variance += (x - mean) * (x - mean);
+      variance /= static_cast<double>(rest.size());
+      out.emplace_back("mean_" + key, fixed.value_or(mean));
+      out.emplace_back("std_" + key, fixed.value_or(std::sqrt(variance)));
+    }
+  }
+  return out;
+}
+
+struct analysed_record {
+  report_row identity;  // timestamp .. iterations_per_run
+  std::optional<std::string> error;
+  std::vector<std::pair<std::string, double>> stats;
+  double xla_compile_time = -1;
+  double dynamo_compile_time = -1;
+  bool has_stats = false;
+};
+
+analysed_record analyse(const json_value& record, const metric_report_options& o) {
+  analysed_record a;
+  const json_value* ts = member(record, "timestamp");
+  a.identity.emplace_back("timestamp", ts && ts->IsNumber() ? ts->GetDouble() : o.fallback_timestamp);
+  a.identity.emplace_back("suite_name", nested(record, "model", "suite_name"));
+  a.identity.emplace_back("model_name", nested(record, "model", "model_name"));
+  for (const char* key : {"accelerator", "accelerator_model", "xla", "xla_flags", "dynamo",
+                          "torch_xla2", "keep_model_data_on_cuda", "test", "batch_size"})
+    a.identity.emplace_back(key, nested(record, "experiment", key));
+  a.identity.emplace_back("repeat", cell_of(member(record, "repeat")));
+  a.identity.emplace_back("iterations_per_run", cell_of(member(record, "iterations_per_run")));
+
+  const json_value* metrics = member(record, "metrics");
+  if (metrics && metrics->IsObject()) {
+    if (const json_value* error = member(*metrics, "error")) {
+      a.error = error->IsString() ? std::string(error->GetString(), error->GetStringLength())
+                                  : to_python_json(*error);
+    } else if (!metrics->ObjectEmpty()) {
+      const json_value* experiment = member(record, "experiment");
+      const json_value* xla = experiment ? member(*experiment, "xla") : nullptr;
+      const json_value* dynamo = experiment ? member(*experiment, "dynamo") : nullptr;
+      const bool has_xla = xla && !xla->IsNull();
+      a.stats = summaries(*metrics, has_xla);
+      a.has_stats = true;
+      double compile_time = std::nan("");
+      const auto find = [&](const std::string& name) -> std::optional<double> {
+        for (const auto& [k, v] : a.stats)
+          if (k == name) return v;
+        return std::nullopt;
+      };
+      if (auto hi = find("max_total_time"), mid = find("median_total_time"); hi && mid)
+        compile_time = *hi - *mid;
+      if (const json_value* measured = member(*metrics, "compile_time_s");
+          measured && measured->IsNumber())
+        compile_time = measured->GetDouble();  // measured apart from the repeats
+      if (has_xla) a.xla_compile_time = compile_time;
+      if (dynamo && !dynamo->IsNull()) a.dynamo_compile_time = compile_time;
+    }
+  }
+  return a;
+}
+
+std::string csv_field(const report_cell& cell) {
+  if (std::holds_alternative<std::monostate>(cell)) return "";
+  if (const bool* b = std::get_if<bool>(&cell)) return *b ? "True" : "False";
+  if (const int64_t* i = std::get_if<int64_t>(&cell)) return std::to_string(*i);
+  if (const double* d = std::get_if<double>(&cell)) return std::isnan(*d) ? "" : python_float_repr(*d);
+  const std::string& text = std::get<std::string>(cell);
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+void json_add(json_value& object, const std::string& key, const report_cell& cell,
+              json_allocator& a) {
+  json_value v;
+  if (const bool* b = std::get_if<bool>(&cell)) v.SetBool(*b);
+  else if (const int64_t* i = std::get_if<int64_t>(&cell)) v.SetInt64(*i);
+  else if (const double* d = std::get_if<double>(&cell)) v.SetDouble(*d);
+  else if (const std::string* s = std::get_if<std::string>(&cell)) v.SetString(s->c_str(), a);
+  object.AddMember(json_value(key.c_str(), a), v, a);
+}
+
+/// The original's str(value) of an experiment field in JSONL dimensions: "None" for null.
+std::string dimension_text(const report_cell& cell) {
+  if (std::holds_alternative<std::monostate>(cell)) return "None";
+  if (const std::string* s = std::get_if<std::string>(&cell)) return *s;
+  return csv_field(cell);
+}
+
+report_cell column_of(const report_row& row, const std::string& name) {
+  for (const auto& [k, v] : row)
+    if (k == name) return v;
+  return std::monostate{};
+}
+
+}  // namespace
+
+report_row metric_row(const json_value& record, const metric_report_options& o) {
+  const analysed_record a = analyse(record, o);
+  report_row row = a.identity;
+  const double nan = std::nan("");
+  const auto stat = [&](const std::string& name) -> report_cell {
+    if (a.error) return -1.0;
+    for (const auto& [k, v] : a.stats)
+      if (k == name) return v;
+    return nan;
+  };
+  row.emplace_back("error_message", a.error && !o.hide_errors ? report_cell(*a.error) : report_cell{});
+  row.emplace_back("median_total_time", stat("median_total_time"));
+  row.emplace_back("median_per_iter_time", stat("median_per_iter_time"));
+  row.emplace_back("xla_median_trace_per_iter_time", a.error ? report_cell(-1.0) : report_cell(nan));
+  row.emplace_back("xla_compile_time", a.error || a.has_stats ? report_cell(a.xla_compile_time) : report_cell(nan));
+  row.emplace_back("dynamo_compile_time",
+                   a.error || a.has_stats ? report_cell(a.dynamo_compile_time) : report_cell(nan));
+  row.emplace_back("outputs_file", cell_of(member(record, "outputs_file")));
+  row.emplace_back("verification_code", cell_of(member(record, "verification_code")));
+  for (const auto& [k, v] : a.stats)
+    if (k != "median_total_time" && k != "median_per_iter_time") row.emplace_back(k, v);
+  return row;
+}
+
+std::vector<std::string> metric_columns(const std::vector<report_row>& rows) {
+  std::vector<std::string> columns;
+  for (const auto& row : rows)
+    for (const auto& [k, v] : row)
+      if (std::find(columns.begin(), columns.end(), k) == columns.end()) columns.push_back(k);
+  return columns;
+}
+
+std::string metric_csv_for_header(const std::vector<report_row>& rows,
+                                  const std::vector<std::string>& columns) {
+  std::string out;
+  for (const auto& row : rows) {
+    for (const auto& [k, v] : row)
+      if (std::find(columns.begin(), columns.end(), k) == columns.end())
+        throw std::runtime_error("column '" + k + "' is not in the existing header");
+    for (size_t i = 0; i < columns.size(); ++i)
+      out += (i ? "," : "") + csv_field(column_of(row, columns[i]));
+    out += '\n';
+  }
+  return out;
+}
+
+std::string metric_csv(const std::vector<report_row>& rows, bool with_header) {
+  const auto columns = metric_columns(rows);
+  std::string out;
+  if (with_header) {
+    for (size_t i = 0; i < columns.size(); ++i) out += (i ? "," : "") + csv_field(columns[i]);
+    out += '\n';
+  }
+  return out + metric_csv_for_header(rows, columns);
+}
+
+std::string metric_jsonl_line(const json_value& record, const metric_report_options& o) {
+  const analysed_record a = analyse(record, o);
+  json_document d(rapidjson::kObjectType);
+  auto& alloc = d.GetAllocator();
+  json_value metrics(rapidjson::kObjectType);
+  const auto identity = [&](const std::string& name) { return column_of(a.identity, name); };
+  // "Do not use bool" (the original's comment, for BigQuery): integers and floats only.
+  json_add(metrics, "timestamp",
+           static_cast<int64_t>(std::get<double>(identity("timestamp"))), alloc);
+  const report_cell batch = identity("batch_size");
+  json_add(metrics, "batch_size",
+           std::holds_alternative<std::monostate>(batch) ? report_cell(int64_t{-1}) : batch, alloc);
+  json_add(metrics, "repeat", identity("repeat"), alloc);
+  json_add(metrics, "iterations_per_run", identity("iterations_per_run"), alloc);
+  if (a.error) {
+    for (const char* k : {"median_total_time", "median_per_iter_time",
+                          "xla_median_trace_per_iter_time", "xla_compile_time",
+                          "dynamo_compile_time"})
+      json_add(metrics, k, -1.0, alloc);
+  } else if (a.has_stats) {
+    for (const auto& [k, v] : a.stats) json_add(metrics, k, v, alloc);
+    json_add(metrics, "xla_compile_time", a.xla_compile_time, alloc);
+    json_add(metrics, "dynamo_compile_time", a.dynamo_compile_time, alloc);
+  }
+  json_value dimensions(rapidjson::kObjectType);
+  for (const char* k : {"suite_name", "model_name", "accelerator", "accelerator_model"})
+    json_add(dimensions, k, identity(k), alloc);
+  for (const char* k : {"xla", "dynamo", "torch_xla2", "test"})
+    json_add(dimensions, k, dimension_text(identity(k)), alloc);
+  json_add(dimensions, "outputs_file", dimension_text(cell_of(member(record, "outputs_file"))), alloc);
+  json_add(dimensions, "verification_code",
+           dimension_text(cell_of(member(record, "verification_code"))), alloc);
+  json_add(dimensions, "run_status", std::string(a.error ? "failure" : "success"), alloc);
+  d.AddMember("metrics", metrics, alloc);
+  d.AddMember("dimensions", dimensions, alloc);
+  if (a.error && !o.hide_errors) d.AddMember("error_message", json_value(a.error->c_str(), alloc), alloc);
+  return to_python_json(d);
+}
+
+}  // namespace benchmatrix

@@ -1,0 +1,55 @@
+// The metric report of PyTorch/XLA's result_analyzer.py (shared/reference/xla_runner.md §9): one row
+// per results.jsonl record with min/median/max (and, past repeat 0, mean/std) of every timing
+// metric, as CSV (plus a database CSV it appends to) or JSONL (BigQuery rows).
+//
+// Differences from the original, on purpose: metrics that are not lists of numbers (the verifier's
+// details, dynamo_counters, inductor_ops) are left out instead of crashing the report; a record's
+// measured compile time (compile_time_s, taken outside the repeats) is its dynamo_compile_time,
+// where the original could only estimate max - median of total_time; JSONL's "accelerator"
+// dimension is the accelerator, not (as the original's typo) the accelerator model; rows carry the
+// verification code; the report's own metric_report.jsonl is not read back as input.
+#pragma once
+
+#include "output/python_json.hpp"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace benchmatrix {
+
+/// One CSV cell: empty (None/NaN), bool, integer, float or text.
+using report_cell = std::variant<std::monostate, bool, int64_t, double, std::string>;
+
+/// A row's columns in order.
+using report_row = std::vector<std::pair<std::string, report_cell>>;
+
+struct metric_report_options {
+  bool hide_errors = false;      // leave error_message empty
+  double fallback_timestamp = 0;  // for records without a timestamp (--timestamp, else now)
+};
+
+/// The CSV row of one record (seed columns first, then the summaries in the order they arise).
+[[nodiscard]] report_row metric_row(const json_value& record, const metric_report_options& options);
+
+/// The CSV text of the rows: a header (when `with_header`) that is the union of every row's
+/// columns in first-appearance order, then one line per row. Cells as pandas.to_csv writes them:
+/// floats in Python repr, None/NaN empty, True/False, fields with a comma, quote or newline quoted.
+[[nodiscard]] std::string metric_csv(const std::vector<report_row>& rows, bool with_header);
+
+/// The header columns `metric_csv` would write for these rows.
+[[nodiscard]] std::vector<std::string> metric_columns(const std::vector<report_row>& rows);
+
+/// Rows rendered for an existing CSV whose header is `columns` (appending to a database): cells in
+/// that order, empty where a row lacks the column. Throws std::runtime_error naming the columns a
+/// row has that the header lacks.
+[[nodiscard]] std::string metric_csv_for_header(const std::vector<report_row>& rows,
+                                                const std::vector<std::string>& columns);
+
+/// The JSONL line of one record: {"metrics": {...}, "dimensions": {...}[, "error_message"]}.
+[[nodiscard]] std::string metric_jsonl_line(const json_value& record,
+                                            const metric_report_options& options);
+
+}  // namespace benchmatrix
