@@ -10,6 +10,7 @@
 #include "runner/helper_process.hpp"
 #include "runner/host_info.hpp"
 #include "runner/log.hpp"
+#include "runner/text_file.hpp"
 #include "runner/timing_loop.hpp"
 
 #include <ATen/cuda/CUDAContext.h>
@@ -56,15 +57,13 @@ struct package_recipe {
   std::string description;
 
   [[nodiscard]] std::string key() const {
-    std::ifstream helper(std::string(BENCHMATRIX_PYTHON_PATH) + "/benchmatrix_compile/__main__.py",
-                         std::ios::binary);
-    std::ostringstream helper_source;
-    helper_source << helper.rdbuf();
+    const std::string helper_source = read_text_file(
+        std::string(BENCHMATRIX_PYTHON_PATH) + "/benchmatrix_compile/__main__.py");
     return sha256_hasher()
         .add_field("torchscript", torchscript)
         .add_field("inputs", inputs)
         .add_field("description", description)
-        .add_field("helper", helper_source.str())
+        .add_field("helper", helper_source)
         .hex();
   }
 };

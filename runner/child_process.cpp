@@ -15,9 +15,7 @@ extern char** environ;
 namespace bp = boost::process;
 
 namespace benchmatrix {
-namespace {
-
-child_exit decode_status(int status) {
+child_exit child_exit::from_wait_status(int status) {
   child_exit e;
   if (WIFSIGNALED(status)) {
     e.signaled = true;
@@ -27,8 +25,6 @@ child_exit decode_status(int status) {
   }
   return e;
 }
-
-}  // namespace
 
 std::string child_exit::describe() const {
   if (!signaled) return "exited with status " + std::to_string(exit_code);
@@ -91,7 +87,7 @@ std::optional<child_exit> child_process::poll() {
     if (errno == EINTR) return std::nullopt;
     throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
   }
-  m_exit = decode_status(status);
+  m_exit = child_exit::from_wait_status(status);
   kill_group(SIGKILL);  // grandchildren (compile workers) must not outlive their config
   return m_exit;
 }
@@ -109,7 +105,7 @@ child_exit child_process::terminate(std::chrono::duration<double> grace) {
   while (::waitpid(m_pid, &status, 0) < 0) {
     if (errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
   }
-  m_exit = decode_status(status);
+  m_exit = child_exit::from_wait_status(status);
   return *m_exit;
 }
 

@@ -17,6 +17,8 @@ struct child_exit {
   int exit_code = 0;
   int signal = 0;
   [[nodiscard]] bool success() const { return !signaled && exit_code == 0; }
+  /// From a waitpid(2) status.
+  [[nodiscard]] static child_exit from_wait_status(int status);
   /// "exited with status 3" / "killed by signal SIGSEGV (Segmentation fault)".
   [[nodiscard]] std::string describe() const;
 };

@@ -4,6 +4,7 @@
 #include "runner/content_hash.hpp"
 #include "runner/directory_tree.hpp"
 #include "runner/log.hpp"
+#include "runner/text_file.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -13,7 +14,6 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 namespace benchmatrix {
@@ -42,13 +42,6 @@ private:
   int m_fd = -1;
 };
 
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 /// "" when the entry is valid, else why it is not. Fills build_seconds from the manifest.
 std::string check_entry(const std::filesystem::path& directory, const std::string& artifact_name,
                         double& build_seconds) {
@@ -56,7 +49,7 @@ std::string check_entry(const std::filesystem::path& directory, const std::strin
   if (!std::filesystem::is_regular_file(manifest_path)) return "manifest.json is missing";
   json_document manifest;
   try {
-    manifest = parse_json(read_text(manifest_path), manifest_path.string());
+    manifest = parse_json(read_text_file(manifest_path), manifest_path.string());
   } catch (const std::exception& e) {
     return std::string("manifest.json is unreadable: ") + e.what();
   }

@@ -1,18 +1,21 @@
 #include "runner/helper_process.hpp"
 
+#include "runner/text_file.hpp"
+
 #include <boost/process.hpp>
 #include <sys/wait.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 namespace bp = boost::process;
 
 namespace benchmatrix {
+
+/// Bytes of a helper's output kept for error records (the tail, where a traceback ends).
+constexpr std::uintmax_t output_tail_bytes = 4000;
 
 helper_result run_helper(const std::vector<std::string>& argv,
                          const std::map<std::string, std::string>& environment,
@@ -36,27 +39,10 @@ helper_result run_helper(const std::vector<std::string>& argv,
     if (errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
   }
   helper_result result;
-  if (WIFSIGNALED(status)) {
-    result.exit.signaled = true;
-    result.exit.signal = WTERMSIG(status);
-  } else {
-    result.exit.exit_code = WEXITSTATUS(status);
-  }
+  result.exit = child_exit::from_wait_status(status);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  result.output_tail = file_tail(log_path);
+  result.output_tail = read_file_tail(log_path, output_tail_bytes, "its output");
   return result;
-}
-
-std::string file_tail(const std::filesystem::path& path, size_t max_bytes) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream all;
-  all << in.rdbuf();
-  std::string text = all.str();
-  if (text.size() <= max_bytes) return text;
-  text = text.substr(text.size() - max_bytes);
-  if (const auto newline = text.find('\n'); newline != std::string::npos && newline < 200)
-    text = text.substr(newline + 1);
-  return "..." + text;
 }
 
 }  // namespace benchmatrix

@@ -24,7 +24,4 @@ struct helper_result {
                                        const std::map<std::string, std::string>& environment,
                                        const std::filesystem::path& log_path);
 
-/// The last `max_bytes` of a file, starting at a line boundary when one is near.
-[[nodiscard]] std::string file_tail(const std::filesystem::path& path, size_t max_bytes = 4000);
-
 }  // namespace benchmatrix

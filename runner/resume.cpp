@@ -29,10 +29,7 @@ bool is_skip_record(const json_value& record) {
 bool is_failed_record(const json_value& record) {
   const auto metrics = record.FindMember("metrics");
   if (metrics == record.MemberEnd() || !metrics->value.IsObject()) return false;
-  const auto error = metrics->value.FindMember("error");
-  if (error == metrics->value.MemberEnd()) return false;
-  if (!error->value.IsString()) return true;
-  return std::string_view(error->value.GetString()).rfind("SKIP", 0) != 0;
+  return metrics->value.HasMember("error") && !is_skip_record(record);
 }
 
 }  // namespace benchmatrix

@@ -11,6 +11,7 @@
 #include "runner/record.hpp"
 #include "runner/resume.hpp"
 #include "runner/summary_table.hpp"
+#include "runner/text_file.hpp"
 #include "runner/verification_record.hpp"
 
 #include <signal.h>
@@ -78,26 +79,6 @@ public:
 private:
   std::filesystem::path m_path;
 };
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string read_tail(const std::filesystem::path& path, std::uintmax_t limit) {
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec || size == 0) return "";
-  std::ifstream in(path, std::ios::binary);
-  const auto skip = size > limit ? size - limit : 0;
-  in.seekg(static_cast<std::streamoff>(skip));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (skip == 0) return text.str();
-  return "[... " + std::to_string(skip) + " earlier bytes of stderr omitted ...]\n" + text.str();
-}
 
 /// Python's repr of the argv list, as the original's TimeoutExpired message shows it.
 std::string python_list_repr(const std::vector<std::string>& items) {
@@ -351,7 +332,7 @@ std::string sweep::record_for(running_child& child, const child_exit& exit, bool
   if (std::filesystem::exists(result_path)) {
     // The child reported: its record stands even if it died afterwards (e.g. in teardown), so a
     // config never gets a second, contradictory record.
-    const auto text = read_file(result_path);
+    const auto text = read_text_file(result_path);
     try {
       const auto record = parse_json(text, "child record");
       if (!record.IsObject() || !record.HasMember("metrics"))
@@ -373,7 +354,7 @@ std::string sweep::record_for(running_child& child, const child_exit& exit, bool
                                  std::to_string(m_o.subprocess_timeout) + " seconds",
                              "VERIFIER_DIDNT_RUN");
   }
-  const auto tail = read_tail(child.directory / "stderr", stderr_tail_bytes);
+  const auto tail = read_file_tail(child.directory / "stderr", stderr_tail_bytes, "stderr");
   if (exit.success()) {
     log_error("ERROR in subprocess: child exited with status 0 without reporting a record");
     return error_record_line(identity_of(c),
@@ -387,8 +368,8 @@ std::string sweep::record_for(running_child& child, const child_exit& exit, bool
 
 void sweep::forward_output(const running_child& child) const {
   if (!m_o.print_subprocess) return;
-  const auto out = read_file(child.directory / "stdout");
-  const auto err = read_file(child.directory / "stderr");
+  const auto out = read_text_file(child.directory / "stdout");
+  const auto err = read_text_file(child.directory / "stderr");
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
   std::fwrite(err.data(), 1, err.size(), stderr);
@@ -401,7 +382,7 @@ std::string sweep::verified_record(running_child& child, const child_exit& exit,
   const auto result_path = child.directory / "result.json";
   if (std::filesystem::exists(result_path)) {
     try {
-      merge_verification(record, parse_json(read_file(result_path), "verifier result"));
+      merge_verification(record, parse_json(read_text_file(result_path), "verifier result"));
       return to_python_json(record);
     } catch (const std::exception& e) {
       set_verification(record, "VERIFIER_DIDNT_RUN",
@@ -414,7 +395,7 @@ std::string sweep::verified_record(running_child& child, const child_exit& exit,
     why = "the verifier timed out after " + std::to_string(m_o.subprocess_timeout) + " seconds";
   } else {
     why = "the verifier " + exit.describe() + "\n" +
-          read_tail(child.directory / "stderr", stderr_tail_bytes);
+          read_file_tail(child.directory / "stderr", stderr_tail_bytes, "stderr");
   }
   log_error("VERIFIER_DIDNT_RUN: " + child.config.model + " " + child.config.experiment.describe());
   set_verification(record, "VERIFIER_DIDNT_RUN", why);
