@@ -5,6 +5,7 @@
 #include "backends/warm_up.hpp"
 
 #include <torch/csrc/jit/api/function_impl.h>
+#include <torch/csrc/jit/passes/tensorexpr_fuser.h>
 
 #include <chrono>
 
@@ -48,6 +49,7 @@ forward_function autograd_forward(model_instance& model, const step_options& opt
 
 backend_step make_torchscript_step(model_instance& model, const step_options& options) {
   const auto started = std::chrono::steady_clock::now();
+  torch::jit::setTensorExprFuserEnabled(false);  // the header says why; process-wide, one config
   if (options.training)
     model.module->train();
   else

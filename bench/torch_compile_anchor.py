@@ -2,13 +2,15 @@
 
 For every AOTInductor entry of a compile cache (written by experiment_runner --dynamo=inductor),
 this loads the very TorchScript graph and example inputs the package was compiled from
-(traced.pt, inputs.pt), converts them with TS2EPConverter as the compile helper does, and times
+(traced.pt, inputs.pt), converts them with TS2EPConverter as the compile helper does (static
+shapes, python/benchmatrix_compile), and times
 per iteration, with CUDA events, after warm-up:
   eager        ExportedProgram.module() uncompiled (a sanity check against experiment_runner's eager)
   compile      torch.compile(module)                          (Inductor, default mode)
   compile_ro   torch.compile(module, mode="reduce-overhead")  (Inductor with CUDA graphs)
 One JSON line per model and mode: {"model", "mode", "per_iter_ms": [...], "median_ms",
-"compile_s"}. Usage: python bench/torch_compile_anchor.py CACHE_DIR [--models a,b] [--iters 50]
+"compile_s"}; a model whose conversion or compile fails gets {"model", "mode", "error"} and the
+others go on (a device-side assert still ends the process: CUDA cannot recover from it). Usage: python bench/torch_compile_anchor.py CACHE_DIR [--models a,b] [--iters 50]
 """
 import argparse
 import json
@@ -19,6 +21,9 @@ import time
 
 import torch
 from torch._export.converter import TS2EPConverter
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from benchmatrix_compile.__main__ import static_shapes_in_ts2ep  # noqa: E402
 
 
 def entries(cache_dir, wanted):
@@ -58,24 +63,32 @@ def main():
     wanted = set(filter(None, args.models.split(",")))
     torch.set_float32_matmul_precision("high")  # as experiment_runner without --disable-tf32
     for model, directory in entries(args.cache_dir, wanted):
-        ts = torch.jit.load(os.path.join(directory, "traced.pt"), map_location="cuda")
-        inputs = tuple(x.cuda() for x in torch.load(os.path.join(directory, "inputs.pt"), weights_only=True))
-        module = TS2EPConverter(ts, inputs).convert().module()
         for mode in ("eager", "compile", "compile_ro"):
-            torch._dynamo.reset()
-            fn = module
-            started = time.perf_counter()
-            with torch.no_grad():
-                if mode != "eager":
-                    fn = torch.compile(module, mode="reduce-overhead" if mode == "compile_ro" else None)
-                for _ in range(3):  # compile and warm up (cudagraph trees record on the 2nd/3rd call)
-                    fn(*inputs)
-                torch.cuda.synchronize()
-                compile_s = time.perf_counter() - started
-                times = time_per_iter(fn, inputs, args.iters, args.repeats)
-            print(json.dumps({"model": model, "mode": mode, "per_iter_ms": times,
-                              "median_ms": statistics.median(times), "compile_s": compile_s}), flush=True)
+            try:
+                print(json.dumps(time_mode(directory, model, mode, args)), flush=True)
+            except Exception as error:  # one model's failure is its own line, not the run's end
+                print(json.dumps({"model": model, "mode": mode, "error": f"{type(error).__name__}: {error}"[:2000]}),
+                      flush=True)
 
+
+def time_mode(directory, model, mode, args):
+    ts = torch.jit.load(os.path.join(directory, "traced.pt"), map_location="cuda")
+    inputs = tuple(x.cuda() for x in torch.load(os.path.join(directory, "inputs.pt"), weights_only=True))
+    with static_shapes_in_ts2ep():
+        module = TS2EPConverter(ts, inputs).convert().module()
+    torch._dynamo.reset()
+    fn = module
+    started = time.perf_counter()
+    with torch.no_grad():
+        if mode != "eager":
+            fn = torch.compile(module, mode="reduce-overhead" if mode == "compile_ro" else None)
+        for _ in range(3):  # compile and warm up (cudagraph trees record on the 2nd/3rd call)
+            fn(*inputs)
+        torch.cuda.synchronize()
+        compile_s = time.perf_counter() - started
+        times = time_per_iter(fn, inputs, args.iters, args.repeats)
+    return {"model": model, "mode": mode, "per_iter_ms": times, "median_ms": statistics.median(times),
+            "compile_s": compile_s}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -23,6 +23,14 @@ long long resolve_batch_size(const model_definition& d, const runner_options& o,
 
 }  // namespace
 
+void convert_floating_point_state(torch::nn::Module& module, torch::ScalarType dtype) {
+  torch::NoGradGuard no_grad;
+  for (auto& parameter : module.parameters())
+    if (parameter.is_floating_point()) parameter.set_data(parameter.to(dtype));
+  for (auto& buffer : module.buffers())
+    if (buffer.is_floating_point()) buffer.set_data(buffer.to(dtype));
+}
+
 void apply_matmul_precision(const runner_options& o) {
   // highest, or --matmul-precision; unless --disable-tf32, forced to high (the original's quirk:
   // --matmul-precision only matters together with --disable-tf32).
@@ -66,7 +74,7 @@ prepared_model prepare_model(const model_definition& definition, const runner_op
   prepared_model prepared{definition.build(build), {}};
   auto& model = prepared.model;
   if (conversion) {
-    model.module->to(*conversion);
+    convert_floating_point_state(*model.module, *conversion);
     for (auto& input : model.example_inputs)
       input = map_tensors(input, [&](const torch::Tensor& t) {
         return t.is_floating_point() ? t.to(*conversion) : t;

@@ -17,6 +17,11 @@ struct prepared_model {
   step_options step;
 };
 
+/// Python's nn.Module.to(dtype): only floating-point parameters and buffers change dtype. LibTorch's
+/// Module::to(dtype) casts every tensor, integer buffers included (BatchNorm's num_batches_tracked,
+/// index tables such as dlrm's interaction indices), which would turn indices into bfloat16.
+void convert_floating_point_state(torch::nn::Module& module, torch::ScalarType dtype);
+
 /// §1.7: float32 matmul precision "high" (TF32) unless --disable-tf32 (then --matmul-precision).
 void apply_matmul_precision(const runner_options& options);
 

@@ -7,8 +7,7 @@
 // 1024 -> 1024 -> 1, every layer Linear(bias=True) followed by ReLU, the last top layer included
 // (sigmoid_bot = sigmoid_top = -1, so no Sigmoid is inserted). Interaction "dot" without
 // self-interaction: T = cat([x] + ly, 1).view(B, 9, 64), Z = bmm(T, T^T), the 36 strictly
-// lower-triangular entries Z[:, li, lj] (li, lj built from host lists every forward, as the
-// original's torch.tensor(list)), R = cat([x, Zflat], 1) [B, 100]. No output clamp
+// lower-triangular entries Z[:, li, lj], R = cat([x, Zflat], 1) [B, 100]. No output clamp
 // (loss_threshold 0). Names follow the Python state_dict: emb_l.K.weight, bot_l.{0,2}.weight/bias,
 // top_l.{0,2,4,6}.weight/bias (Sequential of Linear, ReLU, ...).
 //
@@ -35,6 +34,12 @@
 // Output: float32 [B, 1] (after ReLU). With this init the final ReLU is often dead for (nearly)
 // every sample, as in the original (seed 1337: 2 of 2048 outputs are non-zero), so the gradients
 // are then (nearly) all zero; the train step does the same work either way.
+// Interaction indices: the original builds li, lj every forward with torch.tensor(list) on the
+// host; here they are two int64 buffers (interaction_li, interaction_lj; not in the original's
+// state_dict) built once and moved with the model, the same values without a host-to-device copy
+// per forward. That copy cannot be captured in a CUDA graph, and LibTorch's tracer records a
+// torch::tensor(list) created on CUDA as an uninitialised tensor (the traced graph indexed out of
+// bounds on the GPU under torchscript and inductor).
 // Training: TorchBench trains it with SGD, which LibTorch's SGD supports with the sparse
 // gradients of the tables.
 
@@ -96,12 +101,15 @@ public:
     top_l = register_module("top_l", create_mlp(k_top_mlp));
 
     // The interaction's lower-triangle (li, lj) pairs, i > j.
+    std::vector<int64_t> li, lj;
     for (int64_t i = 0; i <= k_num_tables; ++i) {
       for (int64_t j = 0; j < i; ++j) {
-        m_li.push_back(i);
-        m_lj.push_back(j);
+        li.push_back(i);
+        lj.push_back(j);
       }
     }
+    m_li = register_buffer("interaction_li", torch::tensor(li, torch::kLong));
+    m_lj = register_buffer("interaction_lj", torch::tensor(lj, torch::kLong));
   }
 
   /// dense_x [B, 512]; lS_o [8, B] offsets; lS_i 8 index tensors. Returns [B, 1].
@@ -127,15 +135,12 @@ private:
     const int64_t d = x.size(1);
     const auto t = torch::cat(features, 1).view({batch, -1, d});
     const auto z = torch::bmm(t, t.transpose(1, 2));
-    const auto index_options = torch::TensorOptions().dtype(torch::kLong).device(x.device());
-    const auto li = torch::tensor(m_li, index_options);
-    const auto lj = torch::tensor(m_lj, index_options);
     using torch::indexing::Slice;
-    const auto z_flat = z.index({Slice(), li, lj});
+    const auto z_flat = z.index({Slice(), m_li, m_lj});
     return torch::cat({x, z_flat}, 1);
   }
 
-  std::vector<int64_t> m_li, m_lj;
+  torch::Tensor m_li, m_lj;  // int64 [36]: buffers interaction_li, interaction_lj
 };
 TORCH_MODULE_IMPL(dlrm, dlrm_impl);
 

@@ -10,6 +10,7 @@
 
 #include "backends/backend.hpp"
 #include "backends/ivalue_tensors.hpp"
+#include "runner/model_setup.hpp"
 #include "runner/timing_loop.hpp"
 #include "suites/model.hpp"
 
@@ -137,7 +138,7 @@ void check_eval(const model_definition& definition, const model_expectation& exp
   CHECK(all_finite(output));
 
   // float64, as the verifier's golden run casts the model and its floating inputs.
-  model.module->to(torch::kDouble);
+  convert_floating_point_state(*model.module, torch::kDouble);
   model_inputs inputs;
   for (const auto& input : model.example_inputs)
     inputs.push_back(map_tensors(input, [](const torch::Tensor& t) {
