@@ -1,5 +1,6 @@
 #include "output/aggregate_report.hpp"
 
+#include "output/backend_name.hpp"
 #include "output/python_json.hpp"
 #include "output/results_file.hpp"
 
@@ -57,19 +58,6 @@ std::optional<std::string> optional_text(const json_value& v, const std::string&
   if (v.IsNull()) return std::nullopt;
   if (!v.IsString()) throw std::runtime_error(name + " is not a string or null");
   return std::string(v.GetString(), v.GetStringLength());
-}
-
-/// The report name of a record's backend (see the file comment of the header); throws for the
-/// combinations no report can name.
-std::string backend_of(const std::optional<std::string>& dynamo, const std::optional<std::string>& xla) {
-  if (dynamo == "inductor") return "inductor";
-  if (xla) {
-    if (*xla != "PJRT") throw std::runtime_error("xla=" + *xla + " is not a reported backend");
-    if (dynamo && *dynamo != "openxla")
-      throw std::runtime_error("xla=PJRT with dynamo=" + *dynamo + " is not a reported backend");
-    return dynamo ? "openxla+dynamo" : "openxla+lazytensor";
-  }
-  return dynamo ? *dynamo : "eager";
 }
 
 /// total_time's samples; nullopt when absent or null (error, SKIP and verify records, old files).
@@ -212,8 +200,8 @@ aggregated_results load_results(const std::vector<std::filesystem::path>& files,
         const auto test = optional_text(*member(experiment, "test"), "experiment.test");
         if (test != wanted_test) continue;
         const std::string backend =
-            backend_of(optional_text(*member(experiment, "dynamo"), "experiment.dynamo"),
-                       optional_text(*member(experiment, "xla"), "experiment.xla"));
+            report_backend_name(optional_text(*member(experiment, "dynamo"), "experiment.dynamo"),
+                                optional_text(*member(experiment, "xla"), "experiment.xla"));
         const json_value& timestamp = *member(r, "timestamp");
         if (!timestamp.IsNumber()) throw std::runtime_error("timestamp is not a number");
         const auto samples = total_time_of(*member(r, "metrics"));
