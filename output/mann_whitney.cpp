@@ -21,7 +21,8 @@ uint128 arrangements(long long m, long long n) {
   for (long long i = 1; i <= small; ++i) {
     const auto factor = static_cast<uint128>(large + i);
     if (c > ~uint128{0} / factor) return 0;
-    c = c * factor / static_cast<uint128>(i);  // exact: C(large+i-1, i-1) * (large+i) is divisible by i
+    // exact: C(large+i-1, i-1) * (large+i) = i * C(large+i, i)
+    c = c * factor / static_cast<uint128>(i);
   }
   return c;
 }

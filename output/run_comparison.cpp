@@ -42,7 +42,8 @@ std::string field_text(const json_value* object, const char* key) {
 std::optional<std::string> optional_text(const json_value& object, const char* key) {
   const json_value* v = member(object, key);
   if (!v || v->IsNull()) return std::nullopt;
-  if (!v->IsString()) throw std::runtime_error(std::string("experiment.") + key + " is not a string or null");
+  if (!v->IsString())
+    throw std::runtime_error(std::string("experiment.") + key + " is not a string or null");
   return std::string(v->GetString(), v->GetStringLength());
 }
 
@@ -125,7 +126,9 @@ verification_level level_of(const std::optional<std::string>& code) {
   return failed.count(*code) ? verification_level::failed : verification_level::not_verified;
 }
 
-bool failed(const run_side& s) { return s.state == side_state::error || s.state == side_state::skip; }
+bool failed(const run_side& s) {
+  return s.state == side_state::error || s.state == side_state::skip;
+}
 
 std::string code_text(const run_side& s) { return s.verification_code.value_or("None"); }
 
@@ -222,9 +225,9 @@ std::filesystem::path results_file_of(const std::filesystem::path& file_or_dir) 
   std::filesystem::path file = file_or_dir;
   if (std::filesystem::is_directory(file_or_dir, ec)) file = file_or_dir / "results.jsonl";
   if (!std::filesystem::exists(file, ec))
-    throw std::runtime_error(file_or_dir == file
-                                 ? "input file " + file.string() + " does not exist"
-                                 : "input directory " + file_or_dir.string() + " has no results.jsonl");
+    throw std::runtime_error(file_or_dir == file ? "input file " + file.string() + " does not exist"
+                                                 : "input directory " + file_or_dir.string() +
+                                                       " has no results.jsonl");
   if (!std::filesystem::is_regular_file(file, ec))
     throw std::runtime_error("input " + file.string() + " is not a regular file");
   if (!std::ifstream(file)) throw std::runtime_error("cannot read input file " + file.string());
@@ -236,7 +239,8 @@ run_records load_run(const std::filesystem::path& file_or_dir, const comparison_
   const auto join = [](const std::vector<std::string>& patterns, const char* fallback) {
     std::string joined;
     for (const auto& p : patterns) joined += (joined.empty() ? "" : "|") + p;
-    return std::regex(patterns.empty() ? fallback : joined, std::regex::ECMAScript | std::regex::icase);
+    return std::regex(patterns.empty() ? fallback : joined,
+                      std::regex::ECMAScript | std::regex::icase);
   };
   std::regex filter, exclude;
   try {
@@ -307,8 +311,8 @@ const std::vector<verdict>& all_verdicts() {
 }
 
 size_t comparison::count(verdict v) const {
-  return static_cast<size_t>(
-      std::count_if(rows.begin(), rows.end(), [v](const comparison_row& r) { return r.result == v; }));
+  return static_cast<size_t>(std::count_if(rows.begin(), rows.end(),
+                                           [v](const comparison_row& r) { return r.result == v; }));
 }
 
 comparison compare_runs(const run_records& a, const run_records& b,
@@ -334,8 +338,9 @@ comparison compare_runs(const run_records& a, const run_records& b,
     row.result = verdict::new_in_b;
     c.rows.push_back(std::move(row));
   }
-  std::stable_sort(c.rows.begin(), c.rows.end(),
-                   [](const comparison_row& x, const comparison_row& y) { return row_before(x.key, y.key); });
+  std::stable_sort(
+      c.rows.begin(), c.rows.end(),
+      [](const comparison_row& x, const comparison_row& y) { return row_before(x.key, y.key); });
 
   std::map<std::string, std::pair<double, size_t>> logs;  // backend → (sum of log ratios, pairs)
   double all_logs = 0;
@@ -349,7 +354,8 @@ comparison compare_runs(const run_records& a, const run_records& b,
     ++all_pairs;
   }
   for (const auto& [backend, sum_pairs] : logs)
-    c.geomeans.push_back({backend, std::exp(sum_pairs.first / static_cast<double>(sum_pairs.second)),
+    c.geomeans.push_back({backend,
+                          std::exp(sum_pairs.first / static_cast<double>(sum_pairs.second)),
                           sum_pairs.second});
   if (all_pairs)
     c.geomeans.push_back({"all", std::exp(all_logs / static_cast<double>(all_pairs)), all_pairs});
@@ -443,7 +449,8 @@ text_table human_table(const comparison& c) {
   for (const auto& row : c.rows) {
     std::vector<std::string> cells;
     if (with_suite) cells.push_back(row.key.suite_name);
-    cells.insert(cells.end(), {row.key.model_name, row.key.test, row.key.backend, row.key.batch_size});
+    cells.insert(cells.end(),
+                 {row.key.model_name, row.key.test, row.key.backend, row.key.batch_size});
     if (with_accelerator) cells.push_back(row.key.accelerator_model);
     cells.push_back(side_cell(row.a));
     cells.push_back(side_cell(row.b));
@@ -512,7 +519,8 @@ std::string comparison_table(const comparison& c) {
   }
   const auto line = [&](const std::vector<std::string>& cells) {
     std::string out;
-    for (size_t i = 0; i < cells.size(); ++i) out += (i ? "  " : "") + pad(cells[i], widths[i], t.right[i]);
+    for (size_t i = 0; i < cells.size(); ++i)
+      out += (i ? "  " : "") + pad(cells[i], widths[i], t.right[i]);
     return rstrip(out) + "\n";
   };
   const auto rule = [&] {
@@ -542,12 +550,14 @@ std::string comparison_markdown(const comparison& c) {
   }
   const auto line = [&](const std::vector<std::string>& cells) {
     std::string out = "|";
-    for (size_t i = 0; i < cells.size(); ++i) out += " " + pad(cell(cells[i]), widths[i], t.right[i]) + " |";
+    for (size_t i = 0; i < cells.size(); ++i)
+      out += " " + pad(cell(cells[i]), widths[i], t.right[i]) + " |";
     return out + "\n";
   };
   std::string out = line(t.header) + "|";
   for (size_t i = 0; i < widths.size(); ++i)
-    out += t.right[i] ? std::string(widths[i] + 1, '-') + ":|" : ":" + std::string(widths[i] + 1, '-') + "|";
+    out += t.right[i] ? std::string(widths[i] + 1, '-') + ":|"
+                      : ":" + std::string(widths[i] + 1, '-') + "|";
   out += "\n";
   for (const auto& row : t.rows) out += line(row);
   return out + "\n" + verdict_counts(c) + "\n";
@@ -591,7 +601,9 @@ std::string comparison_json(const comparison& c, const comparison_options& optio
   json_document doc;
   doc.SetObject();
   auto& alloc = doc.GetAllocator();
-  const auto text = [&](const std::string& s) { return json_value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), alloc); };
+  const auto text = [&](const std::string& s) {
+    return json_value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), alloc);
+  };
   const auto batch = [&](const std::string& b) {
     if (b == "None") return json_value(rapidjson::kNullType);
     try {
@@ -625,7 +637,8 @@ std::string comparison_json(const comparison& c, const comparison_options& optio
       o.AddMember("samples_s", samples, alloc);
     }
     o.AddMember("verification_code",
-                s->verification_code ? text(*s->verification_code) : json_value(rapidjson::kNullType),
+                s->verification_code ? text(*s->verification_code)
+                                     : json_value(rapidjson::kNullType),
                 alloc);
     if (!s->detail.empty()) o.AddMember("detail", text(s->detail), alloc);
     o.AddMember("where", text(s->where), alloc);
@@ -643,10 +656,14 @@ std::string comparison_json(const comparison& c, const comparison_options& optio
     o.AddMember("verdict", text(verdict_name(row.result)), alloc);
     o.AddMember("a", side_json(row.a), alloc);
     o.AddMember("b", side_json(row.b), alloc);
-    o.AddMember("ratio", row.ratio ? json_value(*row.ratio) : json_value(rapidjson::kNullType), alloc);
+    o.AddMember("ratio", row.ratio ? json_value(*row.ratio) : json_value(rapidjson::kNullType),
+                alloc);
     o.AddMember("u", row.test ? json_value(row.test->u1) : json_value(rapidjson::kNullType), alloc);
-    o.AddMember("p_value", row.test ? json_value(row.test->p_value) : json_value(rapidjson::kNullType), alloc);
-    o.AddMember("method", row.test ? text(method_name(row.test->method)) : json_value(rapidjson::kNullType), alloc);
+    o.AddMember("p_value",
+                row.test ? json_value(row.test->p_value) : json_value(rapidjson::kNullType), alloc);
+    o.AddMember("method",
+                row.test ? text(method_name(row.test->method)) : json_value(rapidjson::kNullType),
+                alloc);
     o.AddMember("note", text(row.note), alloc);
     rows.PushBack(o, alloc);
   }

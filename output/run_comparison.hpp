@@ -16,21 +16,23 @@
 // - unusable: the metric is not a list of numbers, is empty, or holds NaN/Infinity among the
 //   samples used, or its median is not positive; the record is reported, never crashes the tool.
 //
-// Verdicts (first rule that applies):
+// Verdicts (the first rule that applies, in this order):
 //   NEW_IN_B / MISSING_IN_B  the configuration is in one run only;
-//   UNUSABLE                 either side is unusable, or one side is timed and the other untimed;
-//   BOTH_FAILED              both sides error/skip (note: B's first error line), or both untimed
-//                            with a failed verification;
-//   BROKEN                   A ran (timed or untimed) and B is error/skip, or A's verification
-//                            passed and B's failed (PASS -> FAIL, EXCEPTION_RAISED, ...);
-//   FIXED                    the reverse of BROKEN;
+//   UNUSABLE                 either side is unusable (note: which side, and why);
+//   BOTH_FAILED              both sides error/skip (note: B's first error line);
+//   BROKEN                   B is error/skip and A is not (note: B's first error line), or A's
+//                            verification passed and B's failed (PASS -> FAIL, ...);
+//   FIXED                    the reverse of BROKEN (note: A's first error line);
+//   BOTH_FAILED / SAME       both untimed: BOTH_FAILED when both verifications failed, else SAME
+//                            (note "no timings");
+//   UNUSABLE                 one side timed, the other untimed: nothing to compare;
 //   SLOWER / FASTER / SAME   both timed: ratio = median_B / median_A (> 1: B is slower). With at
 //                            least min_samples samples on both sides, a two-sided Mann-Whitney U
 //                            test (output/mann_whitney.hpp) decides whether the difference is
 //                            real: SLOWER when p < alpha and ratio > 1 + threshold, FASTER when
-//                            p < alpha and ratio < 1 / (1 + threshold), else SAME. With fewer
-//                            samples the threshold alone decides (no p-value; note "few samples");
-//   SAME                     both untimed, neither verification failed (note "no timings").
+//                            p < alpha and ratio < 1 / (1 + threshold), else SAME (note "not
+//                            significant" when the ratio alone would have decided). With fewer
+//                            samples the threshold alone decides (no p-value; note "few samples").
 // Verification codes: PASS passes; FAIL, EAGER_FAILED, EXCEPTION_RAISED,
 // NONDETERMINISTIC_EAGER_RUN and the older VERIFICATION_FAILED and VERIFIER_FAILED fail; every
 // other code (VERIFIER_SKIPPED, VERIFIER_DIDNT_RUN, older SKIP_VERIFICATION, ...) or none means
@@ -134,13 +136,16 @@ struct comparison {
 /// Whether any row's verdict is in `fail_on` (the nightly gate: compare_runs exits 1).
 [[nodiscard]] bool gate_fails(const comparison& c, const std::set<verdict>& fail_on);
 
-/// Renderings (stdout of compare_runs). table: aligned plain text, times in ms with 3 decimals
-/// ("error", "SKIP", "unusable" in their place; "-": not in that run), ratio with 3 decimals, p with
-/// 3 decimals or as 1.7e-04 below 0.001 ("-": timed pair with too few samples), the verification
-/// codes where either side was verified (PASS or a failure), the geomean rows, and a line counting
-/// the verdicts; suite and accelerator columns only when the rows hold more than one. markdown: the same as a GitHub table.
-/// csv: every field at full precision (one header line). json: one object with the options, the
-/// rows, the geomeans, the verdict counts and whether the gate fails.
+/// Renderings (stdout of compare_runs).
+/// table: aligned plain text, times in ms with 3 decimals ("error", "SKIP", "unusable" in their
+///   place; "-": not in that run), ratio with 3 decimals, p with 3 decimals or as 1.7e-04 below
+///   0.001 ("-": a timed pair with too few samples), the verification codes where either side was
+///   verified (PASS or a failure), the geomean rows, and a line counting the verdicts; suite and
+///   accelerator columns only when the rows hold more than one;
+/// markdown: the same as a GitHub table;
+/// csv: every field at full precision (one header line; geomean rows with model GEOMEAN);
+/// json: one object with the options, the rows (with their samples), the geomeans, the verdict
+///   counts and whether the gate fails.
 [[nodiscard]] std::string comparison_table(const comparison& c);
 [[nodiscard]] std::string comparison_markdown(const comparison& c);
 [[nodiscard]] std::string comparison_csv(const comparison& c);

@@ -31,7 +31,8 @@ TEST_CASE("exact distribution: no ties and a sample of at most 8 values") {
   CHECK(r.method == mann_whitney_method::exact);
   CHECK(r.u1 == 0.0);
   CHECK(r.p_value == doctest::Approx(0.007936507936507936).epsilon(1e-14));
-  // mannwhitneyu([1.1,2.5,3.2,4.8,6.1], [1.9,2.2,3.9,5.0,5.5,7.3,8.8]) -> (12.0, 0.4318181818181819)
+  // mannwhitneyu([1.1,2.5,3.2,4.8,6.1], [1.9,2.2,3.9,5.0,5.5,7.3,8.8])
+  //   -> (12.0, 0.4318181818181819)
   r = test({1.1, 2.5, 3.2, 4.8, 6.1}, {1.9, 2.2, 3.9, 5.0, 5.5, 7.3, 8.8});
   CHECK(r.method == mann_whitney_method::exact);
   CHECK(r.u1 == 12.0);
