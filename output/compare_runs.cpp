@@ -5,8 +5,8 @@
 //   compare_runs A.jsonl B.jsonl --format=markdown -k resnet --backend inductor
 //
 // Exit status: 0 when no row's verdict is in --fail-on (default slower,broken); 1 when one is (the
-// gate); 2 on bad input: a usage error, a missing or unreadable file, a bad regex. Corrupt lines are
-// reported on stderr with file:line and skipped.
+// gate); 2 on bad input: a usage error, a missing or unreadable file, a bad regex. Corrupt lines
+// are reported on stderr with file:line and skipped.
 #include "output/aggregate_report.hpp"
 #include "output/run_comparison.hpp"
 #include "runner/argparse.hpp"
@@ -45,7 +45,8 @@ std::vector<flag_spec> specs() {
   };
 }
 
-std::string text_or(const parsed_flags& flags, const std::string& name, const std::string& fallback) {
+std::string text_or(const parsed_flags& flags, const std::string& name,
+                    const std::string& fallback) {
   const auto v = flags.last(name);
   return v && *v ? **v : fallback;
 }
@@ -86,11 +87,13 @@ int run(const parsed_flags& flags) {
   comparison_options options;
   options.metric = text_or(flags, "metric", "per_iter_time");
   const long long skip = std::stoll(text_or(flags, "skip-samples", "1"));
-  if (skip < 0) throw usage_error("argument --skip-samples: must be 0 or more, got " + std::to_string(skip));
+  if (skip < 0)
+    throw usage_error("argument --skip-samples: must be 0 or more, got " + std::to_string(skip));
   options.skip_samples = static_cast<size_t>(skip);
   const long long min_samples = std::stoll(text_or(flags, "min-samples", "5"));
   if (min_samples < 1)
-    throw usage_error("argument --min-samples: must be 1 or more, got " + std::to_string(min_samples));
+    throw usage_error("argument --min-samples: must be 1 or more, got " +
+                      std::to_string(min_samples));
   options.min_samples = static_cast<size_t>(min_samples);
   options.threshold = std::stod(text_or(flags, "threshold", "0.05"));
   if (!(options.threshold >= 0) || !std::isfinite(options.threshold))
