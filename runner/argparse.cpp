@@ -25,6 +25,7 @@ std::optional<parsed_flags::value> parsed_flags::last(const std::string& name) c
 namespace {
 
 std::string display_name(const flag_spec& spec) {
+  if (spec.action == flag_action::positional) return spec.name;
   std::string name = "--" + spec.name;
   if (spec.short_name) name = std::string("-") + spec.short_name + "/" + name;
   return name;
@@ -76,11 +77,19 @@ parsed_flags::value check_flag_value(const flag_spec& spec, const std::string& t
 parsed_flags parse_flags(const std::vector<flag_spec>& specs,
                          const std::vector<std::string>& arguments) {
   po::options_description description;
+  po::positional_options_description positionals;
+  const flag_spec* positional = nullptr;
   for (const auto& spec : specs) {
     std::string names = spec.name;
     if (spec.short_name) names += std::string(",") + spec.short_name;
     if (spec.action == flag_action::store_true) {
       description.add_options()(names.c_str(), po::bool_switch());
+    } else if (spec.action == flag_action::extend || spec.action == flag_action::positional) {
+      description.add_options()(names.c_str(), po::value<std::vector<std::string>>()->multitoken());
+      if (spec.action == flag_action::positional) {
+        positionals.add(spec.name.c_str(), -1);
+        positional = &spec;
+      }
     } else {
       description.add_options()(names.c_str(), po::value<std::string>());
     }
@@ -89,6 +98,7 @@ parsed_flags parse_flags(const std::vector<flag_spec>& specs,
   try {
     parsed = po::command_line_parser(arguments)
                  .options(description)
+                 .positional(positionals)
                  .style(po::command_line_style::default_style)
                  .allow_unregistered()
                  .run();
@@ -122,22 +132,51 @@ parsed_flags parse_flags(const std::vector<flag_spec>& specs,
       result.add(spec.name, std::string());
       continue;
     }
+    if (spec.action == flag_action::positional && option.position_key < 0)  // --input_file=x
+      throw usage_error("unrecognized arguments: " + option.original_tokens.front());
+    if (spec.action == flag_action::extend || spec.action == flag_action::positional) {
+      if (option.value.empty())
+        throw usage_error("argument " + display_name(spec) + ": expected at least one argument");
+      // argparse: `--flag=value` (or `-kvalue`) holds exactly one value; Boost's multitoken would
+      // also take the tokens after it, which argparse leaves to the positional.
+      const std::string& first = option.original_tokens.front();
+      const bool attached = first.rfind("--", 0) == 0 ? first.find('=') != std::string::npos
+                                                      : first.size() > 2 && first[0] == '-';
+      for (size_t i = 0; i < option.value.size(); ++i) {
+        if (i == 0 || !attached || spec.action == flag_action::positional) {
+          result.add(spec.name, check_flag_value(spec, option.value[i]));
+        } else if (positional) {
+          result.add(positional->name, check_flag_value(*positional, option.value[i]));
+        } else {
+          throw usage_error("unrecognized arguments: " + option.value[i]);
+        }
+      }
+      continue;
+    }
     if (option.value.size() != 1)
       throw usage_error("argument " + display_name(spec) + ": expected one argument");
     result.add(spec.name, check_flag_value(spec, option.value.front()));
   }
+  if (positional && !result.given(positional->name))
+    throw usage_error("the following arguments are required: " + positional->name);
   return result;
 }
 
 std::string usage_line(const std::string& program, const std::vector<flag_spec>& specs) {
   std::string line = "usage: " + program + " [-h]";
+  std::string positional;
   for (const auto& spec : specs) {
+    if (spec.action == flag_action::positional) {
+      positional = " " + spec.name + " [" + spec.name + " ...]";
+      continue;
+    }
     const std::string flag = spec.short_name ? std::string("-") + spec.short_name : "--" + spec.name;
     if (spec.action == flag_action::store_true) line += " [" + flag + "]";
     else if (spec.name == "suite-name") line += " " + flag + " SUITE_NAME";
+    else if (spec.action == flag_action::extend) line += " [" + flag + " VALUE [VALUE ...]]";
     else line += " [" + flag + " VALUE]";
   }
-  return line;
+  return line + positional;
 }
 
 std::string help_text(const std::string& program, const std::string& description,
@@ -145,7 +184,11 @@ std::string help_text(const std::string& program, const std::string& description
   std::ostringstream out;
   out << usage_line(program, specs) << "\n\n" << description << "\n\noptions:\n"
       << "  -h, --help            show this help message and exit\n";
+  for (const auto& spec : specs)
+    if (spec.action == flag_action::positional)
+      out << "  " << spec.name << " [" << spec.name << " ...]\n        " << spec.help << "\n";
   for (const auto& spec : specs) {
+    if (spec.action == flag_action::positional) continue;
     std::string head = "  ";
     if (spec.short_name) head += std::string("-") + spec.short_name + ", ";
     head += "--" + spec.name;
@@ -162,6 +205,7 @@ std::string help_text(const std::string& program, const std::string& description
     }
     out << head << "\n        " << spec.help;
     if (spec.action == flag_action::append) out << " (repeatable)";
+    if (spec.action == flag_action::extend) out << " (one or more values; repeatable)";
     if (!spec.default_text.empty()) out << " [default: " << spec.default_text << "]";
     out << "\n";
   }

@@ -1,6 +1,7 @@
 // An argparse-compatible command-line layer over Boost.Program_options: `--flag value` and
 // `--flag=value`, unambiguous prefixes of long flags, `-kVALUE`/`-k VALUE`, store (last wins), append
-// (accumulates) and store_true actions, choices, and argparse's usage errors (exit status 2).
+// (accumulates), extend (nargs='+', accumulates) and store_true actions, one nargs='+' positional,
+// choices, and argparse's usage errors (exit status 2).
 #pragma once
 
 #include <map>
@@ -11,7 +12,10 @@
 
 namespace benchmatrix {
 
-enum class flag_action { store, append, store_true };
+/// store: one value, last wins; append: one value per use, accumulated; store_true: no value;
+/// extend: argparse's action='extend', nargs='+' (one or more values per use, accumulated);
+/// positional: the tokens that are no flag's values, argparse's nargs='+' positional (required).
+enum class flag_action { store, append, store_true, extend, positional };
 enum class flag_type { text, integer, real };
 
 /// One flag as argparse would declare it.

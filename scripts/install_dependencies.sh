@@ -5,8 +5,10 @@
 #    (created with --system-site-packages, so a machine whose python3 already has torch 2.11.0 —
 #    the GPU machine, which has no internet — uses it without downloading);
 #  - for the tests only: the pip originals our models are compared with (torchvision, timm,
-#    transformers), at versions that match torch 2.11.0. Skipped with a note where pip cannot reach
-#    PyPI; the reference_architectures test then fails and says why.
+#    transformers), at versions that match torch 2.11.0, and scipy, whose mannwhitneyu the
+#    compare_runs test checks our p-values against. Skipped with a note where pip cannot reach
+#    PyPI; the reference_architectures test then fails and says why, and compare_runs' scipy check
+#    is skipped with a message.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -45,13 +47,14 @@ if [[ ! -f $stamp ]]; then
   touch "$stamp"
 fi
 
-REFERENCE_PACKAGES=(torchvision==0.26.0 timm==1.0.31 transformers==5.23.0)
+REFERENCE_PACKAGES=(torchvision==0.26.0 timm==1.0.31 transformers==5.23.0 scipy==1.17.1)
 reference_stamp=.venv/.references-$(echo "${REFERENCE_PACKAGES[*]}" | tr ' =' '_-')
 if [[ ! -f $reference_stamp ]]; then
   echo "Installing the test references into .venv: ${REFERENCE_PACKAGES[*]}"
   if .venv/bin/python -m pip install --quiet --disable-pip-version-check "${REFERENCE_PACKAGES[@]}"; then
     touch "$reference_stamp"
   else
-    echo "note: could not install ${REFERENCE_PACKAGES[*]}; the reference_architectures test needs them" >&2
+    echo "note: could not install ${REFERENCE_PACKAGES[*]}; the reference_architectures test needs" \
+         "them (and test_compare_runs skips its scipy check without scipy)" >&2
   fi
 fi

@@ -1,4 +1,5 @@
 // The command line behaves as Python argparse does for the original runner's flags.
+#include "runner/argparse.hpp"
 #include "runner/directory_tree.hpp"
 #include "runner/runner_options.hpp"
 
@@ -107,4 +108,42 @@ TEST_CASE("a matrix preset supplies flags; the command line overrides it") {
   CHECK_THROWS_WITH_AS(parse({"--matrix=typo", "--suite-name=dummy"}, dir.string()),
                        doctest::Contains("key 'repeats' is not a flag"), usage_error);
   remove_tree(dir.string());
+}
+
+namespace {
+// The flags of a report program: one nargs='+' positional and one action='extend' flag.
+const std::vector<flag_spec> report_specs = {
+    {"input_file", 0, flag_action::positional, flag_type::text, {}, false, "", "Results files."},
+    {"backends", 0, flag_action::extend, flag_type::text, {"eager", "inductor", "cudagraphs"}, false,
+     "", "Backends."},
+    {"format", 0, flag_action::store, flag_type::text, {}, false, "csv", "Format."},
+};
+std::vector<std::string> texts(const std::vector<parsed_flags::value>& values) {
+  std::vector<std::string> out;
+  for (const auto& v : values) out.push_back(v.value_or("<null>"));
+  return out;
+}
+}  // namespace
+
+TEST_CASE("extend (nargs='+') flags take one or more values per use and accumulate") {
+  const auto f = parse_flags(report_specs, {"a.jsonl", "--backends", "eager", "inductor", "--format",
+                                            "svg", "--back=cudagraphs", "b.jsonl"});
+  CHECK(texts(f.all("backends")) == std::vector<std::string>{"eager", "inductor", "cudagraphs"});
+  CHECK(texts(f.all("input_file")) == std::vector<std::string>{"a.jsonl", "b.jsonl"});
+  CHECK(**f.last("format") == "svg");
+  // as argparse: values after an extend flag are its values, up to the next flag
+  CHECK_THROWS_WITH_AS(parse_flags(report_specs, {"--backends", "eager", "x.jsonl"}),
+                       "argument --backends: invalid choice: 'x.jsonl' (choose from 'eager', "
+                       "'inductor', 'cudagraphs')",
+                       usage_error);
+}
+
+TEST_CASE("a nargs='+' positional is required and not a flag") {
+  CHECK_THROWS_WITH_AS(parse_flags(report_specs, {"--format=csv"}),
+                       "the following arguments are required: input_file", usage_error);
+  CHECK_THROWS_WITH_AS(parse_flags(report_specs, {"--input_file=a.jsonl"}),
+                       "unrecognized arguments: --input_file=a.jsonl", usage_error);
+  CHECK_THROWS_AS(parse_flags(report_specs, {"a.jsonl", "--backends"}), usage_error);
+  CHECK(usage_line("report", report_specs) ==
+        "usage: report [-h] [--backends VALUE [VALUE ...]] [--format VALUE] input_file [input_file ...]");
 }

@@ -1,0 +1,147 @@
+// aggregate: speedup reports over results.jsonl files, as PyTorch/XLA's aggregate.py (see
+// output/aggregate_report.hpp for the reports and what differs from the original, on purpose).
+//
+//   aggregate --accelerator=h200 --backends eager inductor cudagraphs --report=latest_grouped
+//             --format=markdown results/*.jsonl
+#include "output/aggregate_report.hpp"
+#include "runner/argparse.hpp"
+#include "runner/tiers.hpp"
+
+#include <iostream>
+
+namespace {
+
+using namespace benchmatrix;
+
+const char* const program = "aggregate";
+
+std::vector<std::string> backend_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, title] : known_backends()) names.push_back(name);
+  return names;
+}
+
+std::vector<flag_spec> specs() {
+  using a = flag_action;
+  using t = flag_type;
+  return {
+      {"input_file", 0, a::positional, t::text, {}, false, "", "results.jsonl files, read in order (a later line replaces an earlier one of the same timestamp, backend, model and batch size)."},
+      {"accelerator", 0, a::store, t::text, {}, false, "v100", "Accelerator whose records are reported. Matches the original's names (v100, a6000, a100), a record's experiment.accelerator (cpu, cuda, tpu), or whole words of its accelerator_model, case-insensitively: h200 or 'NVIDIA H200' match 'NVIDIA H200'; a100 matches any A100."},
+      {"backends", 0, a::extend, t::text, backend_names(), false, "inductor openxla+dynamo", "Backends to report; the first is the baseline. A record without xla is named after its dynamo (cudagraphs, torchscript), eager when dynamo is null."},
+      {"baseline", 0, a::store, t::text, {"oldest", "latest"}, false, "oldest", "Baseline values of each model and batch size: the oldest timestamp that has them, or only the latest timestamp's (which must have baseline results)."},
+      {"exclude", 'x', a::append, t::text, {}, false, "", "Leave out models matching this regex (case-insensitive search)."},
+      {"exclude-by-tier", 0, a::append, t::integer, {}, false, "", "Leave out the models of tier 1-3."},
+      {"fig-height", 0, a::store, t::real, {}, false, "6.75", "Chart height (inches)."},
+      {"fig-width", 0, a::store, t::real, {}, false, "9.0", "Chart width (inches)."},
+      {"filter", 'k', a::append, t::text, {}, false, "", "Report only models matching this regex (case-insensitive search)."},
+      {"filter-by-tier", 0, a::append, t::integer, {}, false, "", "Report only the models of tier 1-3."},
+      {"format", 0, a::store, t::text, {"csv", "tab", "markdown", "svg", "html", "png"}, false, "csv", "csv: the original's CSV (header prefixed '# ', floats rounded to 8 decimals); tab: a box-drawn text table (tabulate fancy_grid-like, 2 decimals); markdown: a GitHub table (2 decimals); svg: the chart; html: one self-contained page with the chart and the table. png is not supported (use svg)."},
+      {"report", 0, a::store, t::text, {"latest", "latest_grouped", "histogram", "speedup"}, false, "speedup", "speedup: geomean speedup per timestamp; latest: each backend's latest per-model speedups, sorted; latest_grouped: the latest timestamp's speedups per model plus GEOMEAN; histogram: p95/p50/p5 of the per-model speedups per timestamp."},
+      {"test", 0, a::store, t::text, {"inference", "training"}, false, "inference", "Records of test eval (inference) or train (training)."},
+      {"metric", 0, a::store, t::text, {"exec", "compile"}, false, "exec", "exec: mean total_time past the first --skip-samples samples (seconds; std: sample std); compile: total_time[0] minus the mean of the rest."},
+      {"title", 0, a::store, t::text, {}, false, "", "A second title line for charts."},
+      {"skip-samples", 0, a::store, t::integer, {}, false, "3", "Leading total_time samples the exec metric drops (compilation and warm-up); a record with no more samples than this is skipped."},
+  };
+}
+
+std::string text_or(const parsed_flags& flags, const std::string& name, const std::string& fallback) {
+  const auto v = flags.last(name);
+  return v && *v ? **v : fallback;
+}
+
+std::vector<std::string> texts(const parsed_flags& flags, const std::string& name) {
+  std::vector<std::string> out;
+  for (const auto& v : flags.all(name))
+    if (v) out.push_back(*v);
+  return out;
+}
+
+void append_tiers(std::vector<std::string>& patterns, const std::vector<std::string>& tiers) {
+  for (const auto& tier : tiers)
+    if (const auto regex = tier_regex(std::stoll(tier))) patterns.push_back(*regex);
+}
+
+int run(const parsed_flags& flags) {
+  const std::string format = text_or(flags, "format", "csv");
+  if (format == "png")
+    throw usage_error("argument --format: png is not supported (this program draws no raster "
+                      "images); use --format svg (or html, which embeds the svg)");
+  aggregate_options options;
+  options.accelerator = text_or(flags, "accelerator", "v100");
+  options.backends = texts(flags, "backends");
+  if (options.backends.empty()) options.backends = {"inductor", "openxla+dynamo"};
+  options.baseline_latest = text_or(flags, "baseline", "oldest") == "latest";
+  options.filters = texts(flags, "filter");
+  options.excludes = texts(flags, "exclude");
+  append_tiers(options.filters, texts(flags, "filter-by-tier"));
+  append_tiers(options.excludes, texts(flags, "exclude-by-tier"));
+  options.test = text_or(flags, "test", "inference");
+  options.compile_metric = text_or(flags, "metric", "exec") == "compile";
+  const long long skip = std::stoll(text_or(flags, "skip-samples", "3"));
+  if (skip < 0) throw usage_error("argument --skip-samples: must be 0 or more, got " + std::to_string(skip));
+  options.skip_samples = static_cast<size_t>(skip);
+  chart_size size;
+  size.width_in = std::stod(text_or(flags, "fig-width", "9.0"));
+  size.height_in = std::stod(text_or(flags, "fig-height", "6.75"));
+  if (!(size.width_in > 0) || !(size.height_in > 0))
+    throw usage_error("argument --fig-width/--fig-height: must be positive");
+  const std::string report = text_or(flags, "report", "speedup");
+  const report_kind kind = report == "latest"           ? report_kind::latest
+                           : report == "latest_grouped" ? report_kind::latest_grouped
+                           : report == "histogram"      ? report_kind::histogram
+                                                        : report_kind::speedup;
+  std::vector<std::filesystem::path> files;
+  for (const auto& f : texts(flags, "input_file")) files.emplace_back(f);
+
+  std::set<std::string> accelerators;
+  auto results = load_results(
+      files, options, [](const std::string& message) { std::cerr << program << ": warning: " << message << "\n"; },
+      &accelerators);
+  compute_speedups(results, options);
+  if (results.empty()) {
+    std::string seen;
+    for (const auto& a : accelerators) seen += (seen.empty() ? "" : "; ") + a;
+    throw std::runtime_error("no results found for --accelerator " + options.accelerator +
+                             ", --test " + options.test + " and the model filters" +
+                             (seen.empty() ? "" : " (accelerator models in the input: " + seen + ")"));
+  }
+  const auto table = make_report(results, options, kind, text_or(flags, "title", ""));
+  if (!table) {
+    std::cerr << program << ": warning: cannot find data for accelerator " << options.accelerator << "\n";
+    return 0;
+  }
+  if (format == "csv") std::cout << table_csv(*table);
+  else if (format == "tab") std::cout << table_tab(*table);
+  else if (format == "markdown") std::cout << table_markdown(*table);
+  else if (format == "svg") std::cout << report_svg(*table, options, kind, size);
+  else std::cout << report_html(*table, report_svg(*table, options, kind, size));
+  std::cout.flush();
+  return std::cout ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> arguments(argv + 1, argv + argc);
+  for (const auto& a : arguments)
+    if (a == "-h" || a == "--help") {
+      std::cout << help_text(program,
+                             "Speedup reports over results.jsonl files, as PyTorch/XLA's aggregate.py, "
+                             "written to stdout.\nSpeedup = baseline time / backend time per model and "
+                             "batch size (several batch sizes: their geomean),\nwith the error of a "
+                             "quotient; the baseline is the first --backends entry. Error, SKIP and verify\n"
+                             "records, and records with too few samples, are skipped; unusable lines are "
+                             "reported on stderr.",
+                             specs());
+      return 0;
+    }
+  try {
+    return run(parse_flags(specs(), arguments));
+  } catch (const usage_error& e) {
+    std::cerr << usage_line(program, specs()) << "\n" << program << ": error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,19 @@
+#include "output/backend_name.hpp"
+
+#include <stdexcept>
+
+namespace benchmatrix {
+
+std::string report_backend_name(const std::optional<std::string>& dynamo,
+                                const std::optional<std::string>& xla) {
+  if (dynamo == "inductor") return "inductor";
+  if (xla) {
+    if (*xla != "PJRT") throw std::runtime_error("xla=" + *xla + " is not a reported backend");
+    if (dynamo && *dynamo != "openxla")
+      throw std::runtime_error("xla=PJRT with dynamo=" + *dynamo + " is not a reported backend");
+    return dynamo ? "openxla+dynamo" : "openxla+lazytensor";
+  }
+  return dynamo ? *dynamo : "eager";
+}
+
+}  // namespace benchmatrix

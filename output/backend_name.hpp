@@ -1,0 +1,18 @@
+// The name reports give a record's backend, from its experiment's dynamo and xla fields — one
+// function, so that aggregate's columns and compare_runs' rows name a backend the same way.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace benchmatrix {
+
+/// As aggregate.py names backends, extended to ours: inductor when dynamo is inductor; for
+/// xla=PJRT openxla+dynamo (dynamo openxla) or openxla+lazytensor (no dynamo); without xla the
+/// dynamo value (cudagraphs, torchscript), eager when dynamo is null (nullopt).
+/// Throws std::runtime_error for the combinations no report names (xla=XRT, xla=PJRT with another
+/// dynamo), as the original's assert does.
+[[nodiscard]] std::string report_backend_name(const std::optional<std::string>& dynamo,
+                                              const std::optional<std::string>& xla);
+
+}  // namespace benchmatrix

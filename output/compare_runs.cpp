@@ -1,0 +1,161 @@
+// compare_runs: run-to-run comparison of two results.jsonl files (or output directories), the check
+// a nightly regression job gates on (output/run_comparison.hpp: matching, verdicts, renderings).
+//
+//   compare_runs last_night/ tonight/ --threshold 0.05 || exit 1
+//   compare_runs A.jsonl B.jsonl --format=markdown -k resnet --backend inductor
+//
+// Exit status: 0 when no row's verdict is in --fail-on (default slower,broken); 1 when one is (the
+// gate); 2 on bad input: a usage error, a missing or unreadable file, a bad regex. Corrupt lines
+// are reported on stderr with file:line and skipped.
+#include "output/aggregate_report.hpp"
+#include "output/run_comparison.hpp"
+#include "runner/argparse.hpp"
+
+#include <cmath>
+#include <iostream>
+#include <sstream>
+
+namespace {
+
+using namespace benchmatrix;
+
+const char* const program = "compare_runs";
+
+std::vector<std::string> backend_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, title] : known_backends()) names.push_back(name);
+  return names;
+}
+
+std::vector<flag_spec> specs() {
+  using a = flag_action;
+  using t = flag_type;
+  return {
+      {"runs", 0, a::positional, t::text, {}, false, "", "Two runs, A (reference) then B (candidate): results.jsonl files or output directories (a directory means its results.jsonl)."},
+      {"metric", 0, a::store, t::text, {"per_iter_time", "total_time"}, false, "per_iter_time", "Per-repeat times compared (seconds in the records; shown in ms)."},
+      {"skip-samples", 0, a::store, t::integer, {}, false, "1", "Leading samples dropped when a record has more than this many (repeat 0 carries compilation and first-call effects)."},
+      {"min-samples", 0, a::store, t::integer, {}, false, "5", "Samples each side needs (after --skip-samples) for the Mann-Whitney U test; with fewer, --threshold alone decides and the row says 'few samples'."},
+      {"threshold", 0, a::store, t::real, {}, false, "0.05", "Smallest change that counts, as a fraction: SLOWER needs ratio > 1 + threshold, FASTER ratio < 1 / (1 + threshold)."},
+      {"alpha", 0, a::store, t::real, {}, false, "0.05", "Significance level of the two-sided Mann-Whitney U test: SLOWER/FASTER need p < alpha."},
+      {"format", 0, a::store, t::text, {"table", "markdown", "csv", "json"}, false, "table", "table: aligned text; markdown: a GitHub table; csv: every field at full precision; json: one object (rows with samples, U and p, geomeans, counts)."},
+      {"filter", 'k', a::append, t::text, {}, false, "", "Compare only models matching this regex (case-insensitive search)."},
+      {"exclude", 'x', a::append, t::text, {}, false, "", "Leave out models matching this regex (case-insensitive search)."},
+      {"backend", 0, a::append, t::text, backend_names(), false, "", "Compare only this backend (named as aggregate names them)."},
+      {"fail-on", 0, a::store, t::text, {}, false, "slower,broken", "Comma-separated verdicts that make the exit status 1: slower, broken, faster, fixed, same, missing_in_b, new_in_b, both_failed, unusable; or none."},
+  };
+}
+
+std::string text_or(const parsed_flags& flags, const std::string& name,
+                    const std::string& fallback) {
+  const auto v = flags.last(name);
+  return v && *v ? **v : fallback;
+}
+
+std::vector<std::string> texts(const parsed_flags& flags, const std::string& name) {
+  std::vector<std::string> out;
+  for (const auto& v : flags.all(name))
+    if (v) out.push_back(*v);
+  return out;
+}
+
+std::set<verdict> parse_fail_on(const std::string& text) {
+  std::set<verdict> out;
+  std::stringstream items(text);
+  for (std::string item; std::getline(items, item, ',');) {
+    if (item == "none") continue;
+    bool known = false;
+    for (const verdict v : all_verdicts()) {
+      std::string name = verdict_name(v);
+      for (auto& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      if (name == item) {
+        out.insert(v);
+        known = true;
+      }
+    }
+    if (!known)
+      throw usage_error("argument --fail-on: unknown verdict '" + item +
+                        "' (choose from slower, broken, faster, fixed, same, missing_in_b, "
+                        "new_in_b, both_failed, unusable, none)");
+  }
+  return out;
+}
+
+int run(const parsed_flags& flags) {
+  const auto runs = texts(flags, "runs");
+  if (runs.size() != 2)
+    throw usage_error("expected two runs, A and B, got " + std::to_string(runs.size()));
+  comparison_options options;
+  options.metric = text_or(flags, "metric", "per_iter_time");
+  const long long skip = std::stoll(text_or(flags, "skip-samples", "1"));
+  if (skip < 0)
+    throw usage_error("argument --skip-samples: must be 0 or more, got " + std::to_string(skip));
+  options.skip_samples = static_cast<size_t>(skip);
+  const long long min_samples = std::stoll(text_or(flags, "min-samples", "5"));
+  if (min_samples < 1)
+    throw usage_error("argument --min-samples: must be 1 or more, got " +
+                      std::to_string(min_samples));
+  options.min_samples = static_cast<size_t>(min_samples);
+  options.threshold = std::stod(text_or(flags, "threshold", "0.05"));
+  if (!(options.threshold >= 0) || !std::isfinite(options.threshold))
+    throw usage_error("argument --threshold: must be a fraction of 0 or more (0.05 is 5%)");
+  options.alpha = std::stod(text_or(flags, "alpha", "0.05"));
+  if (!(options.alpha > 0 && options.alpha <= 1))
+    throw usage_error("argument --alpha: must be in (0, 1]");
+  options.filters = texts(flags, "filter");
+  options.excludes = texts(flags, "exclude");
+  options.backends = texts(flags, "backend");
+  const auto fail_on = parse_fail_on(text_or(flags, "fail-on", "slower,broken"));
+  const std::string format = text_or(flags, "format", "table");
+
+  const auto warn = [](const std::string& message) {
+    std::cerr << program << ": warning: " << message << "\n";
+  };
+  const auto a = load_run(runs[0], options, warn);
+  const auto b = load_run(runs[1], options, warn);
+  const comparison c = compare_runs(a, b, options);
+  if (format == "markdown") std::cout << comparison_markdown(c);
+  else if (format == "csv") std::cout << comparison_csv(c);
+  else if (format == "json") std::cout << comparison_json(c, options, fail_on);
+  else std::cout << comparison_table(c);
+  std::cout.flush();
+  if (!std::cout) throw std::runtime_error("cannot write the comparison to stdout");
+  return gate_fails(c, fail_on) ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> arguments(argv + 1, argv + argc);
+  for (const auto& a : arguments)
+    if (a == "-h" || a == "--help") {
+      std::cout << help_text(
+          program,
+          "Compares two runs (A: reference, B: candidate) per configuration (suite, model, test, "
+          "backend,\nbatch size, accelerator): ratio = median B / median A of --metric past the "
+          "first --skip-samples\n(> 1: B is slower), and a verdict:\n"
+          "  SLOWER/FASTER  beyond --threshold and, with --min-samples per side, a two-sided "
+          "Mann-Whitney U\n                 test with p < --alpha (scipy's mannwhitneyu, "
+          "method='auto'); fewer samples:\n                 the threshold alone ('few samples');\n"
+          "  SAME           neither;\n"
+          "  BROKEN         A ran, B has an error/SKIP record, or verification PASS in A and "
+          "failed in B;\n"
+          "  FIXED          the reverse;\n"
+          "  BOTH_FAILED    error/SKIP (or failed verification) on both sides;\n"
+          "  MISSING_IN_B / NEW_IN_B   in one run only;\n"
+          "  UNUSABLE       a record whose samples are NaN, non-numeric or empty, or timings on "
+          "one side only.\nGeomeans of the ratios per backend and overall follow the rows. Exit "
+          "status: 0, or 1 when a verdict\nin --fail-on occurs (the nightly gate), 2 on bad input. "
+          "Corrupt lines are reported on stderr.",
+          specs());
+      return 0;
+    }
+  try {
+    return run(parse_flags(specs(), arguments));
+  } catch (const usage_error& e) {
+    std::cerr << usage_line(program, specs()) << "\n" << program << ": error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return 2;
+  }
+}

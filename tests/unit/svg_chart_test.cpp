@@ -1,0 +1,58 @@
+// The SVG charts: escaped text, nice ticks, and the elements each chart draws.
+#include "output/svg_chart.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+using namespace benchmatrix::svg;
+
+namespace {
+size_t count(const std::string& text, const std::string& piece) {
+  size_t n = 0;
+  for (size_t at = text.find(piece); at != std::string::npos; at = text.find(piece, at + 1)) ++n;
+  return n;
+}
+}  // namespace
+
+TEST_CASE("text is escaped and control characters XML forbids are dropped") {
+  CHECK(escape_xml("a<b & \"c\" 'd'>\x01") == "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;");
+}
+
+TEST_CASE("nice ticks are 1, 2, 2.5 or 5 times a power of ten and cover the range") {
+  CHECK(nice_ticks(0, 1, 5) == std::vector<double>{0, 0.2, 0.4, 0.6000000000000001, 0.8, 1});
+  CHECK(nice_ticks(0.93, 3.3, 6) == std::vector<double>{1, 1.5, 2, 2.5, 3});
+  CHECK(nice_ticks(0, 10, 4) == std::vector<double>{0, 2.5, 5, 7.5, 10});
+}
+
+TEST_CASE("charts draw their series, error bars, reference line and legend") {
+  line_chart line;
+  line.frame.title = "Speedup\nnightly <run>";
+  line.reference_y = 1.0;
+  line.series.push_back({"Inductor", {{0, 1.5, 0.1, "resnet18"}, {1, no_value, no_value, ""}, {2, 2.0, no_value, "bert"}},
+                         line_dash::dashed, marker_shape::diamond, true});
+  const std::string l = render_line_chart(line);
+  CHECK(l.rfind("<?xml", 0) == 0);
+  CHECK(count(l, "class=\"error-bar\"") == 1);
+  CHECK(count(l, "class=\"reference\"") == 1);
+  CHECK(count(l, "<polygon") == 3);  // two points and the legend's sample
+  CHECK(l.find("nightly &lt;run&gt;") != std::string::npos);
+  CHECK(l.find(">resnet18</text>") != std::string::npos);
+  CHECK(l.find("width=\"864\" height=\"648\"") != std::string::npos);  // 9 x 6.75 inches
+
+  bar_chart bars;
+  bars.categories = {"alexnet", "GEOMEAN"};
+  bars.series = {{"Eager", {1.0, 1.0}, {0.0, 0.1}}, {"Inductor", {no_value, 2.25}, {}}};
+  bars.reference_x = 1.0;
+  const std::string b = render_bar_chart(bars);
+  CHECK(count(b, "class=\"bar\"") == 3);
+  CHECK(count(b, "class=\"error-bar\"") == 1);  // a zero error draws nothing
+  CHECK(b.find(">2.25</text>") != std::string::npos);
+
+  distribution_chart d;
+  d.groups = {{"resnet18", {1, 2, 3, NAN}}, {"empty", {}}};
+  const std::string s = render_distribution_chart(d);
+  CHECK(count(s, "class=\"point\"") == 3);
+  CHECK(count(s, "class=\"box\"") == 1);
+  CHECK(count(s, "class=\"median\"") == 1);
+}
