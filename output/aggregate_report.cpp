@@ -135,6 +135,11 @@ std::string backend_title(const std::string& backend) {
   return backend;
 }
 
+std::string record_backend(const std::optional<std::string>& dynamo,
+                           const std::optional<std::string>& xla) {
+  return backend_of(dynamo, xla);
+}
+
 bool accelerator_matches(const std::string& wanted, const std::string& accelerator,
                          const std::string& accelerator_model) {
   const std::string want = lower(wanted);

@@ -50,6 +50,13 @@ struct aggregate_options {
 [[nodiscard]] const std::vector<std::pair<std::string, std::string>>& known_backends();
 [[nodiscard]] std::string backend_title(const std::string& backend);
 
+/// The report name of a record's backend from its experiment's dynamo and xla: inductor; for
+/// xla=PJRT openxla+dynamo (dynamo=openxla) or openxla+lazytensor; else the dynamo value (cudagraphs,
+/// torchscript), eager when both are null. Throws std::runtime_error for what no report names
+/// (xla=XRT, xla=PJRT with another dynamo).
+[[nodiscard]] std::string record_backend(const std::optional<std::string>& dynamo,
+                                         const std::optional<std::string>& xla);
+
 /// Whether a record's accelerator matches --accelerator (see the file comment).
 [[nodiscard]] bool accelerator_matches(const std::string& wanted, const std::string& accelerator,
                                        const std::string& accelerator_model);
