@@ -97,6 +97,19 @@ std::string first_line(const std::string& text, size_t limit = 70) {
   return line;
 }
 
+/// Text for an attribute value: escaped, with line breaks and tabs as character references (an XML
+/// parser would turn literal ones into spaces; HTML keeps either, so tooltips keep their lines).
+std::string escape_attribute(const std::string& text) {
+  std::string out;
+  for (char c : escape_xml(text)) {
+    if (c == '\n') out += "&#10;";
+    else if (c == '\r') out += "&#13;";
+    else if (c == '\t') out += "&#9;";
+    else out += c;
+  }
+  return out;
+}
+
 /// An identifier usable in id attributes and fragment links.
 std::string anchor(const std::string& text) {
   std::string out;
@@ -225,6 +238,15 @@ std::string th(const std::string& text, const std::string& attributes = "") {
   return "<th" + (attributes.empty() ? "" : " " + attributes) + ">" + escape_xml(text) + "</th>";
 }
 
+std::string models_text(size_t n) { return std::to_string(n) + (n == 1 ? " model" : " models"); }
+
+/// Which repeats the statistics use, in words.
+std::string repeats_text(size_t skip) {
+  if (skip == 0) return "every repeat";
+  if (skip == 1) return "every repeat but repeat 0 (compilation and warm-up)";
+  return "every repeat but repeats 0–" + std::to_string(skip - 1) + " (compilation and warm-up)";
+}
+
 std::string speedup_text(const datapoint& p) { return fixed(p.avg, 2) + " ± " + fixed(p.std, 2); }
 
 /// A verification code as a table cell shows it: a short label, the code itself as the tooltip.
@@ -334,7 +356,7 @@ std::string section_summary(const std::vector<test_results>& tests, const html_r
         continue;
       }
       out += "<td class=\"num\">" + escape_xml(speedup_text(g->second.first)) +
-             " <span class=\"muted\">(" + std::to_string(g->second.second) + " models)</span></td>";
+             " <span class=\"muted\">(" + models_text(g->second.second) + ")</span></td>";
     }
     out += "</tr>\n";
   }
@@ -407,7 +429,7 @@ std::string failure_cell(const report_record& r, size_t columns) {
   if (skip && text == "SKIP") text = "SKIP";
   else if (!skip) text = "error: " + text;
   return "<td colspan=\"" + std::to_string(columns) + "\" class=\"" + (skip ? "skip" : "error") +
-         "\" title=\"" + escape_xml(r.error) + "\">" + escape_xml(text) + "</td>";
+         "\" title=\"" + escape_attribute(r.error) + "\">" + escape_xml(text) + "</td>";
 }
 
 std::string model_table(const test_results& t, const html_report_options& options) {
@@ -464,7 +486,7 @@ std::string model_table(const test_results& t, const html_report_options& option
         out += "<td colspan=\"3\"></td>";
         continue;
       }
-      out += "<td class=\"muted\">" + std::to_string(g->second.second) + " models</td><td class=\"num speedup\">" +
+      out += "<td class=\"muted\">" + models_text(g->second.second) + "</td><td class=\"num speedup\">" +
              escape_xml(speedup_text(g->second.first)) + "</td><td></td>";
     }
     out += "</tr>\n";
@@ -504,6 +526,7 @@ std::string speedup_chart(const test_results& t, const html_report_options& opti
   chart.frame.width_in = 10;
   chart.frame.height_in = std::max(3.0, (rows * per_category + 110) / 96);
   chart.reference_x = 1.0;
+  chart.legend_outside = true;
   return "<figure class=\"chart speedup-chart\">\n" + strip_xml_declaration(svg::render_bar_chart(chart)) +
          "</figure>\n";
 }
@@ -530,11 +553,7 @@ std::string distribution_grid(const test_results& t, const html_report_options& 
            "</figure>\n";
   }
   if (out.empty()) return "<p class=\"muted\">No timings.</p>\n";
-  std::string note = options.skip_repeats == 0
-                         ? std::string("every repeat")
-                         : "the repeats past the first " + std::to_string(options.skip_repeats) +
-                               " (compilation and warm-up)";
-  return "<p class=\"note\">Per-iteration time of each repeat (" + escape_xml(note) +
+  return "<p class=\"note\">Per-iteration time of each repeat (" + escape_xml(repeats_text(options.skip_repeats)) +
          "): box from the first to the third quartile, median line, whiskers at min and max, each repeat "
          "a dot. Colours follow the backends' order; an empty slot is a backend without timings.</p>\n"
          "<div class=\"grid\">\n" + out + "</div>\n";
@@ -544,9 +563,7 @@ std::string section_test(const test_results& t, const html_report_options& optio
   const std::string id = anchor(t.test);
   const std::string name = t.test == "eval" ? "eval (inference)" : t.test == "train" ? "train (training)" : t.test;
   std::string out = "<section id=\"test-" + id + "\">\n<h2>" + escape_xml(name) + "</h2>\n<h3>Per-model results</h3>\n";
-  out += "<p class=\"note\">Median per-iteration time in ms over " +
-         std::string(options.skip_repeats ? "the repeats past the first " + std::to_string(options.skip_repeats)
-                                          : "every repeat") +
+  out += "<p class=\"note\">Median per-iteration time in ms over " + escape_xml(repeats_text(options.skip_repeats)) +
          ", with min–max; speedup = median of " + escape_xml(backend_title(options.baseline)) +
          " / median of the backend, ± the error propagated from both samples' standard deviations. "
          "Error and SKIP cells show the message's first line; hover for the whole text.</p>\n";

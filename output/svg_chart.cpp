@@ -359,8 +359,11 @@ std::string render_bar_chart(const bar_chart& chart) {
   document doc(chart.frame);
   double widest_label = 0;
   for (const auto& c : chart.categories) widest_label = std::max(widest_label, text_width(c, font_size));
+  double legend_width = 0;  // the legend box's, as document::legend draws it
+  for (const auto& s : chart.series) legend_width = std::max(legend_width, text_width(s.name, font_size) + 46);
   const double left = std::clamp(widest_label + 40, 72.0, doc.width() * 0.45),
-               right = doc.width() - 20, top = doc.title_height() + 8, bottom = doc.height() - 48;
+               right = doc.width() - 20 - (chart.legend_outside ? legend_width + 12 : 0),
+               top = doc.title_height() + 8, bottom = doc.height() - 48;
   std::vector<double> extents = {0};
   for (const auto& s : chart.series)
     for (size_t i = 0; i < s.values.size(); ++i) {
@@ -422,7 +425,8 @@ std::string render_bar_chart(const bar_chart& chart) {
     doc.raw("</g>");
   }
   doc.axes(left, top, right, bottom, chart.frame);
-  doc.legend(names, right, top, [&](size_t i, double lx, double ly) {
+  const double legend_right = chart.legend_outside ? right + 12 + legend_width + 8 : right;
+  doc.legend(names, legend_right, chart.legend_outside ? top - 8 : top, [&](size_t i, double lx, double ly) {
     const auto& color = chart.series[i].color;
     doc.raw("<rect x=\"" + num(lx) + "\" y=\"" + num(ly - 5) + "\" width=\"22\" height=\"10\" fill=\"" +
             (color.empty() ? std::string(color_of(i)) : escape_xml(color)) + "\"/>");

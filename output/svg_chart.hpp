@@ -70,6 +70,7 @@ struct bar_chart {
   std::vector<bar_series> series;
   std::optional<double> reference_x;  // a light-gray vertical line, e.g. 1.0
   bool value_labels = true;
+  bool legend_outside = false;  // the legend right of the plot area, where no bar can hide it
 };
 [[nodiscard]] std::string render_bar_chart(const bar_chart& chart);
 
