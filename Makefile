@@ -1,5 +1,6 @@
 # The two commands of README.md. Both install what is missing, build incrementally, then act.
-#   make run   - the default sweep (configs/matrices/default.yaml) on the CPU, or the GPU if present
+#   make run   - the default sweep (configs/matrices/default.yaml) on the CPU, or the GPU if present,
+#                then the HTML report of it ($(OUTPUT_DIR)/report.html)
 #   make test  - every test, through ctest
 BUILD_DIR ?= build
 OUTPUT_DIR ?= results
@@ -21,6 +22,8 @@ build: deps $(BUILD_DIR)/build.ninja
 
 run: build
 	$(BUILD_DIR)/experiment_runner --matrix=default $(ACCELERATOR_FLAG) --output-dirname=$(OUTPUT_DIR)
+	$(BUILD_DIR)/html_report --output-dirname=$(OUTPUT_DIR)
+	@echo "Report: open $(OUTPUT_DIR)/report.html in a browser (self-contained, works offline)"
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)

@@ -230,6 +230,8 @@ std::pair<std::vector<double>, const char*> date_ticks(double low, double high) 
 
 }  // namespace
 
+const char* palette_color(size_t i) { return color_of(i); }
+
 std::string escape_xml(const std::string& text) {
   std::string out;
   out.reserve(text.size());
@@ -357,8 +359,11 @@ std::string render_bar_chart(const bar_chart& chart) {
   document doc(chart.frame);
   double widest_label = 0;
   for (const auto& c : chart.categories) widest_label = std::max(widest_label, text_width(c, font_size));
+  double legend_width = 0;  // the legend box's, as document::legend draws it
+  for (const auto& s : chart.series) legend_width = std::max(legend_width, text_width(s.name, font_size) + 46);
   const double left = std::clamp(widest_label + 40, 72.0, doc.width() * 0.45),
-               right = doc.width() - 20, top = doc.title_height() + 8, bottom = doc.height() - 48;
+               right = doc.width() - 20 - (chart.legend_outside ? legend_width + 12 : 0),
+               top = doc.title_height() + 8, bottom = doc.height() - 48;
   std::vector<double> extents = {0};
   for (const auto& s : chart.series)
     for (size_t i = 0; i < s.values.size(); ++i) {
@@ -389,7 +394,7 @@ std::string render_bar_chart(const bar_chart& chart) {
   std::vector<std::string> names;
   for (size_t j = 0; j < chart.series.size(); ++j) {
     const auto& s = chart.series[j];
-    const char* color = color_of(j);
+    const std::string color = s.color.empty() ? color_of(j) : escape_xml(s.color);
     names.push_back(s.name);
     doc.raw("<g class=\"series\" data-name=\"" + escape_xml(s.name) + "\">");
     for (size_t c = 0; c < s.values.size() && c < chart.categories.size(); ++c) {
@@ -420,9 +425,11 @@ std::string render_bar_chart(const bar_chart& chart) {
     doc.raw("</g>");
   }
   doc.axes(left, top, right, bottom, chart.frame);
-  doc.legend(names, right, top, [&](size_t i, double lx, double ly) {
+  const double legend_right = chart.legend_outside ? right + 12 + legend_width + 8 : right;
+  doc.legend(names, legend_right, chart.legend_outside ? top - 8 : top, [&](size_t i, double lx, double ly) {
+    const auto& color = chart.series[i].color;
     doc.raw("<rect x=\"" + num(lx) + "\" y=\"" + num(ly - 5) + "\" width=\"22\" height=\"10\" fill=\"" +
-            color_of(i) + "\"/>");
+            (color.empty() ? std::string(color_of(i)) : escape_xml(color)) + "\"/>");
   });
   return doc.finish();
 }
@@ -430,9 +437,11 @@ std::string render_bar_chart(const bar_chart& chart) {
 std::string render_distribution_chart(const distribution_chart& chart) {
   document doc(chart.frame);
   const double left = 72, right = doc.width() - 20, top = doc.title_height() + 8;
-  bool rotate = chart.groups.size() > 8;
   double widest = 0;
   for (const auto& g : chart.groups) widest = std::max(widest, text_width(g.label, font_size));
+  // labels are rotated when there are many or when the widest does not fit its slot
+  const double slot = (right - left) / std::max<double>(1, static_cast<double>(chart.groups.size()));
+  const bool rotate = chart.groups.size() > 8 || widest > slot * 0.95;
   const double bottom = doc.height() - (rotate ? std::min(doc.height() * 0.35, widest * 0.75 + 40) : 48);
   std::vector<double> all;
   for (const auto& g : chart.groups)
@@ -451,12 +460,10 @@ std::string render_distribution_chart(const distribution_chart& chart) {
   if (chart.reference_y)
     doc.line(left, y(*chart.reference_y), right, y(*chart.reference_y), reference_color, 1.2,
              "class=\"reference\"");
-  const double n = std::max<double>(1, static_cast<double>(chart.groups.size()));
-  const double slot = (right - left) / n;
   for (size_t i = 0; i < chart.groups.size(); ++i) {
     const auto& g = chart.groups[i];
     const double cx = left + slot * (static_cast<double>(i) + 0.5);
-    const char* color = color_of(i);
+    const std::string color = g.color.empty() ? color_of(i) : escape_xml(g.color);
     doc.line(cx, bottom, cx, bottom + 4, "black", 0.8);
     if (rotate)
       doc.raw("<text transform=\"translate(" + num(cx) + "," + num(bottom + 14) +

@@ -59,6 +59,7 @@ struct bar_series {
   std::string name;
   std::vector<double> values;
   std::vector<double> errors;
+  std::string color;  // a CSS colour; "": palette_color of the series' index
 };
 
 /// Horizontal grouped bars: one group per category, top to bottom in the given order, one bar per
@@ -69,6 +70,7 @@ struct bar_chart {
   std::vector<bar_series> series;
   std::optional<double> reference_x;  // a light-gray vertical line, e.g. 1.0
   bool value_labels = true;
+  bool legend_outside = false;  // the legend right of the plot area, where no bar can hide it
 };
 [[nodiscard]] std::string render_bar_chart(const bar_chart& chart);
 
@@ -76,10 +78,12 @@ struct bar_chart {
 struct distribution {
   std::string label;
   std::vector<double> values;  // NaN values are ignored
+  std::string color;           // a CSS colour; "": palette_color of the group's index
 };
 
 /// Vertical box plots (median, quartiles by linear interpolation, whiskers at min and max) with the
-/// individual values drawn over them as a strip (deterministic horizontal jitter).
+/// individual values drawn over them as a strip (deterministic horizontal jitter). Group labels are
+/// rotated when there are more than 8 groups or the widest label does not fit its slot.
 struct distribution_chart {
   chart_frame frame;  // x_label: the groups; y_label: the values
   std::vector<distribution> groups;
@@ -88,6 +92,9 @@ struct distribution_chart {
   bool points = true;
 };
 [[nodiscard]] std::string render_distribution_chart(const distribution_chart& chart);
+
+/// The i-th colour of the charts' palette (matplotlib's tab10, repeating), e.g. "#1f77b4".
+[[nodiscard]] const char* palette_color(size_t i);
 
 /// Text with &, <, >, " and ' escaped, and characters XML 1.0 forbids dropped.
 [[nodiscard]] std::string escape_xml(const std::string& text);

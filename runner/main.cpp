@@ -1,6 +1,7 @@
 // experiment_runner: parent mode expands and runs a sweep; child mode (--experiment-config and
 // --model-config) runs one config. The same binary is both, so a child can be run by hand.
 #include "runner/child_run.hpp"
+#include "runner/library_versions.hpp"
 #include "runner/log.hpp"
 #include "runner/sweep.hpp"
 #include "suites/model_catalog.hpp"
@@ -68,6 +69,8 @@ int main(int argc, char** argv) {
     inputs.self_exe = std::filesystem::read_symlink("/proc/self/exe").string();
     inputs.suite_models = suite_model_names(options.suite_name);
     inputs.config = config.get();
+    inputs.torch_version = libtorch_version();
+    inputs.cuda_version = cuda_build_version();
     return run_sweep(inputs);
   } catch (const usage_error& e) {
     std::cerr << usage_line(program, specs) << "\n" << program << ": error: " << e.what() << "\n";

@@ -10,6 +10,7 @@
 #include "runner/progress.hpp"
 #include "runner/record.hpp"
 #include "runner/resume.hpp"
+#include "runner/run_context.hpp"
 #include "runner/summary_table.hpp"
 #include "runner/text_file.hpp"
 #include "runner/verification_record.hpp"
@@ -17,6 +18,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -150,6 +152,9 @@ private:
   void finish(running_child& child, const child_exit& exit, bool timed_out);
   void forward_output(const running_child& child) const;
   void load_resume_state();
+  /// run_context.json of this sweep (html_report's run context); a failure to write it is a
+  /// warning, not the sweep's end.
+  void write_context(const std::filesystem::path& path) const;
 
   const sweep_inputs& m_in;
   const runner_options& m_o;
@@ -186,6 +191,26 @@ void sweep::write(const pending_config& c, const std::string& line) {
   m_writer->append(line);
   m_done[c.fingerprint] = line;
   m_summary.push_back(line);
+}
+
+void sweep::write_context(const std::filesystem::path& path) const {
+  run_context context;
+  context.command = m_in.argv;
+  context.torch_version = m_in.torch_version;
+  context.cuda_version = m_in.cuda_version;
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) == 0) context.hostname = host;
+  context.cpu_model = cpu_model_name();
+  context.gpus = gpu_names();
+  context.started = static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                            std::chrono::system_clock::now().time_since_epoch())
+                                            .count()) /
+                    1e6;
+  try {
+    write_run_context(path, context);
+  } catch (const std::exception& e) {
+    log_warning(std::string("run context not written: ") + e.what());
+  }
 }
 
 void sweep::load_resume_state() {
@@ -453,6 +478,7 @@ int sweep::run() {
 
   const auto output_dir = std::filesystem::absolute(m_o.output_dirname);
   m_writer = std::make_unique<results_writer>(output_dir / m_o.output_basename);
+  write_context(output_dir / "run_context.json");
   load_resume_state();
   m_scratch = std::make_unique<scratch_directory>();
   m_progress = std::make_unique<progress_display>(

@@ -6,6 +6,7 @@
 #include "runner/runner_options.hpp"
 #include "suites/suite_config.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@ struct sweep_inputs {
   std::string self_exe;                  // absolute path of this executable (children run it)
   std::vector<std::string> suite_models; // every model of the suite, sorted byte-wise
   const suite_config* config = nullptr;  // skip lists; nullptr: every model is compatible (dummy)
+  std::string torch_version;              // LibTorch's, for run_context.json
+  std::optional<std::string> cuda_version;  // the CUDA LibTorch was built with; none: CPU-only
 };
 
 /// Runs the sweep; returns the process exit status (0, or 130 after Ctrl-C).

@@ -56,3 +56,32 @@ TEST_CASE("charts draw their series, error bars, reference line and legend") {
   CHECK(count(s, "class=\"box\"") == 1);
   CHECK(count(s, "class=\"median\"") == 1);
 }
+
+TEST_CASE("explicit colours, a legend outside the bars, and group labels rotated only when they do not fit") {
+  bar_chart bars;
+  bars.frame.width_in = 6;
+  bars.categories = {"alexnet"};
+  bars.series = {{"Inductor", {2.0}, {0.1}, "#abcdef"}, {"TorchScript", {1.5}, {}, ""}};
+  const std::string inside = render_bar_chart(bars);
+  bars.legend_outside = true;
+  const std::string outside = render_bar_chart(bars);
+  CHECK(count(outside, "fill=\"#abcdef\"") == 2);  // the bar and its legend key
+  CHECK(count(outside, std::string("fill=\"") + palette_color(1) + "\"") == 2);  // the palette's second
+  // outside: the plot frame ends left of the legend box, so its width shrinks
+  const auto frame_width = [](const std::string& svg) {
+    const auto at = svg.find("fill=\"none\" stroke=\"black\"");
+    const auto rect = svg.rfind("<rect", at);
+    const auto w = svg.find("width=\"", rect) + 7;
+    return std::stod(svg.substr(w, svg.find('"', w) - w));
+  };
+  CHECK(frame_width(outside) < frame_width(inside) - 80);
+
+  distribution_chart d;
+  d.frame.width_in = 4.5;
+  d.groups = {{"Eager", {1, 2}, "#123456"}, {"TorchScript", {3}, ""}};
+  const std::string fits = render_distribution_chart(d);
+  CHECK(fits.find("rotate(-40)") == std::string::npos);
+  CHECK(fits.find("fill=\"#123456\"") != std::string::npos);
+  d.frame.width_in = 2;
+  CHECK(render_distribution_chart(d).find("rotate(-40)") != std::string::npos);
+}

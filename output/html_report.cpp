@@ -1,0 +1,812 @@
+#include "output/html_report.hpp"
+#include "output/backend_name.hpp"
+
+#include "output/aggregate_report.hpp"
+#include "output/results_file.hpp"
+#include "output/speedup_statistics.hpp"
+#include "output/svg_chart.hpp"
+#include "runner/text_file.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+namespace benchmatrix {
+
+namespace {
+
+using svg::escape_xml;
+
+const json_value* member(const json_value& object, const char* key) {
+  if (!object.IsObject()) return nullptr;
+  const auto it = object.FindMember(key);
+  return it == object.MemberEnd() ? nullptr : &it->value;
+}
+
+/// A string or null field (absent: null). Throws for other types.
+std::optional<std::string> optional_text(const json_value* v, const std::string& name) {
+  if (!v || v->IsNull()) return std::nullopt;
+  if (!v->IsString()) throw std::runtime_error(name + " is not a string or null");
+  return std::string(v->GetString(), v->GetStringLength());
+}
+
+std::optional<long long> optional_integer(const json_value* v, const std::string& name) {
+  if (!v || v->IsNull()) return std::nullopt;
+  if (v->IsInt64()) return v->GetInt64();
+  if (v->IsDouble() && std::isfinite(v->GetDouble()) && v->GetDouble() == std::floor(v->GetDouble()))
+    return static_cast<long long>(v->GetDouble());
+  throw std::runtime_error(name + " is not an integer or null");
+}
+
+/// A list of numbers (null entries and non-numbers: NaN); nullopt when absent, null or no list.
+std::optional<std::vector<double>> number_list(const json_value* v) {
+  if (!v || !v->IsArray()) return std::nullopt;
+  std::vector<double> out;
+  for (const auto& x : v->GetArray()) out.push_back(x.IsNumber() ? x.GetDouble() : NAN);
+  return out;
+}
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+bool case_insensitive_less(const std::string& a, const std::string& b) {
+  const auto la = lower(a), lb = lower(b);
+  return la != lb ? la < lb : a < b;
+}
+
+std::string utc_text(double seconds) {
+  const auto t = static_cast<std::time_t>(std::floor(seconds));
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[64];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return text;
+}
+
+std::string fixed(double v, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, v);
+  return text;
+}
+
+/// The first non-blank line of a message, at most `limit` code points (then "…").
+std::string first_line(const std::string& text, size_t limit = 70) {
+  std::string line;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    line = text.substr(start, end - start);
+    if (line.find_first_not_of(" \t\r") != std::string::npos) break;
+    line.clear();
+    start = end + 1;
+  }
+  const size_t first = line.find_first_not_of(" \t\r");
+  line = first == std::string::npos ? "" : line.substr(first, line.find_last_not_of(" \t\r") + 1 - first);
+  size_t points = 0;
+  for (size_t i = 0; i < line.size(); ++i)
+    if ((static_cast<unsigned char>(line[i]) & 0xC0) != 0x80 && ++points > limit)
+      return line.substr(0, i) + "…";
+  return line;
+}
+
+/// Text for an attribute value: escaped, with line breaks and tabs as character references (an XML
+/// parser would turn literal ones into spaces; HTML keeps either, so tooltips keep their lines).
+std::string escape_attribute(const std::string& text) {
+  std::string out;
+  for (char c : escape_xml(text)) {
+    if (c == '\n') out += "&#10;";
+    else if (c == '\r') out += "&#13;";
+    else if (c == '\t') out += "&#9;";
+    else out += c;
+  }
+  return out;
+}
+
+/// An identifier usable in id attributes and fragment links.
+std::string anchor(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) out += std::isalnum(c) ? static_cast<char>(c) : '-';
+  return out;
+}
+
+std::string shell_quote(const std::string& word) {
+  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                              "0123456789@%+=:,./-_") == std::string::npos)
+    return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// --- the model of the page ------------------------------------------------------------------------
+
+/// Codes that mean the verifier compared nothing.
+bool unverified_code(const std::string& code) {
+  return code.empty() || code == "VERIFIER_SKIPPED" || code == "VERIFIER_DIDNT_RUN" ||
+         code == "SKIP_VERIFICATION" || code == "VERIFIER_SKIPPED_UNEXPECTEDLY";
+}
+
+/// Codes a verifier gives together with an error message (the verifier raised).
+bool verifier_error_code(const std::string& code) {
+  return code == "EAGER_FAILED" || code == "EXCEPTION_RAISED";
+}
+
+/// What one (test, model, backend) shows.
+struct cell {
+  const report_record* shown = nullptr;  // the last timing, error or SKIP record
+  std::string verification;              // the last informative code (see the header)
+  std::optional<sample_summary> summary;
+  std::vector<double> used;              // ms
+  std::optional<datapoint> speedup;
+  std::optional<long long> batch_size;
+};
+
+struct test_results {
+  std::string test;
+  std::map<std::string, std::string> colors;  // backend → chart colour, the same on every chart
+  std::vector<std::string> backends;  // baseline first, then known order, then by name
+  std::vector<std::string> models;    // case-insensitive order
+  std::map<std::pair<std::string, std::string>, cell> cells;  // (model, backend)
+  std::map<std::string, std::pair<datapoint, size_t>> geomean;  // backend → (geomean, models)
+  bool has_baseline = false;
+};
+
+std::vector<std::string> ordered_backends(const std::set<std::string>& present, const std::string& baseline) {
+  std::vector<std::string> out;
+  if (present.count(baseline)) out.push_back(baseline);
+  for (const auto& [name, title] : known_backends())
+    if (present.count(name) && name != baseline) out.push_back(name);
+  for (const auto& name : present)
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  return out;
+}
+
+std::vector<std::string> ordered_tests(const std::vector<report_record>& records) {
+  std::set<std::string> tests;
+  for (const auto& r : records) tests.insert(r.test);
+  std::vector<std::string> out;
+  for (const char* t : {"eval", "train"})
+    if (tests.erase(t)) out.emplace_back(t);
+  out.insert(out.end(), tests.begin(), tests.end());
+  return out;
+}
+
+test_results build_test(const std::vector<report_record>& records, const std::string& test,
+                        const html_report_options& options) {
+  test_results t;
+  t.test = test;
+  std::set<std::string> every_backend;
+  for (const auto& r : records) every_backend.insert(r.backend);
+  const auto page_order = ordered_backends(every_backend, options.baseline);
+  for (size_t i = 0; i < page_order.size(); ++i) t.colors[page_order[i]] = svg::palette_color(i);
+  std::set<std::string> backends, models;
+  for (const auto& r : records) {
+    if (r.test != test) continue;
+    backends.insert(r.backend);
+    models.insert(r.model);
+    cell& c = t.cells[{r.model, r.backend}];
+    if (r.kind != record_kind::empty) c.shown = &r;
+    // a later code replaces an earlier one, except that "not verified" never hides a verdict
+    if (!r.verification_code.empty() &&
+        (!unverified_code(r.verification_code) || unverified_code(c.verification)))
+      c.verification = r.verification_code;
+    if (r.batch_size) c.batch_size = r.batch_size;
+  }
+  t.backends = ordered_backends(backends, options.baseline);
+  t.models.assign(models.begin(), models.end());
+  std::sort(t.models.begin(), t.models.end(), case_insensitive_less);
+  t.has_baseline = backends.count(options.baseline) != 0;
+  for (auto& [key, c] : t.cells)
+    if (c.shown && c.shown->kind == record_kind::timing) {
+      c.summary = summarize_samples(c.shown->per_iter_ms, options.skip_repeats);
+      c.used = used_samples(c.shown->per_iter_ms, options.skip_repeats);
+    }
+  for (const auto& backend : t.backends) {
+    std::vector<datapoint> speedups;
+    for (const auto& model : t.models) {
+      auto e = t.cells.find({model, backend});
+      const auto b = t.cells.find({model, options.baseline});
+      if (e == t.cells.end() || b == t.cells.end() || !e->second.summary || !b->second.summary ||
+          !(e->second.summary->median > 0) || !(b->second.summary->median > 0))
+        continue;
+      const auto& es = *e->second.summary;
+      const auto& bs = *b->second.summary;
+      e->second.speedup = speedup_of({es.median, es.std}, {bs.median, bs.std});
+      speedups.push_back(*e->second.speedup);
+    }
+    if (!speedups.empty()) t.geomean[backend] = {geomean_of(speedups), speedups.size()};
+  }
+  return t;
+}
+
+// --- HTML pieces ------------------------------------------------------------------------------------
+
+std::string strip_xml_declaration(std::string svg) {
+  if (svg.rfind("<?xml", 0) == 0) svg.erase(0, svg.find('\n') + 1);
+  return svg;
+}
+
+std::string th(const std::string& text, const std::string& attributes = "") {
+  return "<th" + (attributes.empty() ? "" : " " + attributes) + ">" + escape_xml(text) + "</th>";
+}
+
+std::string models_text(size_t n) { return std::to_string(n) + (n == 1 ? " model" : " models"); }
+
+/// Which repeats the statistics use, in words.
+std::string repeats_text(size_t skip) {
+  if (skip == 0) return "every repeat";
+  if (skip == 1) return "every repeat but repeat 0 (compilation and warm-up)";
+  return "every repeat but repeats 0–" + std::to_string(skip - 1) + " (compilation and warm-up)";
+}
+
+std::string speedup_text(const datapoint& p) { return fixed(p.avg, 2) + " ± " + fixed(p.std, 2); }
+
+/// A verification code as a table cell shows it: a short label, the code itself as the tooltip.
+std::string code_span(const std::string& code) {
+  if (code.empty()) return "<span class=\"muted\" title=\"no verification_code\">none</span>";
+  static const std::map<std::string, std::string> labels = {
+      {"VERIFIER_SKIPPED", "skipped"},         {"VERIFIER_DIDNT_RUN", "didn't run"},
+      {"NONDETERMINISTIC_EAGER_RUN", "nondeterministic"}, {"EAGER_FAILED", "eager failed"},
+      {"EXCEPTION_RAISED", "exception"},       {"SKIP_VERIFICATION", "skipped"}};
+  const auto label = labels.find(code);
+  const char* cls = code == "PASS"                         ? "pass"
+                    : unverified_code(code)                ? "muted"
+                    : code == "NONDETERMINISTIC_EAGER_RUN" ? "warn"
+                                                           : "fail";
+  return std::string("<span class=\"code ") + cls + "\" title=\"" + escape_xml(code) + "\">" +
+         escape_xml(label == labels.end() ? code : label->second) + "</span>";
+}
+
+std::string section_context(const std::vector<report_record>& records, const run_context_info& context,
+                            const html_report_options& options) {
+  std::set<std::string> accelerators, suites, models, backends, tests;
+  std::set<long long> batch_sizes, repeats, iterations;
+  std::optional<double> first, last;
+  std::set<double> timestamps;
+  for (const auto& r : records) {
+    accelerators.insert(r.accelerator + (r.accelerator_model.empty() ? "" : " — " + r.accelerator_model));
+    suites.insert(r.suite);
+    models.insert(r.model);
+    backends.insert(r.backend);
+    tests.insert(r.test);
+    if (r.batch_size) batch_sizes.insert(*r.batch_size);
+    if (r.repeat) repeats.insert(*r.repeat);
+    if (r.iterations_per_run) iterations.insert(*r.iterations_per_run);
+    if (r.timestamp) {
+      timestamps.insert(*r.timestamp);
+      first = first ? std::min(*first, *r.timestamp) : *r.timestamp;
+      last = last ? std::max(*last, *r.timestamp) : *r.timestamp;
+    }
+  }
+  const auto join = [](const auto& values) {
+    std::string out;
+    for (const auto& v : values) {
+      std::string text;
+      if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>) text = v;
+      else text = std::to_string(v);
+      out += (out.empty() ? "" : ", ") + text;
+    }
+    return out.empty() ? std::string("—") : out;
+  };
+  std::vector<std::string> backend_names;
+  for (const auto& b : ordered_backends(backends, options.baseline))
+    backend_names.push_back(backend_title(b) == b ? b : backend_title(b) + " (" + b + ")");
+  std::vector<std::pair<std::string, std::string>> rows = {
+      {"Results", options.source + ": " + std::to_string(records.size()) + " records" +
+                      (options.skipped_lines ? ", " + std::to_string(options.skipped_lines) +
+                                                      " unusable lines skipped" : "")},
+      {"Accelerator", join(accelerators)},
+      {"Suites", join(suites)},
+      {"Models", std::to_string(models.size())},
+      {"Backends", join(backend_names)},
+      {"Baseline", backend_title(options.baseline) +
+                       (backends.count(options.baseline) ? "" : " (no records of it: no speedups)")},
+      {"Tests", join(tests)},
+      {"Batch sizes", join(batch_sizes)},
+      {"Repeats", join(repeats)},
+      {"Iterations per run", join(iterations)},
+      {"First timestamp", first ? utc_text(*first) : "—"},
+      {"Last timestamp", last ? utc_text(*last) + " (" + std::to_string(timestamps.size()) +
+                                    " sweep timestamp" + (timestamps.size() == 1 ? "" : "s") + ")"
+                              : "—"},
+  };
+  std::string out = "<section id=\"context\">\n<h2>Run context</h2>\n<table class=\"kv\">\n";
+  for (const auto& [k, v] : rows) out += "<tr>" + th(k) + "<td>" + escape_xml(v) + "</td></tr>\n";
+  out += "</table>\n<h3>run_context.json</h3>\n";
+  if (!context.present) {
+    out += "<p class=\"muted\">No run_context.json in the results directory (the sweep predates it, "
+           "or it was written elsewhere).</p>\n";
+  } else if (!context.problem.empty()) {
+    out += "<p class=\"fail\">run_context.json could not be used: " + escape_xml(context.problem) + "</p>\n";
+  } else {
+    out += "<table class=\"kv\" id=\"run-context\">\n";
+    for (const auto& [k, v] : context.entries)
+      out += "<tr>" + th(k) + "<td><code>" + escape_xml(v) + "</code></td></tr>\n";
+    out += "</table>\n";
+  }
+  return out + "</section>\n";
+}
+
+std::string section_summary(const std::vector<test_results>& tests, const html_report_options& options) {
+  std::set<std::string> all;
+  for (const auto& t : tests) all.insert(t.backends.begin(), t.backends.end());
+  const auto backends = ordered_backends(all, options.baseline);
+  std::string out = "<section id=\"summary\">\n<h2>Geomean speedup over " +
+                    escape_xml(backend_title(options.baseline)) + "</h2>\n";
+  out += "<p class=\"note\">Geometric mean over the models that have timings on both backends of the "
+         "per-model speedups (ratio of median per-iteration times), ± the propagated error.</p>\n";
+  out += "<table id=\"geomean\">\n<thead><tr>" + th("Backend");
+  for (const auto& t : tests) out += th(t.test);
+  out += "</tr></thead>\n<tbody>\n";
+  for (const auto& b : backends) {
+    if (b == options.baseline) continue;
+    out += "<tr>" + th(backend_title(b), "scope=\"row\"");
+    for (const auto& t : tests) {
+      const auto g = t.geomean.find(b);
+      if (g == t.geomean.end()) {
+        out += "<td class=\"muted\">—</td>";
+        continue;
+      }
+      out += "<td class=\"num\">" + escape_xml(speedup_text(g->second.first)) +
+             " <span class=\"muted\">(" + models_text(g->second.second) + ")</span></td>";
+    }
+    out += "</tr>\n";
+  }
+  return out + "</tbody>\n</table>\n</section>\n";
+}
+
+std::string section_verification(const std::vector<report_record>& records,
+                                 const std::vector<std::string>& tests,
+                                 const html_report_options& options) {
+  struct counts {
+    std::map<std::string, size_t> codes;
+    size_t errors = 0, skips = 0, total = 0;
+  };
+  std::map<std::pair<std::string, std::string>, counts> table;  // (backend, test)
+  std::set<std::string> codes, backends;
+  for (const auto& r : records) {
+    counts& c = table[{r.backend, r.test}];
+    backends.insert(r.backend);
+    ++c.total;
+    if (r.kind == record_kind::skip) ++c.skips;
+    else if (r.kind == record_kind::error && !verifier_error_code(r.verification_code)) ++c.errors;
+    else {
+      const std::string code = r.verification_code.empty() ? "(none)" : r.verification_code;
+      ++c.codes[code];
+      codes.insert(code);
+    }
+  }
+  std::vector<std::string> columns;
+  for (const char* known : {"PASS", "FAIL", "NONDETERMINISTIC_EAGER_RUN", "EAGER_FAILED", "EXCEPTION_RAISED",
+                            "VERIFIER_SKIPPED", "VERIFIER_DIDNT_RUN"})
+    if (codes.erase(known)) columns.emplace_back(known);
+  columns.insert(columns.end(), codes.begin(), codes.end());
+
+  std::string out = "<section id=\"verification\">\n<h2>Verification</h2>\n";
+  out += "<p class=\"note\">Records per verification_code. Pass rate: PASS over the records the verifier "
+         "ran on (every code but VERIFIER_SKIPPED, VERIFIER_DIDNT_RUN, SKIP_VERIFICATION, "
+         "VERIFIER_SKIPPED_UNEXPECTEDLY and none). Error records (a failed run) and SKIP records "
+         "(compatibility skips) are counted apart.</p>\n";
+  out += "<table id=\"verification-table\">\n<thead><tr>" + th("Backend") + th("Test");
+  for (const auto& c : columns) out += "<th class=\"code\">" + escape_xml(c) + "</th>";
+  out += th("errors") + th("SKIP") + th("records") + th("pass rate") + "</tr></thead>\n<tbody>\n";
+  for (const auto& b : ordered_backends(backends, options.baseline))
+    for (const auto& t : tests) {
+      const auto it = table.find({b, t});
+      if (it == table.end()) continue;
+      const counts& c = it->second;
+      out += "<tr>" + th(backend_title(b), "scope=\"row\"") + "<td>" + escape_xml(t) + "</td>";
+      size_t verified = 0;
+      for (const auto& code : columns) {
+        const auto n = c.codes.count(code) ? c.codes.at(code) : 0;
+        if (code != "(none)" && !unverified_code(code)) verified += n;
+        out += "<td class=\"num" + std::string(n ? "" : " muted") + "\">" + std::to_string(n) + "</td>";
+      }
+      out += "<td class=\"num" + std::string(c.errors ? " fail" : " muted") + "\">" +
+             std::to_string(c.errors) + "</td><td class=\"num" + (c.skips ? "" : " muted") + "\">" +
+             std::to_string(c.skips) + "</td><td class=\"num\">" + std::to_string(c.total) + "</td>";
+      const size_t passed = c.codes.count("PASS") ? c.codes.at("PASS") : 0;
+      out += verified ? "<td class=\"num\">" + std::to_string(passed) + "/" + std::to_string(verified) +
+                            " (" + fixed(100.0 * static_cast<double>(passed) / static_cast<double>(verified), 1) +
+                            "%)</td>"
+                      : std::string("<td class=\"muted\">not verified</td>");
+      out += "</tr>\n";
+    }
+  return out + "</tbody>\n</table>\n</section>\n";
+}
+
+std::string failure_cell(const report_record& r, size_t columns) {
+  const bool skip = r.kind == record_kind::skip;
+  std::string text = first_line(r.error);
+  if (skip && text == "SKIP") text = "SKIP";
+  else if (!skip) text = "error: " + text;
+  return "<td colspan=\"" + std::to_string(columns) + "\" class=\"" + (skip ? "skip" : "error") +
+         "\" title=\"" + escape_attribute(r.error) + "\">" + escape_xml(text) + "</td>";
+}
+
+std::string model_table(const test_results& t, const html_report_options& options) {
+  std::string out = "<table class=\"models\" id=\"models-" + anchor(t.test) + "\">\n<thead>\n<tr>" +
+                    th("Model", "rowspan=\"2\"") + th("Batch", "rowspan=\"2\"");
+  for (const auto& b : t.backends) out += th(backend_title(b), "colspan=\"3\" class=\"backend\"");
+  out += "</tr>\n<tr>";
+  for (size_t i = 0; i < t.backends.size(); ++i)
+    out += th("median ms (min–max)", "class=\"sub\"") + th("speedup", "class=\"sub\"") + th("verify", "class=\"sub\"");
+  out += "</tr>\n</thead>\n<tbody>\n";
+  for (const auto& model : t.models) {
+    std::set<long long> batches;
+    for (const auto& b : t.backends)
+      if (const auto it = t.cells.find({model, b}); it != t.cells.end() && it->second.batch_size)
+        batches.insert(*it->second.batch_size);
+    std::string batch_text;
+    for (long long v : batches) batch_text += (batch_text.empty() ? "" : "/") + std::to_string(v);
+    out += "<tr>" + th(model, "scope=\"row\" class=\"model\"") + "<td class=\"num\">" +
+           escape_xml(batch_text.empty() ? "—" : batch_text) + "</td>";
+    for (const auto& b : t.backends) {
+      const auto it = t.cells.find({model, b});
+      if (it == t.cells.end()) {
+        out += "<td colspan=\"3\" class=\"muted\">no record</td>";
+        continue;
+      }
+      const cell& c = it->second;
+      if (c.shown && c.shown->kind != record_kind::timing) {
+        out += failure_cell(*c.shown, 2) + "<td>" + code_span(c.verification) + "</td>";
+        continue;
+      }
+      if (!c.summary) {
+        out += std::string("<td colspan=\"2\" class=\"muted\">") +
+               (c.shown ? "no finite samples" : "no timings") + "</td><td>" + code_span(c.verification) + "</td>";
+        continue;
+      }
+      const auto& s = *c.summary;
+      out += "<td class=\"num time\" title=\"" + std::to_string(s.count) + " repeats, std " +
+             format_ms(s.std) + " ms\">" + format_ms(s.median) + "<br/><span class=\"range\">" +
+             format_ms(s.min) + "–" + format_ms(s.max) + "</span></td>";
+      if (b == options.baseline) out += "<td class=\"muted\">baseline</td>";
+      else if (c.speedup)
+        out += std::string("<td class=\"num speedup ") + (c.speedup->avg >= 1 ? "faster" : "slower") +
+               "\">" + escape_xml(speedup_text(*c.speedup)) + "</td>";
+      else out += "<td class=\"muted\">—</td>";
+      out += "<td>" + code_span(c.verification) + "</td>";
+    }
+    out += "</tr>\n";
+  }
+  if (t.has_baseline) {
+    out += "<tr class=\"geomean\">" + th("GEOMEAN", "scope=\"row\"") + "<td></td>";
+    for (const auto& b : t.backends) {
+      const auto g = t.geomean.find(b);
+      if (b == options.baseline || g == t.geomean.end()) {
+        out += "<td colspan=\"3\"></td>";
+        continue;
+      }
+      out += "<td class=\"muted\">" + models_text(g->second.second) + "</td><td class=\"num speedup\">" +
+             escape_xml(speedup_text(g->second.first)) + "</td><td></td>";
+    }
+    out += "</tr>\n";
+  }
+  return out + "</tbody>\n</table>\n";
+}
+
+std::string speedup_chart(const test_results& t, const html_report_options& options) {
+  svg::bar_chart chart;
+  std::vector<std::string> series_backends;
+  for (const auto& b : t.backends)
+    if (b != options.baseline) series_backends.push_back(b);
+  for (const auto& model : t.models) {
+    bool any = false;
+    for (const auto& b : series_backends)
+      if (const auto it = t.cells.find({model, b}); it != t.cells.end() && it->second.speedup) any = true;
+    if (any) chart.categories.push_back(model);
+  }
+  if (chart.categories.empty() || series_backends.empty()) return "";
+  for (const auto& b : series_backends) {
+    svg::bar_series s;
+    s.name = backend_title(b);
+    s.color = t.colors.at(b);
+    for (const auto& model : chart.categories) {
+      const auto it = t.cells.find({model, b});
+      const bool has = it != t.cells.end() && it->second.speedup;
+      s.values.push_back(has ? it->second.speedup->avg : svg::no_value);
+      s.errors.push_back(has ? it->second.speedup->std : svg::no_value);
+    }
+    chart.series.push_back(std::move(s));
+  }
+  const double rows = static_cast<double>(chart.categories.size());
+  const double per_category = 10.0 * static_cast<double>(chart.series.size()) + 10;  // px
+  chart.frame.title = "Speedup over " + backend_title(options.baseline) + " — " + t.test;
+  chart.frame.x_label = "speedup (median time of " + backend_title(options.baseline) +
+                        " / median time of the backend), ± propagated error";
+  chart.frame.width_in = 10;
+  chart.frame.height_in = std::max(3.0, (rows * per_category + 110) / 96);
+  chart.reference_x = 1.0;
+  chart.legend_outside = true;
+  return "<figure class=\"chart speedup-chart\">\n" + strip_xml_declaration(svg::render_bar_chart(chart)) +
+         "</figure>\n";
+}
+
+std::string distribution_grid(const test_results& t, const html_report_options& options) {
+  std::string out;
+  for (const auto& model : t.models) {
+    svg::distribution_chart chart;
+    bool any = false;
+    for (const auto& b : t.backends) {
+      svg::distribution d;
+      d.label = backend_title(b);
+      d.color = t.colors.at(b);
+      if (const auto it = t.cells.find({model, b}); it != t.cells.end()) d.values = it->second.used;
+      any = any || !d.values.empty();
+      chart.groups.push_back(std::move(d));
+    }
+    if (!any) continue;
+    chart.frame.title = model;
+    chart.frame.y_label = "ms per iteration";
+    chart.frame.width_in = 4.5;
+    chart.frame.height_in = 3.0;
+    out += "<figure class=\"chart small\">" + strip_xml_declaration(svg::render_distribution_chart(chart)) +
+           "</figure>\n";
+  }
+  if (out.empty()) return "<p class=\"muted\">No timings.</p>\n";
+  return "<p class=\"note\">Per-iteration time of each repeat (" + escape_xml(repeats_text(options.skip_repeats)) +
+         "): box from the first to the third quartile, median line, whiskers at min and max, each repeat "
+         "a dot. Colours follow the backends' order; an empty slot is a backend without timings.</p>\n"
+         "<div class=\"grid\">\n" + out + "</div>\n";
+}
+
+std::string section_test(const test_results& t, const html_report_options& options) {
+  const std::string id = anchor(t.test);
+  const std::string name = t.test == "eval" ? "eval (inference)" : t.test == "train" ? "train (training)" : t.test;
+  std::string out = "<section id=\"test-" + id + "\">\n<h2>" + escape_xml(name) + "</h2>\n<h3>Per-model results</h3>\n";
+  out += "<p class=\"note\">Median per-iteration time in ms over " + escape_xml(repeats_text(options.skip_repeats)) +
+         ", with min–max; speedup = median of " + escape_xml(backend_title(options.baseline)) +
+         " / median of the backend, ± the error propagated from both samples' standard deviations. "
+         "Error and SKIP cells show the message's first line; hover for the whole text.</p>\n";
+  out += "<div class=\"scroll\">\n" + model_table(t, options) + "</div>\n";
+  out += "<h3>Speedup over " + escape_xml(backend_title(options.baseline)) + "</h3>\n";
+  if (!t.has_baseline)
+    out += "<p class=\"muted\">No " + escape_xml(options.baseline) + " records for this test: no speedups.</p>\n";
+  else if (const auto chart = speedup_chart(t, options); !chart.empty())
+    out += chart;
+  else
+    out += "<p class=\"muted\">No model has timings on both the baseline and another backend.</p>\n";
+  out += "<h3>Per-repeat time distributions</h3>\n" + distribution_grid(t, options);
+  return out + "</section>\n";
+}
+
+const char* const style = R"(
+body { font-family: "DejaVu Sans", Arial, Helvetica, sans-serif; font-size: 14px; margin: 1.5em 2em; color: #222; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; }
+h2 { font-size: 1.3em; border-bottom: 2px solid #ddd; padding-bottom: 0.2em; margin-top: 1.8em; }
+h3 { font-size: 1.05em; margin-top: 1.4em; }
+nav a { margin-right: 1em; }
+table { border-collapse: collapse; margin: 0.6em 0; }
+th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; vertical-align: top; }
+thead th { background: #f0f0f0; }
+th.backend { background: #e4ecf5; }
+th[scope="row"] { background: #fafafa; text-align: left; font-weight: normal; }
+table.kv th { text-align: left; background: #f5f5f5; white-space: nowrap; }
+table.kv td { max-width: 70em; word-break: break-word; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.range { color: #777; font-size: 0.8em; }
+th.sub { font-size: 0.8em; font-weight: normal; }
+span.code { font-size: 0.85em; white-space: nowrap; }
+.muted { color: #999; }
+.pass { color: #1a7f37; font-weight: bold; }
+.fail { color: #c62828; font-weight: bold; }
+.warn { color: #b26a00; font-weight: bold; }
+td.error { background: #fdecea; color: #8a1c1c; font-size: 0.9em; }
+td.skip { background: #f3f3f3; color: #666; font-size: 0.9em; }
+td.faster { color: #1a7f37; }
+td.slower { color: #c62828; }
+tr.geomean th, tr.geomean td { border-top: 2px solid #888; font-weight: bold; }
+th.code { font-size: 0.8em; }
+.note { color: #555; font-size: 0.9em; max-width: 75em; }
+.scroll { overflow-x: auto; }
+figure { margin: 0.5em 0; }
+figure.chart svg { max-width: 100%; height: auto; border: 1px solid #eee; }
+.grid { display: flex; flex-wrap: wrap; gap: 8px; }
+.grid figure { margin: 0; }
+code { font-size: 0.9em; }
+)";
+
+}  // namespace
+
+// --- records ------------------------------------------------------------------------------------
+
+report_record parse_report_record(const json_value& r, size_t line_number) {
+  report_record out;
+  out.line_number = line_number;
+  const json_value* model = member(r, "model");
+  const json_value* experiment = member(r, "experiment");
+  if (!model || !model->IsObject()) throw std::runtime_error("the record has no model object");
+  if (!experiment || !experiment->IsObject()) throw std::runtime_error("the record has no experiment object");
+  const auto model_name = optional_text(member(*model, "model_name"), "model.model_name");
+  if (!model_name) throw std::runtime_error("the record has no model.model_name");
+  out.model = *model_name;
+  out.suite = optional_text(member(*model, "suite_name"), "model.suite_name").value_or("");
+  const auto test = optional_text(member(*experiment, "test"), "experiment.test");
+  if (!test) throw std::runtime_error("the record has no experiment.test");
+  out.test = *test;
+  out.accelerator = optional_text(member(*experiment, "accelerator"), "experiment.accelerator").value_or("");
+  out.accelerator_model =
+      optional_text(member(*experiment, "accelerator_model"), "experiment.accelerator_model").value_or("");
+  const auto dynamo = optional_text(member(*experiment, "dynamo"), "experiment.dynamo");
+  const auto xla = optional_text(member(*experiment, "xla"), "experiment.xla");
+  try {
+    out.backend = report_backend_name(dynamo, xla);
+  } catch (const std::runtime_error&) {  // XRT and other names no aggregate report knows
+    out.backend = "xla=" + xla.value_or("null") + (dynamo ? "+" + *dynamo : "");
+  }
+  out.batch_size = optional_integer(member(*experiment, "batch_size"), "experiment.batch_size");
+  out.repeat = optional_integer(member(r, "repeat"), "repeat");
+  out.iterations_per_run = optional_integer(member(r, "iterations_per_run"), "iterations_per_run");
+  if (const json_value* t = member(r, "timestamp"); t && !t->IsNull()) {
+    if (!t->IsNumber()) throw std::runtime_error("timestamp is not a number");
+    out.timestamp = t->GetDouble();
+  }
+  out.verification_code = optional_text(member(r, "verification_code"), "verification_code").value_or("");
+
+  const json_value* metrics = member(r, "metrics");
+  if (metrics && !metrics->IsNull() && !metrics->IsObject())
+    throw std::runtime_error("metrics is not an object");
+  if (const json_value* error = metrics ? member(*metrics, "error") : nullptr) {
+    out.error = error->IsString() ? std::string(error->GetString(), error->GetStringLength())
+                                  : to_python_json(*error);
+    out.kind = out.error.rfind("SKIP", 0) == 0 ? record_kind::skip : record_kind::error;
+    return out;
+  }
+  std::optional<std::vector<double>> seconds = metrics ? number_list(member(*metrics, "per_iter_time")) : std::nullopt;
+  if (!seconds && metrics) {
+    seconds = number_list(member(*metrics, "total_time"));
+    if (seconds) {
+      const double iterations =
+          out.iterations_per_run && *out.iterations_per_run > 0 ? static_cast<double>(*out.iterations_per_run) : 1;
+      for (double& s : *seconds) s /= iterations;
+    }
+  }
+  if (seconds && !seconds->empty()) {
+    out.kind = record_kind::timing;
+    for (double s : *seconds) out.per_iter_ms.push_back(std::isfinite(s) ? s * 1e3 : NAN);
+  }
+  return out;
+}
+
+std::vector<report_record> load_report_records(const std::filesystem::path& results_file,
+                                               const std::function<void(const std::string&)>& warn) {
+  std::error_code ec;
+  if (!std::filesystem::exists(results_file, ec))
+    throw std::runtime_error(results_file.string() + " does not exist (no results to report)");
+  if (!std::filesystem::is_regular_file(results_file, ec))
+    throw std::runtime_error(results_file.string() + " is not a regular file");
+  if (!std::ifstream(results_file)) throw std::runtime_error("cannot read " + results_file.string());
+  std::vector<report_record> records;
+  const std::string file = results_file.string();
+  for (const auto& line : read_results(results_file, [&](size_t number, const std::string& message) {
+         const std::string prefix = "line " + std::to_string(number) + ": ";
+         warn(file + ":" + std::to_string(number) + ": skipped: " +
+              (message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message));
+       })) {
+    try {
+      records.push_back(parse_report_record(line.record, line.line_number));
+    } catch (const std::exception& e) {
+      warn(file + ":" + std::to_string(line.line_number) + ": skipped: " + e.what());
+    }
+  }
+  return records;
+}
+
+std::vector<std::pair<std::string, std::string>> run_context_entries(const json_value& object) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!object.IsObject()) return out;
+  for (const auto& m : object.GetObject()) {
+    const std::string key(m.name.GetString(), m.name.GetStringLength());
+    const json_value& v = m.value;
+    std::string text;
+    if (v.IsString()) {
+      text.assign(v.GetString(), v.GetStringLength());
+    } else if (v.IsNull()) {
+      text = "null";
+    } else if (v.IsNumber()) {
+      text = v.IsInt64() ? std::to_string(v.GetInt64()) : python_float_repr(v.GetDouble());
+      if ((key == "started" || key == "timestamp" || key == "finished") && std::isfinite(v.GetDouble()) &&
+          v.GetDouble() > 0)
+        text += " (" + utc_text(v.GetDouble()) + ")";
+    } else if (v.IsArray() && std::all_of(v.Begin(), v.End(), [](const json_value& x) { return x.IsString(); })) {
+      for (const auto& x : v.GetArray())
+        text += (text.empty() ? "" : " ") + shell_quote(std::string(x.GetString(), x.GetStringLength()));
+    } else {
+      text = to_python_json(v);
+    }
+    out.emplace_back(key, text);
+  }
+  return out;
+}
+
+run_context_info read_run_context(const std::filesystem::path& file) {
+  run_context_info info;
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) return info;
+  info.present = true;
+  std::ifstream in(file);
+  if (!in || !std::filesystem::is_regular_file(file, ec)) {
+    info.problem = "cannot read " + file.string();
+    return info;
+  }
+  try {
+    const auto document = parse_json(read_text_file(file), file.string());
+    if (!document.IsObject()) {
+      info.problem = file.string() + " does not hold a JSON object";
+      return info;
+    }
+    info.entries = run_context_entries(document);
+  } catch (const std::exception& e) {
+    info.problem = e.what();
+  }
+  return info;
+}
+
+// --- statistics -----------------------------------------------------------------------------------
+
+std::vector<double> used_samples(const std::vector<double>& values, size_t skip) {
+  const size_t first = values.empty() ? 0 : std::min(skip, values.size() - 1);
+  std::vector<double> out;
+  for (size_t i = first; i < values.size(); ++i)
+    if (std::isfinite(values[i])) out.push_back(values[i]);
+  return out;
+}
+
+std::optional<sample_summary> summarize_samples(const std::vector<double>& values, size_t skip) {
+  auto used = used_samples(values, skip);
+  if (used.empty()) return std::nullopt;
+  sample_summary s;
+  s.count = used.size();
+  s.std = mean_and_sample_std(used).std;
+  std::sort(used.begin(), used.end());
+  s.min = used.front();
+  s.max = used.back();
+  s.median = percentile_of(used, 50);
+  return s;
+}
+
+std::string format_ms(double ms) {
+  if (!std::isfinite(ms)) return python_float_repr(ms);
+  if (ms == 0) return "0";
+  const int decimals = std::clamp(3 - static_cast<int>(std::floor(std::log10(std::fabs(ms)))), 0, 6);
+  return fixed(ms, decimals);
+}
+
+// --- the page ---------------------------------------------------------------------------------------
+
+std::string render_html_report(const std::vector<report_record>& records, const run_context_info& context,
+                               const html_report_options& options) {
+  const auto tests = ordered_tests(records);
+  std::vector<test_results> results;
+  for (const auto& t : tests) results.push_back(build_test(records, t, options));
+
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>" +
+                    escape_xml(options.title) + "</title>\n<style>" + style + "</style>\n</head>\n<body>\n";
+  out += "<h1>" + escape_xml(options.title) + "</h1>\n";
+  out += "<nav><a href=\"#context\">Run context</a><a href=\"#summary\">Geomean speedups</a>"
+         "<a href=\"#verification\">Verification</a>";
+  for (const auto& t : tests) out += "<a href=\"#test-" + anchor(t) + "\">" + escape_xml(t) + "</a>";
+  out += "</nav>\n";
+  out += section_context(records, context, options);
+  if (records.empty()) {
+    out += "<p class=\"muted\" id=\"no-records\">No usable records in " + escape_xml(options.source) + ".</p>\n";
+    return out + "</body>\n</html>\n";
+  }
+  out += section_summary(results, options);
+  out += section_verification(records, tests, options);
+  for (const auto& t : results) out += section_test(t, options);
+  return out + "</body>\n</html>\n";
+}
+
+}  // namespace benchmatrix

@@ -1,0 +1,131 @@
+// html_report: one self-contained HTML page (inline CSS and SVG, no scripts, nothing fetched at
+// view time) for a results directory: run context, geomean speedups, verification pass rates,
+// per-model tables and charts (output/html_report.hpp says what the page holds and how its
+// statistics are computed).
+//
+//   html_report --output-dirname=results [--output=results/report.html] [--title=TEXT]
+//               [--baseline=eager] [--skip-repeats=1]
+//
+// Reads DIR/results.jsonl (unusable lines: a warning naming file:line, then skipped; a missing file:
+// an error, exit 1, nothing written) and DIR/run_context.json when it exists. The page is written to
+// a temporary file next to the output, then renamed over it, so a failed run never leaves half a
+// report. Prints the path of the report on stdout.
+#include "output/aggregate_report.hpp"
+#include "output/html_report.hpp"
+#include "runner/argparse.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+namespace {
+
+using namespace benchmatrix;
+
+const char* const program = "html_report";
+
+std::vector<flag_spec> specs() {
+  using a = flag_action;
+  using t = flag_type;
+  return {
+      {"output-dirname", 0, a::store, t::text, {}, false, "./output/", "Results directory: its results.jsonl is reported, with its run_context.json when present."},
+      {"output", 0, a::store, t::text, {}, false, "DIR/report.html", "The HTML file to write (replaced atomically)."},
+      {"title", 0, a::store, t::text, {}, false, "benchmatrix report: <results directory>", "The page's title."},
+      {"baseline", 0, a::store, t::text, {}, false, "eager", "Backend the speedups are computed over (eager, inductor, cudagraphs, torchscript, openxla+dynamo, openxla+lazytensor: a record without xla is named after its dynamo, eager when dynamo is null)."},
+      {"skip-repeats", 0, a::store, t::integer, {}, false, "1", "Leading repeats left out of the statistics and charts (repeat 0 includes compilation and warm-up); a record with no more repeats keeps its last one."},
+  };
+}
+
+std::string text_or(const parsed_flags& flags, const std::string& name, const std::string& fallback) {
+  const auto v = flags.last(name);
+  return v && *v ? **v : fallback;
+}
+
+/// Writes `text` to a temporary file in the target's directory, flushes it, then renames it over
+/// `path`; the temporary file is removed when anything fails.
+void write_atomically(const std::filesystem::path& path, const std::string& text) {
+  const auto directory = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  const auto temporary = directory / ("." + path.filename().string() + ".tmp." + std::to_string(::getpid()));
+  try {
+    {
+      std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+      if (!out) throw std::runtime_error("cannot create " + temporary.string());
+      out << text;
+      if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
+    }
+    std::filesystem::rename(temporary, path);
+  } catch (...) {
+    std::error_code ec;
+    std::filesystem::remove(temporary, ec);
+    throw;
+  }
+}
+
+int run(const parsed_flags& flags) {
+  const std::filesystem::path dir = text_or(flags, "output-dirname", "./output/");
+  if (!std::filesystem::is_directory(dir))
+    throw std::runtime_error("--output-dirname " + dir.string() + " is not a directory");
+  const std::filesystem::path output = text_or(flags, "output", (dir / "report.html").string());
+  if (std::filesystem::is_directory(output))
+    throw std::runtime_error("--output " + output.string() + " is a directory");
+  const long long skip = std::stoll(text_or(flags, "skip-repeats", "1"));
+  if (skip < 0) throw usage_error("argument --skip-repeats: must be 0 or more, got " + std::to_string(skip));
+
+  html_report_options options;
+  options.baseline = text_or(flags, "baseline", "eager");
+  options.skip_repeats = static_cast<size_t>(skip);
+  auto directory_name = std::filesystem::weakly_canonical(dir).filename().string();
+  if (directory_name.empty()) directory_name = dir.string();
+  options.title = text_or(flags, "title", "benchmatrix report: " + directory_name);
+  options.source = (dir / "results.jsonl").string();
+
+  const auto records = load_report_records(dir / "results.jsonl", [&](const std::string& message) {
+    ++options.skipped_lines;
+    std::cerr << program << ": warning: " << message << "\n";
+  });
+  if (records.empty()) std::cerr << program << ": warning: no usable records in " << options.source << "\n";
+  bool baseline_seen = false;
+  for (const auto& r : records) baseline_seen = baseline_seen || r.backend == options.baseline;
+  if (!records.empty() && !baseline_seen)
+    std::cerr << program << ": warning: no " << options.baseline
+              << " records (--baseline): the report has no speedups\n";
+  const auto context = read_run_context(dir / "run_context.json");
+  if (!context.problem.empty())
+    std::cerr << program << ": warning: run_context.json skipped: " << context.problem << "\n";
+
+  write_atomically(output, render_html_report(records, context, options));
+  std::cout << program << ": wrote " << output.string() << " (" << records.size() << " records)\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> arguments(argv + 1, argv + argc);
+  for (const auto& a : arguments)
+    if (a == "-h" || a == "--help") {
+      std::cout << help_text(
+          program,
+          "Writes one self-contained HTML page (inline CSS and SVG, no scripts, no network at view time)\n"
+          "for the results.jsonl of --output-dirname: run context (records and run_context.json),\n"
+          "geomean speedups, verification counts and pass rates, a table per test with each model's\n"
+          "median per-iteration time (min-max), speedup over --baseline and verification code per\n"
+          "backend, speedup bar charts with error bars and per-repeat time distributions.\n"
+          "Speedup = median(baseline) / median(backend) with the error of a quotient from both samples'\n"
+          "std. Unusable lines are reported on stderr and skipped; the page is replaced atomically.",
+          specs());
+      return 0;
+    }
+  try {
+    return run(parse_flags(specs(), arguments));
+  } catch (const usage_error& e) {
+    std::cerr << usage_line(program, specs()) << "\n" << program << ": error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,48 @@
+#include "runner/run_context.hpp"
+
+#include "output/python_json.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace benchmatrix {
+
+namespace {
+
+json_value text_array(const std::vector<std::string>& items, json_allocator& allocator) {
+  json_value array(rapidjson::kArrayType);
+  for (const auto& item : items) array.PushBack(json_value(item.c_str(), allocator), allocator);
+  return array;
+}
+
+}  // namespace
+
+void write_run_context(const std::filesystem::path& path, const run_context& context) {
+  json_document document;
+  document.SetObject();
+  auto& allocator = document.GetAllocator();
+  const auto text = [&](const std::string& value) { return json_value(value.c_str(), allocator); };
+  document.AddMember("command", text_array(context.command, allocator), allocator);
+  document.AddMember("torch_version", text(context.torch_version), allocator);
+  document.AddMember("cuda_version",
+                     context.cuda_version ? text(*context.cuda_version) : json_value(), allocator);
+  document.AddMember("hostname", text(context.hostname), allocator);
+  document.AddMember("cpu_model", text(context.cpu_model), allocator);
+  document.AddMember("gpus", text_array(context.gpus, allocator), allocator);
+  document.AddMember("started", json_value(context.started), allocator);
+
+  const auto temporary = path.string() + ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << to_python_json(document) << "\n";
+    if (!out.flush()) throw std::runtime_error("cannot write " + temporary);
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::remove(temporary.c_str());
+    throw std::runtime_error("cannot replace " + path.string());
+  }
+}
+
+}  // namespace benchmatrix

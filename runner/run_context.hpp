@@ -1,0 +1,28 @@
+// run_context.json: what a sweep ran with, written by the parent next to results.jsonl when the sweep
+// starts (html_report shows it as the report's run context). Records carry the experiment and the
+// accelerator; this holds what they do not: the command line, the library versions, the host.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace benchmatrix {
+
+struct run_context {
+  std::vector<std::string> command;         // argv as given
+  std::string torch_version;                // LibTorch the children run (TORCH_VERSION)
+  std::optional<std::string> cuda_version;  // CUDA toolkit LibTorch was built with; none: CPU-only
+  std::string hostname;
+  std::string cpu_model;                    // /proc/cpuinfo model name
+  std::vector<std::string> gpus;            // nvidia-smi's names (the parent never touches CUDA)
+  double started = 0;                       // seconds since the epoch
+};
+
+/// Replaces `path` atomically (temporary file + rename) with the context as one JSON object:
+/// {"command", "torch_version", "cuda_version", "hostname", "cpu_model", "gpus", "started"}.
+/// Throws std::runtime_error when the file cannot be written.
+void write_run_context(const std::filesystem::path& path, const run_context& context);
+
+}  // namespace benchmatrix

@@ -1,0 +1,382 @@
+"""html_report: the self-contained HTML page of a crafted results directory (eager, inductor,
+cudagraphs and torchscript records, eval and train, PASS/FAIL and other verifier codes, error and
+SKIP records, a verify-only record, an old record variant, NaN samples, a corrupt line, a model name
+with <&> characters and a run_context.json). The page is parsed as XML; its sections, numbers
+recomputed here, escaping and SVG charts are checked; it must reference nothing on the network.
+Then headless Chromium renders it: a screenshot of the requested size that is not blank, and a DOM
+holding the charts. (Chromium: Debian's chromium package, installed by
+scripts/install_dependencies.sh; that part is skipped, saying so, only when no binary exists.)"""
+import datetime
+import json
+import math
+import os
+import re
+import shutil
+import statistics
+import struct
+import subprocess
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+import zlib
+
+from harness import OutputDirTest, run
+
+HTML_REPORT = os.environ.get("HTML_REPORT", "../../build/html_report")
+ODD_NAME = 'Model<&>"x"'
+T = 1795324126.25
+T_UTC = datetime.datetime.fromtimestamp(T, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def rec(model, dynamo=None, test="eval", per_iter=None, metrics=None, code="VERIFIER_SKIPPED", batch_size=8,
+        iterations=2):
+    if metrics is None:
+        metrics = {"total_time": [v * iterations for v in per_iter], "per_iter_time": per_iter}
+    return {"model": {"suite_name": "torchbench", "model_name": model},
+            "experiment": {"accelerator": "cuda", "accelerator_model": "NVIDIA H200", "xla": None, "xla_flags": None,
+                           "dynamo": dynamo, "torch_xla2": None, "keep_model_data_on_cuda": False, "test": test,
+                           "batch_size": batch_size, "enable_functionalization": False},
+            "repeat": len(per_iter) if per_iter else 4, "iterations_per_run": iterations, "metrics": metrics,
+            "timestamp": T, "verification_code": code}
+
+
+# per_iter_time samples (seconds); repeat 0 is warm-up and is left out by default
+SAMPLES = {
+    ("resnet18", None, "eval"): [0.5, 0.010, 0.012, 0.011, 0.0105],
+    ("resnet18", "inductor", "eval"): [0.9, 0.0050, 0.0056, 0.0052, 0.0049],
+    ("resnet18", "cudagraphs", "eval"): [0.2, 0.0081, 0.0080, 0.0083, 0.0079],
+    ("resnet18", "torchscript", "eval"): [float("nan"), 0.0095, float("nan"), 0.0101, 0.0098],
+    (ODD_NAME, None, "eval"): [0.1, 0.0200, 0.0210, 0.0190],
+    (ODD_NAME, "inductor", "eval"): [0.3, 0.0100, 0.0105, 0.0098],
+    ("dlrm", None, "eval"): [0.03, 0.0030, 0.0031, 0.0032],
+    ("alexnet", None, "eval"): [0.02, 0.0040, 0.0041, 0.0039],
+    ("resnet18", None, "train"): [1.0, 0.040, 0.042, 0.041],
+    ("resnet18", "cudagraphs", "train"): [0.4, 0.020, 0.021, 0.0205],
+}
+DLRM_ERROR = "child exited with status 1\nTraceback (most recent call last):\n  <frame> & more"
+
+
+def crafted_lines():
+    lines = []
+    for (model, dynamo, test), samples in SAMPLES.items():
+        code = "PASS" if model == ODD_NAME else "VERIFIER_SKIPPED"
+        lines.append(json.dumps(rec(model, dynamo, test, samples, code=code)))
+    lines += [
+        # a verify-mode record (no timings): its verdict shows in the cell of the timing record
+        json.dumps(rec("resnet18", "inductor", metrics={}, code="FAIL", batch_size=None)),
+        json.dumps(rec("dlrm", "inductor", metrics={"error": DLRM_ERROR}, code="VERIFIER_DIDNT_RUN", batch_size=None)),
+        json.dumps(rec("dlrm", "cudagraphs", metrics={"error": "SKIP: dynamo=cudagraphs cannot capture dlrm"},
+                       batch_size=None)),
+        json.dumps(rec("alexnet", "inductor", metrics={"error": "Traceback: eager raised"}, code="EAGER_FAILED",
+                       batch_size=None)),
+        json.dumps(rec("alexnet", "torchscript", metrics={"total_time": [float("nan")] * 3,
+                                                          "per_iter_time": [float("nan")] * 3},
+                       code="NONDETERMINISTIC_EAGER_RUN")),
+        json.dumps(rec("resnet18", "torchscript", "train", metrics={"error": "SKIP"}, batch_size=None)),
+        # an old record (§5.4): experiment_name, outputs_file, no timestamp, no verification_code, no
+        # per_iter_time (total_time / iterations_per_run is used)
+        '{"model": {"suite_name": "torchbench", "model_name": "vgg16"}, "experiment": {"experiment_name": "run_all", '
+        '"accelerator": "cuda", "accelerator_model": "NVIDIA H200", "xla": null, "xla_flags": null, "dynamo": null, '
+        '"torch_xla2": null, "test": "eval", "batch_size": 4}, "repeat": 3, "iterations_per_run": 2, '
+        '"metrics": {"total_time": [0.5, 0.02, 0.03]}, "outputs_file": null}',
+        # old and null: total_time null
+        '{"model": {"suite_name": "torchbench", "model_name": "vgg16"}, "experiment": {"experiment_name": "run_all", '
+        '"accelerator": "cuda", "accelerator_model": "NVIDIA H200", "xla": null, "xla_flags": null, "dynamo": "inductor", '
+        '"torch_xla2": null, "test": "eval", "batch_size": 4}, "repeat": 3, "iterations_per_run": 2, '
+        '"metrics": {"total_time": null}, "outputs_file": null}',
+        "this line is not JSON {",
+    ]
+    return lines
+
+
+CORRUPT_LINE = len(SAMPLES) + 9
+
+RUN_CONTEXT = {"command": ["experiment_runner", "--suite-name=torchbench", "--dynamo", "inductor", "--filter", "res net"],
+               "torch_version": "2.11.0", "cuda_version": None, "hostname": "gpu-<host>&1",
+               "cpu_model": "AMD EPYC 9654", "started": 1795324126.2}
+
+
+def format_ms(ms):
+    """The report's 4 significant digits (at most 6 decimals)."""
+    decimals = max(0, min(6, 3 - math.floor(math.log10(abs(ms)))))
+    return f"{ms:.{decimals}f}"
+
+
+def used_ms(samples, skip=1):
+    first = min(skip, len(samples) - 1)
+    return [v * 1e3 for v in samples[first:] if math.isfinite(v)]
+
+
+def speedup(experiment, baseline):
+    e, b = used_ms(experiment), used_ms(baseline)
+    me, mb = statistics.median(e), statistics.median(b)
+    se, sb = statistics.stdev(e), statistics.stdev(b)
+    s = mb / me
+    return s, s * math.sqrt((se / me) ** 2 + (sb / mb) ** 2)
+
+
+def text_of(element):
+    return "".join(element.itertext())
+
+
+def png_info(path):
+    """(width, height, distinct scanlines) of a PNG, from its chunks and decompressed image data."""
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, width = 8, b"", None
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, color_type = struct.unpack(">IIBB", body[:10])
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    raw = zlib.decompress(idat)
+    channels = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}[color_type]
+    stride = 1 + width * channels * depth // 8
+    assert len(raw) == stride * height, "image data does not match the header"
+    rows = {raw[i:i + stride] for i in range(0, len(raw), stride)}
+    return width, height, len(rows)
+
+
+class HtmlReportTest(OutputDirTest):
+    def setUp(self):
+        super().setUp()
+        with open(self.results, "w", encoding="utf-8") as f:
+            f.write("\n".join(crafted_lines()) + "\n")
+        with open(os.path.join(self.out, "run_context.json"), "w") as f:
+            json.dump(RUN_CONTEXT, f)
+        self.report = os.path.join(self.out, "report.html")
+
+    def make(self, *args, check=True):
+        return run(HTML_REPORT, f"--output-dirname={self.out}", *args, check=check)
+
+    def page(self):
+        with open(self.report, encoding="utf-8") as f:
+            html = f.read()
+        return html, ET.fromstring(html.replace("<!DOCTYPE html>", "", 1))
+
+    def row(self, root, table_id, header):
+        table = root.find(f".//table[@id='{table_id}']")
+        self.assertIsNotNone(table, table_id)
+        for tr in table.iter("tr"):
+            cells = list(tr)
+            if cells and text_of(cells[0]) == header:
+                return cells
+        self.fail(f"no row {header!r} in {table_id}")
+
+    def test_page_sections_numbers_and_escaping(self):
+        proc = self.make()
+        self.assertIn(f"results.jsonl:{CORRUPT_LINE}: skipped", proc.stderr)
+        self.assertIn(self.report, proc.stdout)
+        html, root = self.page()  # well-formed: it parses as XML
+        self.assertEqual(root.tag, "html")
+        ids = {e.get("id") for e in root.iter() if e.get("id")}
+        for section in ("context", "run-context", "summary", "verification", "test-eval", "test-train",
+                        "models-eval", "models-train"):
+            self.assertIn(section, ids)
+
+        # run context from the records and from run_context.json, escaped
+        context = text_of(root.find(".//section[@id='context']"))
+        for expected in ("cuda — NVIDIA H200", "torchbench", "eval, train", "4, 8", T_UTC,
+                         "1 unusable lines skipped"):
+            self.assertIn(expected, context)
+        run_context = {text_of(tr[0]): text_of(tr[1]) for tr in root.find(".//table[@id='run-context']")}
+        self.assertEqual(run_context["command"],
+                         "experiment_runner --suite-name=torchbench --dynamo inductor --filter 'res net'")
+        self.assertEqual(run_context["torch_version"], "2.11.0")
+        self.assertEqual(run_context["cuda_version"], "null")
+        self.assertEqual(run_context["hostname"], "gpu-<host>&1")
+        self.assertTrue(run_context["started"].startswith(f"1795324126.2 ({T_UTC})"))
+        self.assertIn("gpu-&lt;host&gt;&amp;1", html)
+
+        # the median and speedup of resnet18 on inductor, recomputed here
+        cells = self.row(root, "models-eval", "resnet18")
+        self.assertEqual(text_of(cells[1]), "8")
+        eager_time, inductor_time = text_of(cells[2]), text_of(cells[5])
+        eager = used_ms(SAMPLES[("resnet18", None, "eval")])
+        self.assertEqual(eager_time, format_ms(statistics.median(eager)) + format_ms(min(eager)) + "–" +
+                         format_ms(max(eager)))
+        inductor = used_ms(SAMPLES[("resnet18", "inductor", "eval")])
+        self.assertTrue(inductor_time.startswith(format_ms(statistics.median(inductor))), inductor_time)
+        s, e = speedup(SAMPLES[("resnet18", "inductor", "eval")], SAMPLES[("resnet18", None, "eval")])
+        self.assertEqual(text_of(cells[6]), f"{s:.2f} ± {e:.2f}")
+        self.assertEqual(cells[7].find("span").get("title"), "FAIL")  # the verify record's verdict
+        # NaN samples are ignored: torchscript's median of its two finite samples past repeat 0
+        ts = used_ms(SAMPLES[("resnet18", "torchscript", "eval")])
+        self.assertTrue(text_of(cells[11]).startswith(format_ms(statistics.median(ts))))
+
+        # the odd model name: escaped in the source, intact once parsed, charted
+        self.assertNotIn(ODD_NAME, html)
+        self.assertIn("Model&lt;&amp;&gt;&quot;x&quot;", html)
+        odd = self.row(root, "models-eval", ODD_NAME)
+        self.assertEqual(odd[4].find("span").get("title"), "PASS")
+
+        # error and SKIP cells: the first line, the whole message as the tooltip
+        dlrm = self.row(root, "models-eval", "dlrm")
+        error = [c for c in dlrm if c.get("class") == "error"][0]
+        self.assertEqual(text_of(error), "error: child exited with status 1")
+        self.assertEqual(error.get("title"), DLRM_ERROR)
+        skip = [c for c in dlrm if c.get("class") == "skip"][0]
+        self.assertEqual(text_of(skip), "SKIP: dynamo=cudagraphs cannot capture dlrm")
+        alexnet = self.row(root, "models-eval", "alexnet")
+        alexnet_cells = [text_of(c) for c in alexnet]
+        self.assertIn("no finite samples", alexnet_cells)  # torchscript: NaN only
+        self.assertIn("no record", alexnet_cells)  # cudagraphs
+        self.assertIn("error: Traceback: eager raised", alexnet_cells)
+        self.assertIn("nondeterministic", alexnet_cells)
+        # the old record: total_time / iterations_per_run, batch 4
+        vgg = self.row(root, "models-eval", "vgg16")
+        self.assertEqual(text_of(vgg[1]), "4")
+        self.assertTrue(text_of(vgg[2]).startswith(format_ms(statistics.median([10.0, 15.0]))))
+
+        # geomean (one model per backend here but resnet18 and the odd one on inductor)
+        s2, _ = speedup(SAMPLES[(ODD_NAME, "inductor", "eval")], SAMPLES[(ODD_NAME, None, "eval")])
+        geomean = self.row(root, "geomean", "Inductor")
+        self.assertTrue(text_of(geomean[1]).startswith(f"{math.sqrt(s * s2):.2f} ± "), text_of(geomean[1]))
+        self.assertIn("(2 models)", text_of(geomean[1]))
+        self.assertIn("(1 model)", text_of(self.row(root, "geomean", "CUDAGraphs")[1]))
+
+        # verification counts and pass rates
+        verification = root.find(".//table[@id='verification-table']")
+        headers = [text_of(th) for th in verification.find("thead/tr")]
+        rows = {(text_of(tr[0]), text_of(tr[1])): dict(zip(headers, map(text_of, tr)))
+                for tr in verification.find("tbody")}
+        inductor_eval = rows[("Inductor", "eval")]
+        self.assertEqual((inductor_eval["PASS"], inductor_eval["FAIL"], inductor_eval["EAGER_FAILED"]), ("1", "1", "1"))
+        self.assertEqual(inductor_eval["errors"], "1")
+        self.assertEqual(inductor_eval["(none)"], "1")  # the old vgg16 record
+        self.assertEqual(inductor_eval["pass rate"], "1/3 (33.3%)")
+        self.assertEqual(rows[("CUDAGraphs", "eval")]["SKIP"], "1")
+        self.assertEqual(rows[("TorchScript", "train")]["SKIP"], "1")
+        self.assertEqual(rows[("Eager", "eval")]["pass rate"], "1/1 (100.0%)")
+        self.assertEqual(rows[("CUDAGraphs", "train")]["pass rate"], "not verified")
+
+        # charts: a speedup chart per test with error bars and the 1.0 line, and a distribution per model
+        svg = "{http://www.w3.org/2000/svg}"
+        charts = list(root.iter(svg + "svg"))
+        speedups = [f for f in root.iter("figure") if "speedup-chart" in f.get("class")]
+        self.assertEqual(len(speedups), 2)
+        eval_chart = speedups[0].find(svg + "svg")
+        self.assertEqual(len(eval_chart.findall(f".//{svg}line[@class='reference']")), 1)
+        self.assertGreaterEqual(len(eval_chart.findall(f".//{svg}line[@class='error-bar']")), 4)
+        bar_titles = [text_of(t) for t in eval_chart.iter(svg + "title")]
+        self.assertIn(f"resnet18, Inductor: {s:.6g}", bar_titles)
+        self.assertTrue(any(t.startswith(ODD_NAME + ", Inductor") for t in bar_titles))
+        small = [f for f in root.iter("figure") if "small" in f.get("class")]
+        self.assertEqual(len(small), 5 + 1)  # eval: resnet18, odd, dlrm, alexnet, vgg16; train: resnet18
+        resnet = small[[text_of(f.find(f"{svg}svg/{svg}text")) for f in small].index("resnet18")]
+        points = resnet.findall(f".//{svg}circle[@class='point']")
+        self.assertEqual(len(points), 4 + 4 + 4 + 3)  # every repeat past the first, NaN left out
+        self.assertEqual(len(charts), 2 + 6)
+
+        # nothing on the network: the SVG namespace is the only URL, and no script or external link
+        self.assertEqual(set(re.findall(r"https?://[^\s\"'<>]*", html)), {"http://www.w3.org/2000/svg"})
+        self.assertNotIn("<script", html)
+        self.assertNotIn("<link", html)
+        self.assertEqual(sorted(os.listdir(self.out)), ["report.html", "results.jsonl", "run_context.json"])
+
+    def test_flags_baseline_skip_repeats_output_and_title(self):
+        other = os.path.join(self.out, "sub", "page.html")
+        os.makedirs(os.path.dirname(other))
+        self.make(f"--output={other}", "--title=Nightly <H200>", "--baseline=inductor", "--skip-repeats=0")
+        self.assertFalse(os.path.exists(self.report))
+        self.report = other
+        html, root = self.page()
+        self.assertEqual(text_of(root.find(".//h1")), "Nightly <H200>")
+        cells = self.row(root, "models-eval", "resnet18")
+        self.assertEqual([text_of(c) for c in root.find(".//table[@id='models-eval']/thead/tr")][2], "Inductor")
+        eager = [v * 1e3 for v in SAMPLES[("resnet18", None, "eval")]]
+        eager_cell = text_of(cells[5])  # eager is the second backend now
+        self.assertTrue(eager_cell.startswith(format_ms(statistics.median(eager))), eager_cell)
+        self.assertIn("Geomean speedup over Inductor", html)
+
+    def test_without_run_context_and_with_a_broken_one(self):
+        os.remove(os.path.join(self.out, "run_context.json"))
+        self.make()
+        html, root = self.page()
+        self.assertIn("No run_context.json", text_of(root.find(".//section[@id='context']")))
+        with open(os.path.join(self.out, "run_context.json"), "w") as f:
+            f.write("{not json")
+        proc = self.make()
+        self.assertIn("run_context.json skipped", proc.stderr)
+        html, root = self.page()
+        self.assertIn("run_context.json could not be used", text_of(root.find(".//section[@id='context']")))
+
+    def test_missing_results_is_an_error_and_writes_nothing(self):
+        os.remove(self.results)
+        proc = self.make(check=False)
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("results.jsonl does not exist", proc.stderr)
+        self.assertEqual(os.listdir(self.out), ["run_context.json"])
+        proc = run(HTML_REPORT, "--output-dirname=" + os.path.join(self.out, "nope"), check=False)
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("is not a directory", proc.stderr)
+        proc = self.make("--skip-repeats=x", check=False)
+        self.assertEqual(proc.returncode, 2)
+
+    def test_an_existing_report_is_replaced_whole(self):
+        with open(self.report, "w") as f:
+            f.write("old")
+        self.make()
+        html, _ = self.page()
+        self.assertTrue(html.startswith("<!DOCTYPE html>") and html.endswith("</html>\n"))
+        os.remove(self.results)
+        self.make(check=False)  # fails: the previous report stays as it was
+        self.assertEqual(self.page()[0], html)
+
+
+def chromium_binary():
+    for name in (os.environ.get("CHROMIUM", ""), "chromium", "chromium-browser", "google-chrome"):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+@unittest.skipIf(chromium_binary() is None,
+                 "no chromium binary (Debian's chromium package; scripts/install_dependencies.sh installs it)")
+class HtmlReportInChromiumTest(OutputDirTest):
+    WIDTH, HEIGHT = 1400, 3000
+
+    def chromium(self, *args):
+        with tempfile.TemporaryDirectory(prefix="benchmatrix-chromium-") as profile:
+            return subprocess.run([chromium_binary(), "--headless", "--no-sandbox", "--disable-gpu",
+                                   f"--user-data-dir={profile}", "--hide-scrollbars", *args],
+                                  capture_output=True, text=True, timeout=180, check=False)
+
+    def test_renders_with_charts_and_screenshot(self):
+        with open(self.results, "w", encoding="utf-8") as f:
+            f.write("\n".join(crafted_lines()) + "\n")
+        with open(os.path.join(self.out, "run_context.json"), "w") as f:
+            json.dump(RUN_CONTEXT, f)
+        run(HTML_REPORT, f"--output-dirname={self.out}")
+        url = "file://" + os.path.join(self.out, "report.html")
+        shot = os.path.join(self.out, "screenshot.png")
+        proc = self.chromium(f"--screenshot={shot}", f"--window-size={self.WIDTH},{self.HEIGHT}", url)
+        self.assertTrue(os.path.exists(shot), f"no screenshot; chromium said:\n{proc.stderr[-3000:]}")
+        width, height, distinct_rows = png_info(shot)
+        self.assertEqual((width, height), (self.WIDTH, self.HEIGHT))
+        self.assertGreater(distinct_rows, 300)  # tables, text and charts, not one colour
+        try:
+            from PIL import Image  # a second look when Pillow is there
+            with Image.open(shot) as image:
+                colours = image.convert("RGB").getcolors(maxcolors=1 << 20)
+                self.assertGreater(len(colours), 50)
+                # the charts' palette is on screen (tab10 blue and orange bars, boxes or dots)
+                present = {c for _, c in colours}
+                self.assertIn((0x1f, 0x77, 0xb4), present)
+                self.assertIn((0xff, 0x7f, 0x0e), present)
+        except ImportError:
+            pass
+        dom = self.chromium("--dump-dom", url)
+        self.assertEqual(dom.returncode, 0, dom.stderr[-3000:])
+        self.assertEqual(dom.stdout.count("<svg"), 8)
+        self.assertIn("Per-model results", dom.stdout)
+        self.assertIn('class="bar"', dom.stdout)
+        self.assertIn('class="point"', dom.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
