@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <set>
 #include <cstdio>
 #include <fstream>
 #include <regex>
@@ -315,15 +316,39 @@ size_t comparison::count(verdict v) const {
                                            [v](const comparison_row& r) { return r.result == v; }));
 }
 
+namespace {
+
+/// The entry of `other` that compares with `key`: the same key; failing that, across a batch size of
+/// "None" — a child that fails before it builds the model records no batch size, so a config that
+/// ran in one run and failed in the other differs in batch size alone. Such a pair is made only
+/// when exactly one entry of `other` differs from `key` in batch size alone.
+run_records::const_iterator counterpart(const config_key& key, const run_records& other) {
+  if (const auto exact = other.find(key); exact != other.end()) return exact;
+  auto found = other.end();
+  for (auto it = other.begin(); it != other.end(); ++it) {
+    config_key same_batch = it->first;
+    same_batch.batch_size = key.batch_size;
+    if (same_batch != key || (key.batch_size != "None" && it->first.batch_size != "None")) continue;
+    if (found != other.end()) return other.end();  // ambiguous: several batch sizes
+    found = it;
+  }
+  return found;
+}
+
+}  // namespace
+
 comparison compare_runs(const run_records& a, const run_records& b,
                         const comparison_options& options) {
   comparison c;
+  std::set<config_key> matched_in_b;
   for (const auto& [key, side] : a) {
     comparison_row row;
     row.key = key;
     row.a = side;
-    if (const auto it = b.find(key); it != b.end()) {
+    if (const auto it = counterpart(key, b); it != b.end() && !matched_in_b.count(it->first)) {
+      if (key.batch_size == "None") row.key.batch_size = it->first.batch_size;
       row.b = it->second;
+      matched_in_b.insert(it->first);
       decide(row, options);
     } else {
       row.result = verdict::missing_in_b;
@@ -331,7 +356,7 @@ comparison compare_runs(const run_records& a, const run_records& b,
     c.rows.push_back(std::move(row));
   }
   for (const auto& [key, side] : b) {
-    if (a.count(key)) continue;
+    if (matched_in_b.count(key)) continue;
     comparison_row row;
     row.key = key;
     row.b = side;

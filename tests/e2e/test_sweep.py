@@ -49,6 +49,16 @@ class DummySweepTest(OutputDirTest):
                 self.assertGreater(total, 0)
                 self.assertAlmostEqual(per_iter, total / 2)
         self.assertIn("per-iter median ms", proc.stdout)  # the summary table
+        # the sweep's context for html_report: command, versions, host
+        with open(os.path.join(self.out, "run_context.json"), encoding="utf-8") as f:
+            context = json.load(f)
+        self.assertEqual(list(context), ["command", "torch_version", "cuda_version", "hostname", "cpu_model",
+                                         "gpus", "started"])
+        self.assertIn("--suite-name=dummy", context["command"])
+        import torch  # the wheel LibTorch comes from
+        self.assertEqual(context["torch_version"], torch.__version__.split("+")[0])
+        self.assertEqual(context["cpu_model"], cpu_model_name())
+        self.assertGreater(context["started"], 1.7e9)
 
     def test_configs_that_cannot_run_here_get_skip_records(self):
         # default axes: cpu/cuda/tpu x None/PJRT/XRT x None/inductor/openxla x eval/train
