@@ -16,4 +16,13 @@ std::string report_backend_name(const std::optional<std::string>& dynamo,
   return dynamo ? *dynamo : "eager";
 }
 
+std::string display_backend_name(const std::optional<std::string>& dynamo,
+                                 const std::optional<std::string>& xla) {
+  try {
+    return report_backend_name(dynamo, xla);
+  } catch (const std::runtime_error&) {
+    return "xla=" + xla.value_or("None") + (dynamo ? "+" + *dynamo : "");
+  }
+}
+
 }  // namespace benchmatrix

@@ -15,4 +15,9 @@ namespace benchmatrix {
 [[nodiscard]] std::string report_backend_name(const std::optional<std::string>& dynamo,
                                               const std::optional<std::string>& xla);
 
+/// report_backend_name, or for the combinations it rejects a name that says what ran
+/// ("xla=XRT+openxla", "xla=PJRT+cudagraphs"): for tables that show every record.
+[[nodiscard]] std::string display_backend_name(const std::optional<std::string>& dynamo,
+                                               const std::optional<std::string>& xla);
+
 }  // namespace benchmatrix

@@ -639,11 +639,7 @@ report_record parse_report_record(const json_value& r, size_t line_number) {
       optional_text(member(*experiment, "accelerator_model"), "experiment.accelerator_model").value_or("");
   const auto dynamo = optional_text(member(*experiment, "dynamo"), "experiment.dynamo");
   const auto xla = optional_text(member(*experiment, "xla"), "experiment.xla");
-  try {
-    out.backend = report_backend_name(dynamo, xla);
-  } catch (const std::runtime_error&) {  // XRT and other names no aggregate report knows
-    out.backend = "xla=" + xla.value_or("null") + (dynamo ? "+" + *dynamo : "");
-  }
+  out.backend = display_backend_name(dynamo, xla);
   out.batch_size = optional_integer(member(*experiment, "batch_size"), "experiment.batch_size");
   out.repeat = optional_integer(member(r, "repeat"), "repeat");
   out.iterations_per_run = optional_integer(member(r, "iterations_per_run"), "iterations_per_run");

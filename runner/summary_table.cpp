@@ -1,9 +1,11 @@
 #include "runner/summary_table.hpp"
 
+#include "output/backend_name.hpp"
 #include "output/python_json.hpp"
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 namespace benchmatrix {
 namespace {
@@ -23,11 +25,14 @@ std::string milliseconds(double seconds) {
   return text;
 }
 
+/// The reports' name of the record's backend (output/backend_name.hpp), so the terminal table and
+/// the reports agree.
 std::string backend_name(const json_value& experiment) {
-  const auto dynamo = string_at(experiment, "dynamo");
-  const auto xla = string_at(experiment, "xla");
-  if (xla != "None") return dynamo == "None" ? "openxla+lazytensor" : dynamo + "+dynamo";
-  return dynamo == "None" ? "eager" : dynamo;
+  const auto optional_at = [&](const char* key) -> std::optional<std::string> {
+    const auto text = string_at(experiment, key);
+    return text == "None" ? std::nullopt : std::optional<std::string>(text);
+  };
+  return display_backend_name(optional_at("dynamo"), optional_at("xla"));
 }
 
 }  // namespace
