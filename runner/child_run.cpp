@@ -2,12 +2,15 @@
 
 #include "backends/backend.hpp"
 #include "backends/ivalue_tensors.hpp"
+#include "output/backend_name.hpp"
 #include "output/file_naming.hpp"
 #include "output/results_file.hpp"
 #include "runner/availability.hpp"
 #include "runner/host_info.hpp"
+#include "runner/library_versions.hpp"
 #include "runner/log.hpp"
 #include "runner/model_setup.hpp"
+#include "runner/numerics_export.hpp"
 #include "runner/record.hpp"
 #include "runner/sweep.hpp"
 #include "runner/timing_loop.hpp"
@@ -128,11 +131,40 @@ int run_child(const runner_options& o, const suite_config* config) {
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     if (!out) throw std::runtime_error("cannot write " + path.string());
   };
+  // --export: the example inputs (every repeat steps on clones of them) and the output of the
+  // first timed repeat's last step, written right after that repeat's clock stopped.
+  const bool export_inputs = o.export_what == "input" || o.export_what == "both";
+  const bool export_outputs = o.export_what == "output" || o.export_what == "both";
+  const auto export_numerics = [&](const c10::IValue& output) {
+    export_identity identity;
+    identity.model = model_name;
+    identity.suite = o.suite_name;
+    identity.backend = display_backend_name(experiment.dynamo, experiment.xla);
+    identity.test = experiment.test;
+    identity.batch_size = model.batch_size;
+    identity.accelerator = experiment.accelerator;
+    identity.accelerator_model = id.accelerator_model;
+    identity.seed = 1337;  // reset_rng_state's, set before the model is built and before each repeat
+    identity.device = device.str();
+    identity.torch_version = libtorch_version();
+    const auto directory = std::filesystem::path(o.export_dir) /
+                           export_config_name(experiment, model_name, model.batch_size);
+    try {
+      write_numerics_export(directory, identity, export_inputs ? &model.example_inputs : nullptr,
+                            export_outputs ? &output : nullptr);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(std::string("--export: ") + e.what());
+    }
+  };
+  const auto after_repeat = [&](int r, const c10::IValue& output) {
+    save_output(r, output);
+    if (r == 0 && !o.export_what.empty()) export_numerics(output);
+  };
   std::vector<repeat_timing> timings;
   {
     std::optional<torch::NoGradGuard> no_grad;  // pick_grad: no_grad for eval
     if (!training) no_grad.emplace();
-    timings = run_timed_repeats(step, model.example_inputs, timing, save_output);
+    timings = run_timed_repeats(step, model.example_inputs, timing, after_repeat);
   }
 
   json_document d;

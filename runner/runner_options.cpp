@@ -63,6 +63,8 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       {"no-resume", 0, a::store_true, t::text, {}, false, "", "Delete an existing results file instead of resuming it."},
       {"retry-failed", 0, a::store_true, t::text, {}, false, "", "On resume, run again configs whose record is an error (SKIP records stay done)."},
       {"save-output", 0, a::store_true, t::text, {}, false, "", "torch.save each repeat's output to <out>/<model>/<r>/output-<basename>.pt."},
+      {"export", 0, a::store, t::text, {"input", "output", "both"}, false, "", "Write each config's example inputs and/or first-timed-repeat outputs as .npy files plus manifest.json under --export-dir/<config>/ (compare with numeric_check)."},
+      {"export-dir", 0, a::store, t::text, {}, false, "", "Directory of --export (created if missing); required with --export."},
       {"timestamp", 0, a::store, t::real, {}, false, "now", "Sweep timestamp stored in every record (seconds since the epoch)."},
       {"experiment-config", 0, a::store, t::text, {}, false, "", "Child mode: the experiment config as JSON."},
       {"model-config", 0, a::store, t::text, {}, false, "", "Child mode: the model config as JSON."},
@@ -248,6 +250,16 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
   o.no_resume = flags.given("no-resume");
   o.retry_failed = flags.given("retry-failed");
   o.save_output = flags.given("save-output");
+  o.export_what = text_or(flags, "export", "");
+  o.export_dir = text_or(flags, "export-dir", "");
+  if (o.export_what.empty() != o.export_dir.empty())
+    throw usage_error("--export and --export-dir must be given together");
+  if (!o.export_dir.empty())
+    o.export_dir = std::filesystem::absolute(o.export_dir).string();
+  if (o.randomize_input && o.export_what != "" && o.export_what != "output")
+    throw usage_error("--export " + o.export_what +
+                      " cannot be combined with --randomize-input (the inputs are redrawn for every "
+                      "step; export outputs only)");
   const double now = std::chrono::duration<double>(
                          std::chrono::system_clock::now().time_since_epoch())
                          .count();

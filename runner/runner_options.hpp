@@ -60,6 +60,10 @@ struct runner_options {
   bool no_resume = false;
   bool retry_failed = false;
   bool save_output = false;
+  // Numerics export: each config's tensors of its first timed repeat as .npy plus manifest.json
+  // under <export_dir>/<config name>/ (runner/numerics_export.hpp). Both empty: no export.
+  std::string export_what;  // "input", "output" or "both"
+  std::string export_dir;
   double timestamp = 0;  // seconds since the epoch; the parent's is forwarded to its children
   std::optional<std::string> experiment_config;  // child mode: the experiment as JSON
   std::optional<std::string> model_config;       // child mode: the model as JSON

@@ -11,7 +11,8 @@ class CommandLineTest(OutputDirTest):
                      "--accelerator", "--xla", "--dynamo", "--test", "--xla-flags", "--torch-xla2",
                      "--keep-model-data-on-cuda", "--batch-size", "--repeat", "--iterations-per-run",
                      "--pure-wall-time", "--randomize-input", "--subprocess-timeout", "--no-resume",
-                     "--output-dirname", "--timestamp", "--matrix", "--retry-failed"]:
+                     "--output-dirname", "--timestamp", "--matrix", "--retry-failed", "--export",
+                     "--export-dir"]:
             self.assertIn(flag, proc.stdout)
         self.assertIn("[default: 1800]", proc.stdout)
 
