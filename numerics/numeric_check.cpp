@@ -1,0 +1,319 @@
+// numeric_check --a DIR_A --b DIR_B: compares two experiment_runner --export directories (one
+// subdirectory per config, .npy files plus manifest.json; runner/numerics_export.hpp). Configs are
+// matched by directory name and tensors by file name. Per tensor: dtype and shape must agree; then
+// element-wise, as torch.testing.assert_close, |a - b| <= atol + rtol * |b| (b: the --b side) with
+// the default tolerances per original dtype, NaN equal to NaN at the same position (equal_nan) and
+// a NaN against a number a mismatch. --rtol and --atol each override only their own default.
+// --max-ulp N also accepts float32 and bfloat16 elements within N ULPs (numerics/ulp_distance.hpp).
+// Reports every mismatching tensor (count, max abs/rel error, first mismatch with both values) and
+// every config or tensor present on one side only. Exit 0: all match; 1: any mismatch or one-sided
+// file; 2: bad input.
+#include "numerics/npy_file.hpp"
+#include "numerics/ulp_distance.hpp"
+#include "output/python_json.hpp"
+#include "runner/argparse.hpp"
+#include "runner/text_file.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+
+namespace {
+
+using namespace benchmatrix;
+namespace fs = std::filesystem;
+
+constexpr const char* program = "numeric_check";
+
+std::vector<flag_spec> specs() {
+  using a = flag_action;
+  using t = flag_type;
+  return {
+      {"a", 0, a::store, t::text, {}, false, "", "Export directory A (the run to check)."},
+      {"b", 0, a::store, t::text, {}, false, "", "Export directory B (the reference: rtol scales |b|)."},
+      {"rtol", 0, a::store, t::real, {}, false, "per dtype", "Relative tolerance for every floating tensor (float32 1.3e-6, bfloat16 1.6e-2, float16 1e-3, float64 1e-7; integers and bool 0); atol keeps its default unless given too."},
+      {"atol", 0, a::store, t::real, {}, false, "per dtype", "Absolute tolerance (float32, bfloat16, float16 1e-5; float64 1e-7; integers and bool 0); rtol keeps its default unless given too."},
+      {"max-ulp", 0, a::store, t::integer, {}, false, "", "Also accept float32 and bfloat16 elements at most this many ULPs apart (bit-pattern distance; with --rtol 0 --atol 0 the ULP test alone)."},
+  };
+}
+
+struct options {
+  fs::path a, b;
+  std::optional<double> rtol, atol;
+  std::optional<long long> max_ulp;
+};
+
+struct bad_input : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::set<std::string> entries(const fs::path& dir, bool directories) {
+  std::set<std::string> out;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (directories && entry.is_directory()) out.insert(entry.path().filename().string());
+    if (!directories && entry.is_regular_file() && entry.path().extension() == ".npy")
+      out.insert(entry.path().stem().string());
+  }
+  return out;
+}
+
+/// file name → original torch dtype, from manifest.json (empty when there is none).
+std::map<std::string, std::string> manifest_dtypes(const fs::path& dir) {
+  std::map<std::string, std::string> out;
+  const auto path = dir / "manifest.json";
+  if (!fs::exists(path)) return out;
+  try {
+    const auto d = parse_json(read_text_file(path.string()), path.string());
+    for (const auto& t : d["tensors"].GetArray())
+      out[t["file"].GetString()] = t["dtype"].GetString();
+  } catch (const std::exception& e) {
+    throw bad_input(std::string("cannot read ") + path.string() + ": " + e.what());
+  }
+  return out;
+}
+
+std::string dtype_of_descr(const std::string& descr) {
+  static const std::map<std::string, std::string> names = {
+      {"<f4", "float32"}, {"<f8", "float64"}, {"<f2", "float16"}, {"<i8", "int64"},
+      {"<i4", "int32"},   {"<i2", "int16"},   {"|i1", "int8"},    {"|u1", "uint8"},
+      {"|b1", "bool"},    {"<u2", "uint16"},  {"<u4", "uint32"},  {"<u8", "uint64"}};
+  const auto it = names.find(descr);
+  return it == names.end() ? descr : it->second;
+}
+
+struct tolerance {
+  double rtol = 0, atol = 0;
+};
+
+tolerance default_tolerance(const std::string& dtype) {
+  if (dtype == "float32") return {1.3e-6, 1e-5};
+  if (dtype == "bfloat16") return {1.6e-2, 1e-5};
+  if (dtype == "float16") return {1e-3, 1e-5};
+  if (dtype == "float64") return {1e-7, 1e-7};
+  return {0, 0};  // integers and bool: exact
+}
+
+double element(const npy_array& array, std::int64_t i) {
+  const char kind = array.descr[1];
+  const std::size_t size = npy_item_size(array.descr);
+  const char* p = array.data.data() + i * static_cast<std::int64_t>(size);
+  if (kind == 'f' && size == 4) {
+    float v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  if (kind == 'f' && size == 8) {
+    double v;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
+  if (kind == 'f') throw bad_input("unsupported stored dtype " + array.descr);
+  if (kind == 'b') return *p != 0;
+  if (kind == 'u') {
+    std::uint64_t v = 0;
+    std::memcpy(&v, p, size);
+    return static_cast<double>(v);
+  }
+  std::int64_t v = 0;
+  std::memcpy(&v, p, size);
+  const int shift = static_cast<int>(64 - 8 * size);  // sign-extend
+  v = static_cast<std::int64_t>(static_cast<std::uint64_t>(v) << shift) >> shift;
+  return static_cast<double>(v);
+}
+
+std::string index_text(std::int64_t flat, const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> index(shape.size());
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    index[d] = shape[d] ? flat % shape[d] : 0;
+    flat = shape[d] ? flat / shape[d] : 0;
+  }
+  std::string out = "[";
+  for (std::size_t d = 0; d < index.size(); ++d)
+    out += (d ? ", " : "") + std::to_string(index[d]);
+  return out + "]";
+}
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string out = "[";
+  for (std::size_t d = 0; d < shape.size(); ++d) out += (d ? ", " : "") + std::to_string(shape[d]);
+  return out + "]";
+}
+
+std::string number(double v) { return python_float_repr(v); }
+
+/// Compares one tensor pair; prints one line; true when it matches.
+bool compare_tensor(const std::string& label, const npy_array& a, const npy_array& b,
+                    const std::string& dtype_a, const std::string& dtype_b, const options& o) {
+  if (dtype_a != dtype_b || a.descr != b.descr) {
+    std::cout << label << ": DTYPE MISMATCH a " << dtype_a << " (" << a.descr << "), b " << dtype_b
+              << " (" << b.descr << ")\n";
+    return false;
+  }
+  if (a.shape != b.shape) {
+    std::cout << label << ": SHAPE MISMATCH a " << shape_text(a.shape) << ", b "
+              << shape_text(b.shape) << "\n";
+    return false;
+  }
+  tolerance tol = default_tolerance(dtype_a);
+  if (o.rtol) tol.rtol = *o.rtol;
+  if (o.atol) tol.atol = *o.atol;
+  const bool is_bool = a.descr == "|b1";
+  std::optional<ulp_unit> unit;
+  if (o.max_ulp && a.descr == "<f4") {
+    if (dtype_a == "float32") unit = ulp_unit::float32;
+    if (dtype_a == "bfloat16") unit = ulp_unit::bfloat16;
+  }
+  const std::int64_t n = a.element_count();
+  std::int64_t mismatches = 0, first = -1;
+  double max_abs = 0, max_rel = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double x = element(a, i), y = element(b, i);
+    bool ok;
+    if (std::isnan(x) || std::isnan(y)) {
+      ok = std::isnan(x) && std::isnan(y);
+    } else if (x == y) {
+      ok = true;
+    } else {
+      const double diff = std::abs(x - y);
+      if (!std::isnan(diff)) {
+        max_abs = std::max(max_abs, diff);
+        max_rel = std::max(max_rel, y == 0 ? INFINITY : diff / std::abs(y));
+      }
+      ok = !is_bool && std::isfinite(x) && std::isfinite(y) && diff <= tol.atol + tol.rtol * std::abs(y);
+      if (!ok && unit) {
+        float fx, fy;
+        std::memcpy(&fx, a.data.data() + 4 * i, 4);
+        std::memcpy(&fy, b.data.data() + 4 * i, 4);
+        std::optional<std::uint64_t> distance;
+        if (*unit == ulp_unit::float32) {
+          distance = ulp_distance_float32(fx, fy);
+        } else {
+          const auto bx = bfloat16_bits_of_widened(fx), by = bfloat16_bits_of_widened(fy);
+          if (bx && by) distance = ulp_distance_bfloat16(*bx, *by);
+        }
+        ok = distance && *distance <= static_cast<std::uint64_t>(*o.max_ulp);
+      }
+    }
+    if (!ok) {
+      ++mismatches;
+      if (first < 0) first = i;
+    }
+  }
+  std::ostringstream criteria;
+  criteria << dtype_a << ", rtol " << number(tol.rtol) << ", atol " << number(tol.atol);
+  if (unit) criteria << ", max-ulp " << *o.max_ulp;
+  else if (o.max_ulp) criteria << ", max-ulp not applicable";
+  if (mismatches == 0) {
+    std::cout << label << ": OK (" << n << " elements; " << criteria.str() << "; max abs error "
+              << number(max_abs) << ", max rel error " << number(max_rel) << ")\n";
+    return true;
+  }
+  std::cout << label << ": MISMATCH " << mismatches << " of " << n << " elements ("
+            << criteria.str() << "); max abs error " << number(max_abs) << ", max rel error "
+            << number(max_rel) << "; first at " << index_text(first, a.shape)
+            << ": a=" << number(element(a, first)) << " b=" << number(element(b, first)) << "\n";
+  return false;
+}
+
+npy_array load(const fs::path& path) {
+  try {
+    return read_npy(path);
+  } catch (const std::exception& e) {
+    throw bad_input(e.what());
+  }
+}
+
+int run(const options& o) {
+  for (const auto& dir : {o.a, o.b})
+    if (!fs::is_directory(dir)) throw bad_input("no such directory: " + dir.string());
+  const auto configs_a = entries(o.a, true), configs_b = entries(o.b, true);
+  std::set<std::string> configs(configs_a.begin(), configs_a.end());
+  configs.insert(configs_b.begin(), configs_b.end());
+  std::size_t tensors = 0, failures = 0;
+  for (const auto& config : configs) {
+    if (!configs_b.count(config) || !configs_a.count(config)) {
+      std::cout << config << ": ONLY IN " << (configs_a.count(config) ? "A" : "B") << "\n";
+      ++failures;
+      continue;
+    }
+    const auto dir_a = o.a / config, dir_b = o.b / config;
+    const auto dtypes_a = manifest_dtypes(dir_a), dtypes_b = manifest_dtypes(dir_b);
+    const auto names_a = entries(dir_a, false), names_b = entries(dir_b, false);
+    std::set<std::string> names(names_a.begin(), names_a.end());
+    names.insert(names_b.begin(), names_b.end());
+    for (const auto& name : names) {
+      const std::string label = config + "/" + name;
+      if (!names_b.count(name) || !names_a.count(name)) {
+        std::cout << label << ": ONLY IN " << (names_a.count(name) ? "A" : "B") << "\n";
+        ++failures;
+        continue;
+      }
+      ++tensors;
+      const auto a = load(dir_a / (name + ".npy")), b = load(dir_b / (name + ".npy"));
+      const auto dtype = [&](const std::map<std::string, std::string>& m, const npy_array& x) {
+        const auto it = m.find(name + ".npy");
+        return it != m.end() ? it->second : dtype_of_descr(x.descr);
+      };
+      if (!compare_tensor(label, a, b, dtype(dtypes_a, a), dtype(dtypes_b, b), o)) ++failures;
+    }
+  }
+  if (failures == 0) {
+    std::cout << "A and B numerically match: " << tensors << " tensors in " << configs.size()
+              << " configs.\n";
+    return 0;
+  }
+  std::cout << failures << " mismatching or one-sided entries (" << tensors
+            << " tensors compared in " << configs.size() << " configs).\n";
+  return 1;
+}
+
+options parse(const parsed_flags& flags) {
+  options o;
+  const auto a = flags.last("a"), b = flags.last("b");
+  if (!a || !*a || !b || !*b) throw usage_error("the following arguments are required: --a, --b");
+  o.a = **a;
+  o.b = **b;
+  for (const char* name : {"rtol", "atol"})
+    if (const auto v = flags.last(name); v && *v) {
+      const double value = std::stod(**v);
+      if (!(value >= 0)) throw usage_error(std::string("argument --") + name + ": must not be negative");
+      (std::string(name) == "rtol" ? o.rtol : o.atol) = value;
+    }
+  if (const auto v = flags.last("max-ulp"); v && *v) {
+    o.max_ulp = std::stoll(**v);
+    if (*o.max_ulp < 0) throw usage_error("argument --max-ulp: must not be negative");
+  }
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> arguments(argv + 1, argv + argc);
+  for (const auto& a : arguments)
+    if (a == "-h" || a == "--help") {
+      std::cout << help_text(
+          program,
+          "Compares two experiment_runner --export directories config by config (subdirectory "
+          "name) and tensor\nby tensor (file name): dtype, shape, then |a - b| <= atol + rtol * |b| "
+          "element-wise (torch.testing.assert_close;\nNaN equals NaN at the same position). Exit "
+          "status: 0 all match, 1 any mismatch or file on one side only,\n2 bad input.",
+          specs());
+      return 0;
+    }
+  try {
+    return run(parse(parse_flags(specs(), arguments)));
+  } catch (const usage_error& e) {
+    std::cerr << usage_line(program, specs()) << "\n" << program << ": error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return 2;
+  }
+}
