@@ -2,6 +2,7 @@
 
 #include "backends/backend.hpp"
 #include "backends/ivalue_tensors.hpp"
+#include "runner/accuracy_metric.hpp"
 #include "output/backend_name.hpp"
 #include "output/file_naming.hpp"
 #include "output/results_file.hpp"
@@ -20,6 +21,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <stdexcept>
@@ -175,6 +177,10 @@ int run_child(const runner_options& o, const suite_config* config) {
                     seconds_list(timings, &repeat_timing::per_iter_time, d.GetAllocator()),
                     d.GetAllocator());
   if (backend.compile) add_compile_metrics(metrics, *backend.compile, d.GetAllocator());
+  // --metrics accuracy: after the timed repeats, never inside them.
+  if (std::find(o.metrics.begin(), o.metrics.end(), "accuracy") != o.metrics.end())
+    add_accuracy_metrics(metrics, d.GetAllocator(), o, experiment, model_name, model,
+                         prepared.step, step);
   report(record_line(id, metrics, "VERIFIER_SKIPPED", d), o);
   return 0;
 }

@@ -14,6 +14,8 @@ namespace benchmatrix {
 std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites) {
   using a = flag_action;
   using t = flag_type;
+  const std::vector<std::string> dynamo_choices = {"None", "inductor", "openxla", "torchscript",
+                                                   "cudagraphs"};
   return {
       // Model selection
       {"suite-name", 0, a::store, t::text, suites, false, "", "Suite of models to run (required, or from --matrix)."},
@@ -27,7 +29,7 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       // Experiment axes
       {"accelerator", 0, a::append, t::text, {"cpu", "cuda", "tpu"}, false, "cpu, cuda, tpu", "Accelerator axis."},
       {"xla", 0, a::append, t::text, {"None", "PJRT", "XRT"}, true, "None, PJRT, XRT", "XLA runtime axis; None is no XLA."},
-      {"dynamo", 0, a::append, t::text, {"None", "inductor", "openxla", "torchscript", "cudagraphs"}, true, "None, inductor, openxla", "Compiler backend axis; None is eager. inductor runs AOTInductor; torchscript and cudagraphs are benchmatrix's."},
+      {"dynamo", 0, a::append, t::text, dynamo_choices, true, "None, inductor, openxla", "Compiler backend axis; None is eager. inductor runs AOTInductor; torchscript and cudagraphs are benchmatrix's."},
       {"test", 0, a::append, t::text, {"eval", "train"}, false, "eval, train", "Test axis: inference or a training step."},
       {"xla-flags", 0, a::append, t::text, {}, true, "None", "XLA_FLAGS axis; each distinct string is one value."},
       {"torch-xla2", 0, a::append, t::text, {"extract_jax", "torch_export"}, false, "", "torch_xla2 (JAX) axis."},
@@ -51,6 +53,10 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       {"verify-iterations", 0, a::store, t::integer, {}, false, "1", "Model steps in each verifier run."},
       {"verify-tolerance", 0, a::store, t::real, {}, true, "per test, device and model", "Tolerance of the accuracy check (default: 1e-2 eval; train 1e-3 on CUDA, 8e-2 for tolerance.even_higher models, 1e-4 elsewhere)."},
       {"verify-cosine-similarity", 0, a::store_true, t::text, {}, false, "", "Accuracy check by cosine similarity (>= 0.99) for every model, as tolerance.cosine models get."},
+      {"metrics", 0, a::append, t::text, {"accuracy"}, false, "", "Extra metrics per config; accuracy: compare the config's eval outputs with --baseline's on the same inputs (torch.testing.assert_close semantics), after the timed repeats."},
+      {"baseline", 0, a::store, t::text, dynamo_choices, true, "None", "Backend whose outputs --metrics accuracy compares against (a --dynamo value; None is eager)."},
+      {"rtol", 0, a::store, t::real, {}, false, "per dtype", "Relative tolerance of --metrics accuracy (default: torch.testing's for the dtype); overrides only the relative one."},
+      {"atol", 0, a::store, t::real, {}, false, "per dtype", "Absolute tolerance of --metrics accuracy (default: torch.testing's for the dtype); overrides only the absolute one."},
       // Process control and output
       {"dry-run", 0, a::store_true, t::text, {}, false, "", "List the configs and run nothing."},
       {"print-subprocess", 0, a::store_true, t::text, {}, false, "", "Forward each child's stdout/stderr after it finishes."},
@@ -231,6 +237,19 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
     if (*o.verify_tolerance < 0) throw usage_error("argument --verify-tolerance: must not be negative");
   }
   o.verify_cosine_similarity = flags.given("verify-cosine-similarity");
+  o.metrics = texts(flags, "metrics");
+  const bool accuracy = std::find(o.metrics.begin(), o.metrics.end(), "accuracy") != o.metrics.end();
+  for (const char* name : {"baseline", "rtol", "atol"})
+    if (flags.given(name) && !accuracy)
+      throw usage_error(std::string("argument --") + name + ": only with --metrics accuracy");
+  if (const auto v = flags.last("baseline"); v) o.accuracy_baseline = *v;
+  for (auto [name, field] : {std::pair{"rtol", &runner_options::accuracy_rtol},
+                             std::pair{"atol", &runner_options::accuracy_atol}})
+    if (const auto v = flags.last(name); v && *v) {
+      o.*field = std::stod(**v);
+      if (!(*(o.*field) >= 0))
+        throw usage_error(std::string("argument --") + name + ": must not be negative, got " + **v);
+    }
   o.dry_run = flags.given("dry-run");
   o.print_subprocess = flags.given("print-subprocess");
   o.subprocess_timeout = static_cast<int>(integer_or(flags, "subprocess-timeout", 1800));

@@ -48,6 +48,12 @@ struct runner_options {
   int verify_iterations = 1;              // model steps per verifier run
   std::optional<double> verify_tolerance;  // nullopt: per test, device and model (verifier/tolerance)
   bool verify_cosine_similarity = false;  // cosine similarity for every model
+  // --metrics accuracy: the timing child compares each config's eval outputs with the baseline
+  // backend's (runner/accuracy_metric.hpp) with assert_close semantics (verifier/assert_close.hpp).
+  std::vector<std::string> metrics;      // extra metrics: "accuracy"
+  nullable_string accuracy_baseline;     // --baseline, a --dynamo value; nullopt is eager
+  std::optional<double> accuracy_rtol;   // nullopt: torch.testing's default for the dtype
+  std::optional<double> accuracy_atol;
   // Process control and output (§1.5)
   bool dry_run = false;
   bool print_subprocess = false;
