@@ -8,10 +8,11 @@
 // Reports every mismatching tensor (count, max abs/rel error, first mismatch with both values) and
 // every config or tensor present on one side only. Exit 0: all match; 1: any mismatch or one-sided
 // file; 2: bad input.
+#include "numerics/close_tolerances.hpp"
 #include "numerics/npy_file.hpp"
 #include "numerics/ulp_distance.hpp"
 #include "output/python_json.hpp"
-#include "runner/argparse.hpp"
+#include "runner/flag_tool.hpp"
 #include "runner/text_file.hpp"
 
 #include <algorithm>
@@ -87,18 +88,6 @@ std::string dtype_of_descr(const std::string& descr) {
   return it == names.end() ? descr : it->second;
 }
 
-struct tolerance {
-  double rtol = 0, atol = 0;
-};
-
-tolerance default_tolerance(const std::string& dtype) {
-  if (dtype == "float32") return {1.3e-6, 1e-5};
-  if (dtype == "bfloat16") return {1.6e-2, 1e-5};
-  if (dtype == "float16") return {1e-3, 1e-5};
-  if (dtype == "float64") return {1e-7, 1e-7};
-  return {0, 0};  // integers and bool: exact
-}
-
 double element(const npy_array& array, std::int64_t i) {
   const char kind = array.descr[1];
   const std::size_t size = npy_item_size(array.descr);
@@ -160,7 +149,7 @@ bool compare_tensor(const std::string& label, const npy_array& a, const npy_arra
               << shape_text(b.shape) << "\n";
     return false;
   }
-  tolerance tol = default_tolerance(dtype_a);
+  rtol_atol tol = default_rtol_atol(dtype_a);
   if (o.rtol) tol.rtol = *o.rtol;
   if (o.atol) tol.atol = *o.atol;
   const bool is_bool = a.descr == "|b1";
@@ -295,25 +284,12 @@ options parse(const parsed_flags& flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::vector<std::string> arguments(argv + 1, argv + argc);
-  for (const auto& a : arguments)
-    if (a == "-h" || a == "--help") {
-      std::cout << help_text(
-          program,
-          "Compares two experiment_runner --export directories config by config (subdirectory "
-          "name) and tensor\nby tensor (file name): dtype, shape, then |a - b| <= atol + rtol * |b| "
-          "element-wise (torch.testing.assert_close;\nNaN equals NaN at the same position). Exit "
-          "status: 0 all match, 1 any mismatch or file on one side only,\n2 bad input.",
-          specs());
-      return 0;
-    }
-  try {
-    return run(parse(parse_flags(specs(), arguments)));
-  } catch (const usage_error& e) {
-    std::cerr << usage_line(program, specs()) << "\n" << program << ": error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << program << ": error: " << e.what() << "\n";
-    return 2;
-  }
+  const char* const description =
+      "Compares two experiment_runner --export directories config by config (subdirectory "
+      "name) and tensor\nby tensor (file name): dtype, shape, then |a - b| <= atol + rtol * |b| "
+      "element-wise (torch.testing.assert_close;\nNaN equals NaN at the same position). Exit "
+      "status: 0 all match, 1 any mismatch or file on one side only,\n2 bad input.";
+  return run_flag_tool(program, description, specs(), {argv + 1, argv + argc},
+                       [](const parsed_flags& flags) { return run(parse(flags)); },
+                       /*failure_status=*/2);
 }

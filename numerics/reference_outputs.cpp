@@ -13,7 +13,7 @@
 #include "numerics/reference_cases.hpp"
 #include "numerics/reference_generation.hpp"
 #include "numerics/ulp_distance.hpp"
-#include "runner/argparse.hpp"
+#include "runner/flag_tool.hpp"
 #include "runner/log.hpp"
 #include "runner/text_file.hpp"
 
@@ -303,25 +303,11 @@ int main(int argc, char** argv) {
   }
   const std::string name = std::string(program) + " " + sub->name;
   const std::vector<std::string> rest(arguments.begin() + 1, arguments.end());
-  for (const auto& a : rest)
-    if (a == "-h" || a == "--help") {
-      std::cout << help_text(name, sub->description, sub->specs);
-      return 0;
-    }
-  try {
-    const parsed_flags flags = parse_flags(sub->specs, rest);
-    if (sub->name == "generate")
-      return run_generate(flags);
-    if (sub->name == "verify")
-      return run_verify(flags);
-    if (sub->name == "summary")
-      return run_summary(flags);
+  const auto dispatch = [&](const parsed_flags& flags) {
+    if (sub->name == "generate") return run_generate(flags);
+    if (sub->name == "verify") return run_verify(flags);
+    if (sub->name == "summary") return run_summary(flags);
     return run_compare(flags);
-  } catch (const usage_error& e) {
-    std::cerr << usage_line(name, sub->specs) << "\n" << name << ": error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << name << ": error: " << e.what() << "\n";
-    return 2;
-  }
+  };
+  return run_flag_tool(name, sub->description, sub->specs, rest, dispatch, /*failure_status=*/2);
 }

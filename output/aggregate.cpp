@@ -4,7 +4,7 @@
 //   aggregate --accelerator=h200 --backends eager inductor cudagraphs --report=latest_grouped
 //             --format=markdown results/*.jsonl
 #include "output/aggregate_report.hpp"
-#include "runner/argparse.hpp"
+#include "runner/flag_tool.hpp"
 #include "runner/tiers.hpp"
 
 #include <iostream>
@@ -15,19 +15,13 @@ using namespace benchmatrix;
 
 const char* const program = "aggregate";
 
-std::vector<std::string> backend_names() {
-  std::vector<std::string> names;
-  for (const auto& [name, title] : known_backends()) names.push_back(name);
-  return names;
-}
-
 std::vector<flag_spec> specs() {
   using a = flag_action;
   using t = flag_type;
   return {
       {"input_file", 0, a::positional, t::text, {}, false, "", "results.jsonl files, read in order (a later line replaces an earlier one of the same timestamp, backend, model and batch size)."},
       {"accelerator", 0, a::store, t::text, {}, false, "v100", "Accelerator whose records are reported. Matches the original's names (v100, a6000, a100), a record's experiment.accelerator (cpu, cuda, tpu), or whole words of its accelerator_model, case-insensitively: h200 or 'NVIDIA H200' match 'NVIDIA H200'; a100 matches any A100."},
-      {"backends", 0, a::extend, t::text, backend_names(), false, "inductor openxla+dynamo", "Backends to report; the first is the baseline. A record without xla is named after its dynamo (cudagraphs, torchscript), eager when dynamo is null."},
+      {"backends", 0, a::extend, t::text, known_backend_names(), false, "inductor openxla+dynamo", "Backends to report; the first is the baseline. A record without xla is named after its dynamo (cudagraphs, torchscript), eager when dynamo is null."},
       {"baseline", 0, a::store, t::text, {"oldest", "latest"}, false, "oldest", "Baseline values of each model and batch size: the oldest timestamp that has them, or only the latest timestamp's (which must have baseline results)."},
       {"exclude", 'x', a::append, t::text, {}, false, "", "Leave out models matching this regex (case-insensitive search)."},
       {"exclude-by-tier", 0, a::append, t::integer, {}, false, "", "Leave out the models of tier 1-3."},
@@ -122,26 +116,12 @@ int run(const parsed_flags& flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::vector<std::string> arguments(argv + 1, argv + argc);
-  for (const auto& a : arguments)
-    if (a == "-h" || a == "--help") {
-      std::cout << help_text(program,
-                             "Speedup reports over results.jsonl files, as PyTorch/XLA's aggregate.py, "
-                             "written to stdout.\nSpeedup = baseline time / backend time per model and "
-                             "batch size (several batch sizes: their geomean),\nwith the error of a "
-                             "quotient; the baseline is the first --backends entry. Error, SKIP and verify\n"
-                             "records, and records with too few samples, are skipped; unusable lines are "
-                             "reported on stderr.",
-                             specs());
-      return 0;
-    }
-  try {
-    return run(parse_flags(specs(), arguments));
-  } catch (const usage_error& e) {
-    std::cerr << usage_line(program, specs()) << "\n" << program << ": error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << program << ": error: " << e.what() << "\n";
-    return 1;
-  }
+  const char* const description =
+      "Speedup reports over results.jsonl files, as PyTorch/XLA's aggregate.py, "
+      "written to stdout.\nSpeedup = baseline time / backend time per model and "
+      "batch size (several batch sizes: their geomean),\nwith the error of a "
+      "quotient; the baseline is the first --backends entry. Error, SKIP and verify\n"
+      "records, and records with too few samples, are skipped; unusable lines are "
+      "reported on stderr.";
+  return run_flag_tool(program, description, specs(), {argv + 1, argv + argc}, run);
 }

@@ -3,6 +3,7 @@
 #include "output/backend_name.hpp"
 #include "output/python_json.hpp"
 #include "output/results_file.hpp"
+#include "output/text_cells.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -115,6 +116,12 @@ const std::vector<std::pair<std::string, std::string>>& known_backends() {
       {"torchscript", "TorchScript"},
   };
   return backends;
+}
+
+std::vector<std::string> known_backend_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, title] : known_backends()) names.push_back(name);
+  return names;
 }
 
 std::string backend_title(const std::string& backend) {
@@ -505,11 +512,7 @@ std::string csv_text(const table_cell& cell) {
   if (std::holds_alternative<std::monostate>(cell)) return "";
   if (const long long* i = std::get_if<long long>(&cell)) return std::to_string(*i);
   if (const double* d = std::get_if<double>(&cell)) return python_float_str(*d);
-  const std::string& text = std::get<std::string>(cell);
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
+  return csv_quoted(std::get<std::string>(cell));
 }
 
 /// The human formats' text of a cell: floats with 2 decimals (tabulate's floatfmt=".2f").
@@ -528,17 +531,6 @@ bool numeric_column(const report_table& table, size_t column) {
   for (const auto& row : table.rows)
     if (std::holds_alternative<std::string>(row[column])) return false;
   return true;
-}
-
-size_t display_width(const std::string& text) {
-  size_t n = 0;
-  for (unsigned char c : text) n += (c & 0xC0) != 0x80;
-  return n;
-}
-
-std::string pad(const std::string& text, size_t width, bool right) {
-  const std::string fill(width - std::min(width, display_width(text)), ' ');
-  return right ? fill + text : text + fill;
 }
 
 std::string repeat(const std::string& piece, size_t times) {

@@ -49,6 +49,8 @@ struct aggregate_options {
 /// The backends a report may name, with their titles (Eager, Inductor, XLA+Dynamo, ...).
 [[nodiscard]] const std::vector<std::pair<std::string, std::string>>& known_backends();
 [[nodiscard]] std::string backend_title(const std::string& backend);
+/// The names of known_backends(), in order (the choices of the tools' --backends/--backend).
+[[nodiscard]] std::vector<std::string> known_backend_names();
 
 /// Whether a record's accelerator matches --accelerator (see the file comment).
 [[nodiscard]] bool accelerator_matches(const std::string& wanted, const std::string& accelerator,

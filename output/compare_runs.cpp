@@ -9,7 +9,7 @@
 // are reported on stderr with file:line and skipped.
 #include "output/aggregate_report.hpp"
 #include "output/run_comparison.hpp"
-#include "runner/argparse.hpp"
+#include "runner/flag_tool.hpp"
 
 #include <cmath>
 #include <iostream>
@@ -20,12 +20,6 @@ namespace {
 using namespace benchmatrix;
 
 const char* const program = "compare_runs";
-
-std::vector<std::string> backend_names() {
-  std::vector<std::string> names;
-  for (const auto& [name, title] : known_backends()) names.push_back(name);
-  return names;
-}
 
 std::vector<flag_spec> specs() {
   using a = flag_action;
@@ -40,7 +34,7 @@ std::vector<flag_spec> specs() {
       {"format", 0, a::store, t::text, {"table", "markdown", "csv", "json"}, false, "table", "table: aligned text; markdown: a GitHub table; csv: every field at full precision; json: one object (rows with samples, U and p, geomeans, counts)."},
       {"filter", 'k', a::append, t::text, {}, false, "", "Compare only models matching this regex (case-insensitive search)."},
       {"exclude", 'x', a::append, t::text, {}, false, "", "Leave out models matching this regex (case-insensitive search)."},
-      {"backend", 0, a::append, t::text, backend_names(), false, "", "Compare only this backend (named as aggregate names them)."},
+      {"backend", 0, a::append, t::text, known_backend_names(), false, "", "Compare only this backend (named as aggregate names them)."},
       {"fail-on", 0, a::store, t::text, {}, false, "slower,broken", "Comma-separated verdicts that make the exit status 1: slower, broken, faster, fixed, same, missing_in_b, new_in_b, both_failed, unusable; or none."},
   };
 }
@@ -125,37 +119,23 @@ int run(const parsed_flags& flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::vector<std::string> arguments(argv + 1, argv + argc);
-  for (const auto& a : arguments)
-    if (a == "-h" || a == "--help") {
-      std::cout << help_text(
-          program,
-          "Compares two runs (A: reference, B: candidate) per configuration (suite, model, test, "
-          "backend,\nbatch size, accelerator): ratio = median B / median A of --metric past the "
-          "first --skip-samples\n(> 1: B is slower), and a verdict:\n"
-          "  SLOWER/FASTER  beyond --threshold and, with --min-samples per side, a two-sided "
-          "Mann-Whitney U\n                 test with p < --alpha (scipy's mannwhitneyu, "
-          "method='auto'); fewer samples:\n                 the threshold alone ('few samples');\n"
-          "  SAME           neither;\n"
-          "  BROKEN         A ran, B has an error/SKIP record, or verification PASS in A and "
-          "failed in B;\n"
-          "  FIXED          the reverse;\n"
-          "  BOTH_FAILED    error/SKIP (or failed verification) on both sides;\n"
-          "  MISSING_IN_B / NEW_IN_B   in one run only;\n"
-          "  UNUSABLE       a record whose samples are NaN, non-numeric or empty, or timings on "
-          "one side only.\nGeomeans of the ratios per backend and overall follow the rows. Exit "
-          "status: 0, or 1 when a verdict\nin --fail-on occurs (the nightly gate), 2 on bad input. "
-          "Corrupt lines are reported on stderr.",
-          specs());
-      return 0;
-    }
-  try {
-    return run(parse_flags(specs(), arguments));
-  } catch (const usage_error& e) {
-    std::cerr << usage_line(program, specs()) << "\n" << program << ": error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << program << ": error: " << e.what() << "\n";
-    return 2;
-  }
+  const char* const description =
+      "Compares two runs (A: reference, B: candidate) per configuration (suite, model, test, "
+      "backend,\nbatch size, accelerator): ratio = median B / median A of --metric past the "
+      "first --skip-samples\n(> 1: B is slower), and a verdict:\n"
+      "  SLOWER/FASTER  beyond --threshold and, with --min-samples per side, a two-sided "
+      "Mann-Whitney U\n                 test with p < --alpha (scipy's mannwhitneyu, "
+      "method='auto'); fewer samples:\n                 the threshold alone ('few samples');\n"
+      "  SAME           neither;\n"
+      "  BROKEN         A ran, B has an error/SKIP record, or verification PASS in A and "
+      "failed in B;\n"
+      "  FIXED          the reverse;\n"
+      "  BOTH_FAILED    error/SKIP (or failed verification) on both sides;\n"
+      "  MISSING_IN_B / NEW_IN_B   in one run only;\n"
+      "  UNUSABLE       a record whose samples are NaN, non-numeric or empty, or timings on "
+      "one side only.\nGeomeans of the ratios per backend and overall follow the rows. Exit "
+      "status: 0, or 1 when a verdict\nin --fail-on occurs (the nightly gate), 2 on bad input. "
+      "Corrupt lines are reported on stderr.";
+  return run_flag_tool(program, description, specs(), {argv + 1, argv + argc}, run,
+                       /*failure_status=*/2);
 }

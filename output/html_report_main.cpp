@@ -12,7 +12,7 @@
 // report. Prints the path of the report on stdout.
 #include "output/aggregate_report.hpp"
 #include "output/html_report.hpp"
-#include "runner/argparse.hpp"
+#include "runner/flag_tool.hpp"
 
 #include <unistd.h>
 
@@ -104,28 +104,13 @@ int run(const parsed_flags& flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::vector<std::string> arguments(argv + 1, argv + argc);
-  for (const auto& a : arguments)
-    if (a == "-h" || a == "--help") {
-      std::cout << help_text(
-          program,
-          "Writes one self-contained HTML page (inline CSS and SVG, no scripts, no network at view time)\n"
-          "for the results.jsonl of --output-dirname: run context (records and run_context.json),\n"
-          "geomean speedups, verification counts and pass rates, a table per test with each model's\n"
-          "median per-iteration time (min-max), speedup over --baseline and verification code per\n"
-          "backend, speedup bar charts with error bars and per-repeat time distributions.\n"
-          "Speedup = median(baseline) / median(backend) with the error of a quotient from both samples'\n"
-          "std. Unusable lines are reported on stderr and skipped; the page is replaced atomically.",
-          specs());
-      return 0;
-    }
-  try {
-    return run(parse_flags(specs(), arguments));
-  } catch (const usage_error& e) {
-    std::cerr << usage_line(program, specs()) << "\n" << program << ": error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << program << ": error: " << e.what() << "\n";
-    return 1;
-  }
+  const char* const description =
+      "Writes one self-contained HTML page (inline CSS and SVG, no scripts, no network at view time)\n"
+      "for the results.jsonl of --output-dirname: run context (records and run_context.json),\n"
+      "geomean speedups, verification counts and pass rates, a table per test with each model's\n"
+      "median per-iteration time (min-max), speedup over --baseline and verification code per\n"
+      "backend, speedup bar charts with error bars and per-repeat time distributions.\n"
+      "Speedup = median(baseline) / median(backend) with the error of a quotient from both samples'\n"
+      "std. Unusable lines are reported on stderr and skipped; the page is replaced atomically.";
+  return run_flag_tool(program, description, specs(), {argv + 1, argv + argc}, run);
 }

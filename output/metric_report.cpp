@@ -1,4 +1,5 @@
 #include "output/metric_report.hpp"
+#include "output/text_cells.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -141,14 +142,7 @@ std::string csv_field(const report_cell& cell) {
   if (const bool* b = std::get_if<bool>(&cell)) return *b ? "True" : "False";
   if (const int64_t* i = std::get_if<int64_t>(&cell)) return std::to_string(*i);
   if (const double* d = std::get_if<double>(&cell)) return std::isnan(*d) ? "" : python_float_repr(*d);
-  const std::string& text = std::get<std::string>(cell);
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
+  return csv_quoted(std::get<std::string>(cell));
 }
 
 void json_add(json_value& object, const std::string& key, const report_cell& cell,

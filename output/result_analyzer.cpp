@@ -5,7 +5,7 @@
 //                   [--timestamp=T] [--hide-errors]
 #include "output/metric_report.hpp"
 #include "output/results_file.hpp"
-#include "runner/argparse.hpp"
+#include "runner/flag_tool.hpp"
 #include "runner/directory_tree.hpp"
 #include "runner/log.hpp"
 
@@ -113,23 +113,9 @@ int run(const parsed_flags& flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::vector<std::string> arguments(argv + 1, argv + argc);
-  for (const auto& a : arguments)
-    if (a == "-h" || a == "--help") {
-      std::cout << help_text(program,
-                             "Summarises every *.jsonl results file of --output-dirname: one row per "
-                             "record with min/median/max\n(and, past repeat 0, mean/std) of each "
-                             "timing metric, as PyTorch/XLA's result_analyzer.py.",
-                             specs());
-      return 0;
-    }
-  try {
-    return run(parse_flags(specs(), arguments));
-  } catch (const usage_error& e) {
-    std::cerr << usage_line(program, specs()) << "\n" << program << ": error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << program << ": error: " << e.what() << "\n";
-    return 1;
-  }
+  const char* const description =
+      "Summarises every *.jsonl results file of --output-dirname: one row per "
+      "record with min/median/max\n(and, past repeat 0, mean/std) of each "
+      "timing metric, as PyTorch/XLA's result_analyzer.py.";
+  return run_flag_tool(program, description, specs(), {argv + 1, argv + argc}, run);
 }

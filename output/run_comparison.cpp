@@ -3,6 +3,7 @@
 #include "output/backend_name.hpp"
 #include "output/python_json.hpp"
 #include "output/results_file.hpp"
+#include "output/text_cells.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -497,17 +498,6 @@ text_table human_table(const comparison& c) {
   return t;
 }
 
-size_t display_width(const std::string& text) {
-  size_t n = 0;
-  for (unsigned char ch : text) n += (ch & 0xC0) != 0x80;
-  return n;
-}
-
-std::string pad(const std::string& text, size_t width, bool right) {
-  const std::string fill(width - std::min(width, display_width(text)), ' ');
-  return right ? fill + text : text + fill;
-}
-
 std::string rstrip(std::string line) {
   while (!line.empty() && line.back() == ' ') line.pop_back();
   return line;
@@ -520,13 +510,6 @@ std::string verdict_counts(const comparison& c) {
     if (const size_t n = c.count(v))
       out += (out.empty() ? "" : ", ") + std::string(verdict_name(v)) + " " + std::to_string(n);
   return "verdicts: " + (out.empty() ? std::string("none (no configurations)") : out);
-}
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char ch : text) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return quoted + "\"";
 }
 
 const char* method_name(mann_whitney_method m) {
@@ -601,22 +584,22 @@ std::string comparison_csv(const comparison& c) {
       out += python_float_repr(s->median_s * 1e3) + "," + std::to_string(s->samples.size());
     else
       out += ",";
-    return out + "," + csv_field(s->verification_code.value_or(""));
+    return out + "," + csv_quoted(s->verification_code.value_or(""));
   };
   for (const auto& row : c.rows) {
     const auto& k = row.key;
     for (const auto* f : {&k.suite_name, &k.model_name, &k.test, &k.backend, &k.batch_size,
                           &k.accelerator_model})
-      out += csv_field(*f) + ",";
+      out += csv_quoted(*f) + ",";
     out += side_fields(row.a) + "," + side_fields(row.b) + ",";
     out += (row.ratio ? python_float_repr(*row.ratio) : "") + ",";
     out += row.test ? python_float_repr(row.test->u1) + "," + python_float_repr(row.test->p_value) +
                           "," + method_name(row.test->method)
                     : std::string(",,");
-    out += std::string(",") + verdict_name(row.result) + "," + csv_field(row.note) + "\n";
+    out += std::string(",") + verdict_name(row.result) + "," + csv_quoted(row.note) + "\n";
   }
   for (const auto& g : c.geomeans)
-    out += ",GEOMEAN,," + csv_field(g.backend) + ",,,,,,,,,,," + python_float_repr(g.ratio) +
+    out += ",GEOMEAN,," + csv_quoted(g.backend) + ",,,,,,,,,,," + python_float_repr(g.ratio) +
            ",,,,," + std::to_string(g.pairs) + (g.pairs == 1 ? " pair" : " pairs") + "\n";
   return out;
 }

@@ -156,6 +156,21 @@ private:
   std::ostringstream m_out;
 };
 
+/// The ticks and labels of a vertical value axis at x = `left` (about 7 "nice" ticks over y's
+/// range) and, when given, a horizontal reference line from `left` to `right`.
+void draw_value_axis(document& doc, const scale& y, double left, double right,
+                     const std::optional<double>& reference) {
+  const auto ticks = nice_ticks(y.low, y.high, 7);
+  const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1;
+  for (double t : ticks) {
+    if (t < y.low || t > y.high) continue;
+    doc.line(left - 4, y(t), left, y(t), "black", 0.8);
+    doc.text(left - 7, y(t) + font_size * 0.35, tick_text(t, step), "end");
+  }
+  if (reference)
+    doc.line(left, y(*reference), right, y(*reference), reference_color, 1.2, "class=\"reference\"");
+}
+
 std::string dash_array(line_dash dash) {
   switch (dash) {
   case line_dash::dotted: return " stroke-dasharray=\"1.5,2.5\"";
@@ -296,16 +311,7 @@ std::string render_line_chart(const line_chart& chart) {
     doc.line(x(t), bottom, x(t), bottom + 4, "black", 0.8);
     doc.text(x(t), bottom + 18, dates ? utc_text(t, date_format) : tick_text(t, x_step), "middle");
   }
-  const auto y_ticks = nice_ticks(y_low, y_high, 7);
-  const double y_step = y_ticks.size() > 1 ? y_ticks[1] - y_ticks[0] : 1;
-  for (double t : y_ticks) {
-    if (t < y_low || t > y_high) continue;
-    doc.line(left - 4, y(t), left, y(t), "black", 0.8);
-    doc.text(left - 7, y(t) + font_size * 0.35, tick_text(t, y_step), "end");
-  }
-  if (chart.reference_y)
-    doc.line(left, y(*chart.reference_y), right, y(*chart.reference_y), reference_color, 1.2,
-             "class=\"reference\"");
+  draw_value_axis(doc, y, left, right, chart.reference_y);
 
   std::vector<std::string> names;
   for (size_t i = 0; i < chart.series.size(); ++i) {
@@ -450,16 +456,7 @@ std::string render_distribution_chart(const distribution_chart& chart) {
   if (chart.reference_y) all.push_back(*chart.reference_y);
   const auto [low, high] = padded_range(all, 0.08, 0.5);
   const scale y{low, high, bottom, top};
-  const auto ticks = nice_ticks(low, high, 7);
-  const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1;
-  for (double t : ticks) {
-    if (t < low || t > high) continue;
-    doc.line(left - 4, y(t), left, y(t), "black", 0.8);
-    doc.text(left - 7, y(t) + font_size * 0.35, tick_text(t, step), "end");
-  }
-  if (chart.reference_y)
-    doc.line(left, y(*chart.reference_y), right, y(*chart.reference_y), reference_color, 1.2,
-             "class=\"reference\"");
+  draw_value_axis(doc, y, left, right, chart.reference_y);
   for (size_t i = 0; i < chart.groups.size(); ++i) {
     const auto& g = chart.groups[i];
     const double cx = left + slot * (static_cast<double>(i) + 0.5);

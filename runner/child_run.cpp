@@ -146,7 +146,7 @@ int run_child(const runner_options& o, const suite_config* config) {
     identity.batch_size = model.batch_size;
     identity.accelerator = experiment.accelerator;
     identity.accelerator_model = id.accelerator_model;
-    identity.seed = 1337;  // reset_rng_state's, set before the model is built and before each repeat
+    identity.seed = benchmark_seed;  // set before the model is built and before each repeat
     identity.device = device.str();
     identity.torch_version = libtorch_version();
     const auto directory = std::filesystem::path(o.export_dir) /

@@ -33,7 +33,10 @@ run_timed_repeats(const step_function& step, const model_inputs& example_inputs,
                   const timing_options& options,
                   const std::function<void(int, const c10::IValue&)>& after_repeat);
 
-/// Seeds every generator with 1337 (torch.manual_seed(1337), as the original's reset_rng_state).
+/// The seed of every model build and repeat: the original's reset_rng_state uses 1337.
+inline constexpr int64_t benchmark_seed = 1337;
+
+/// Seeds every generator with benchmark_seed (torch.manual_seed, as the original's reset_rng_state).
 void reset_rng_state();
 
 }  // namespace benchmatrix

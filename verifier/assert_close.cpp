@@ -1,21 +1,27 @@
 #include "verifier/assert_close.hpp"
 
+#include "numerics/close_tolerances.hpp"
+
 #include <cmath>
 #include <sstream>
 
 namespace benchmatrix {
 
 std::pair<double, double> default_close_tolerances(torch::ScalarType dtype) {
+  // torch's dtype names for numerics/close_tolerances.hpp's table ("torch.float32" -> "float32").
+  const char* name = "";
   switch (dtype) {
-    case torch::kFloat:
-    case torch::kComplexFloat: return {1.3e-6, 1e-5};
-    case torch::kDouble:
-    case torch::kComplexDouble: return {1e-7, 1e-7};
-    case torch::kBFloat16: return {1.6e-2, 1e-5};
-    case torch::kHalf:
-    case torch::kComplexHalf: return {1e-3, 1e-5};
-    default: return {0.0, 0.0};
+    case torch::kFloat: name = "float32"; break;
+    case torch::kComplexFloat: name = "complex64"; break;
+    case torch::kDouble: name = "float64"; break;
+    case torch::kComplexDouble: name = "complex128"; break;
+    case torch::kBFloat16: name = "bfloat16"; break;
+    case torch::kHalf: name = "float16"; break;
+    case torch::kComplexHalf: name = "complex32"; break;
+    default: break;  // integers and bool: exact
   }
+  const auto defaults = default_rtol_atol(name);
+  return {defaults.rtol, defaults.atol};
 }
 
 namespace {
