@@ -107,11 +107,29 @@ compile_cache::compile_cache(std::filesystem::path root) : m_root(std::move(root
                              (error ? ": " + error.message() : ""));
 }
 
+namespace {
+void check_key(const std::string& key) {
+  if (key.empty() || key.find('/') != std::string::npos || key.front() == '.')
+    throw std::invalid_argument("compile cache: invalid key '" + key + "'");
+}
+}  // namespace
+
+bool compile_cache::remove(const std::string& key) {
+  check_key(key);
+  exclusive_file_lock lock(m_root / (key + ".lock"));
+  const auto directory = m_root / key;
+  if (!std::filesystem::exists(directory)) return false;
+  // Renamed aside first: the key is free at once, even if the removal stops half-way.
+  const auto trash = private_sibling(m_root, "trash", key);
+  std::filesystem::rename(directory, trash);
+  remove_tree(trash.string());
+  return true;
+}
+
 cache_entry compile_cache::get_or_build(
     const std::string& key, const std::string& artifact_name, const std::string& description,
     bool rebuild, const std::function<void(const std::filesystem::path&)>& build) {
-  if (key.empty() || key.find('/') != std::string::npos || key.front() == '.')
-    throw std::invalid_argument("compile cache: invalid key '" + key + "'");
+  check_key(key);
   exclusive_file_lock lock(m_root / (key + ".lock"));
   const auto directory = m_root / key;
   cache_entry entry;

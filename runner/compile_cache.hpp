@@ -38,6 +38,10 @@ public:
                            const std::string& description, bool rebuild,
                            const std::function<void(const std::filesystem::path&)>& build);
 
+  /// Removes the entry for `key` under its lock (run_and_check --clear_cache). Returns whether an
+  /// entry existed.
+  bool remove(const std::string& key);
+
   [[nodiscard]] const std::filesystem::path& root() const { return m_root; }
 
 private:

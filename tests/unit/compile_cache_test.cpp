@@ -81,6 +81,22 @@ TEST_CASE("a cache entry is built once, then hit") {
   CHECK(builds == 2);
 }
 
+TEST_CASE("remove drops one entry, and the next get_or_build builds it again") {
+  temporary_directory dir;
+  bm::compile_cache cache(dir.path / "cache");
+  int builds = 0;
+  const auto build = [&](const std::filesystem::path& d) {
+    ++builds;
+    write(d / "module.so", "library bytes");
+  };
+  CHECK_FALSE(cache.remove(key));
+  (void)cache.get_or_build(key, "module.so", "test", false, build);
+  CHECK(cache.remove(key));
+  CHECK_FALSE(std::filesystem::exists(dir.path / "cache" / key));
+  CHECK_FALSE(cache.get_or_build(key, "module.so", "test", false, build).hit);
+  CHECK(builds == 2);
+}
+
 TEST_CASE("a corrupt entry is detected and rebuilt") {
   temporary_directory dir;
   bm::compile_cache cache(dir.path);

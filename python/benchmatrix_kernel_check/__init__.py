@@ -1,0 +1,1 @@
+"""The Python evaluation child of run_and_check (KernelBench sources); see __main__.py."""
