@@ -1,8 +1,10 @@
 #include "runner/host_info.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <sstream>
 
 namespace benchmatrix {
 namespace {
@@ -46,10 +48,37 @@ const std::vector<std::string>& gpu_names() {
   return names;
 }
 
+namespace {
+
+/// The GPUs named by a CUDA_VISIBLE_DEVICES list of indices; every GPU for anything else.
+std::vector<std::string> visible_gpu_names(const std::string& cuda_visible_devices) {
+  const auto& all = gpu_names();
+  if (cuda_visible_devices.empty()) return all;
+  std::vector<std::string> visible;
+  std::stringstream items(cuda_visible_devices);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    item = trim(item);
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos) return all;
+    const auto index = std::stoull(item);
+    if (index >= all.size()) break;  // CUDA ignores the list from the first invalid index on
+    visible.push_back(all[index]);
+  }
+  return visible;
+}
+
+}  // namespace
+
 std::string accelerator_model(const std::string& accelerator) {
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  return accelerator_model(accelerator, visible ? visible : "");
+}
+
+std::string accelerator_model(const std::string& accelerator,
+                              const std::string& cuda_visible_devices) {
   if (accelerator == "cpu") return cpu_model_name();
   if (accelerator == "cuda") {
-    const auto& names = gpu_names();
+    const auto names = visible_gpu_names(cuda_visible_devices);
     if (names.empty()) return "unavailable";
     if (names.size() == 1) return names.front();
     std::string joined;

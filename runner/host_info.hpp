@@ -17,6 +17,12 @@ namespace benchmatrix {
 
 /// accelerator_model as the original records it: the CPU name for cpu; for cuda the GPU name, or
 /// "One of A, B" for several GPUs; "unavailable" when the host has no such accelerator.
+/// `cuda_visible_devices` (a CUDA_VISIBLE_DEVICES value) narrows the GPUs to those it lists when
+/// it is a list of indices (nvidia-smi's PCI order: --devices children also get
+/// CUDA_DEVICE_ORDER=PCI_BUS_ID); empty or anything else (UUIDs) keeps every GPU.
+[[nodiscard]] std::string accelerator_model(const std::string& accelerator,
+                                            const std::string& cuda_visible_devices);
+/// The same with this process's CUDA_VISIBLE_DEVICES (a --devices child sees only its GPU).
 [[nodiscard]] std::string accelerator_model(const std::string& accelerator);
 
 }  // namespace benchmatrix

@@ -3,6 +3,8 @@
 #include "runner/child_run.hpp"
 #include "runner/library_versions.hpp"
 #include "runner/log.hpp"
+#include "runner/slurm_merge.hpp"
+#include "runner/slurm_submission.hpp"
 #include "runner/sweep.hpp"
 #include "suites/model_catalog.hpp"
 #include "verifier/verify_child.hpp"
@@ -71,7 +73,9 @@ int main(int argc, char** argv) {
     inputs.config = config.get();
     inputs.torch_version = libtorch_version();
     inputs.cuda_version = cuda_build_version();
-    return run_sweep(inputs);
+    if (options.slurm && options.slurm_merge) return run_slurm_merge(inputs);
+    if (options.slurm && !options.slurm_task) return run_slurm_submission(inputs);
+    return run_sweep(inputs);  // also one task of a --slurm array
   } catch (const usage_error& e) {
     std::cerr << usage_line(program, specs) << "\n" << program << ": error: " << e.what() << "\n";
     return 2;

@@ -18,8 +18,8 @@ std::regex compile_alternation(const std::vector<std::string>& patterns, const c
 
 }  // namespace
 
-std::vector<std::string> select_models(const std::vector<std::string>& all_models,
-                                       const runner_options& o) {
+std::vector<std::string> models_in_partition(const std::vector<std::string>& all_models,
+                                             const runner_options& o) {
   const auto filter = compile_alternation(o.filter, "--filter/-k");
   const auto exclude = compile_alternation(o.exclude, "--exclude/-x");
   const size_t chunk = all_models.size() / static_cast<size_t>(o.total_partitions);
@@ -31,6 +31,12 @@ std::vector<std::string> select_models(const std::vector<std::string>& all_model
     if (std::regex_search(name, filter) && !std::regex_search(name, exclude))
       selected.push_back(name);
   }
+  return selected;
+}
+
+std::vector<std::string> select_models(const std::vector<std::string>& all_models,
+                                       const runner_options& o) {
+  auto selected = models_in_partition(all_models, o);
   if (selected.empty()) {
     std::string available;
     for (const auto& name : all_models) available += (available.empty() ? "" : ", ") + name;

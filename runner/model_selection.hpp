@@ -14,4 +14,9 @@ namespace benchmatrix {
 [[nodiscard]] std::vector<std::string> select_models(const std::vector<std::string>& all_models,
                                                      const runner_options& options);
 
+/// The same selection, possibly empty (a --slurm submission skips the partitions with no model).
+/// Throws usage_error for an invalid regex.
+[[nodiscard]] std::vector<std::string> models_in_partition(const std::vector<std::string>& all_models,
+                                                           const runner_options& options);
+
 }  // namespace benchmatrix

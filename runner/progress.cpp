@@ -2,6 +2,9 @@
 
 #include "runner/log.hpp"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <cstdio>
 
 namespace benchmatrix {
@@ -34,20 +37,20 @@ progress_display::~progress_display() {
 void progress_display::child_started(size_t model_index, const std::string& model,
                                      size_t config_index, const std::string& config) {
   m_model_index = model_index;
-  m_current = model + " [" + std::to_string(config_index) + "/" +
-              std::to_string(m_total_configs) + "] " + config;
+  m_running[config_index] = model + " [" + std::to_string(config_index) + "/" +
+                            std::to_string(m_total_configs) + "] " + config;
   if (m_live) draw();
   else log_info("Progress: model " + std::to_string(model_index) + "/" +
                 std::to_string(m_total_models) + ", " + status_text());
 }
 
-void progress_display::config_finished(double ran_seconds) {
+void progress_display::config_finished(size_t config_index, double ran_seconds) {
   ++m_finished;
   if (ran_seconds >= 0) {
     ++m_children;
     m_children_seconds += ran_seconds;
   }
-  m_current.clear();
+  m_running.erase(config_index);
   if (m_live) draw();
 }
 
@@ -63,10 +66,20 @@ std::string progress_display::status_text() const {
                      " configs, elapsed " + format_duration(elapsed);
   if (m_children > 0 && m_finished < m_total_configs) {
     const double per_child = m_children_seconds / static_cast<double>(m_children);
-    text += ", ~" + format_duration(per_child * static_cast<double>(m_total_configs - m_finished)) +
+    text += ", ~" +
+            format_duration(per_child * static_cast<double>(m_total_configs - m_finished) /
+                            static_cast<double>(m_concurrency)) +
             " remaining";
   }
-  if (!m_current.empty()) text += " | running " + m_current;
+  if (m_running.size() == 1) text += " | running " + m_running.begin()->second;
+  if (m_running.size() > 1) {
+    text += " | running " + std::to_string(m_running.size()) + ": ";
+    bool first = true;
+    for (const auto& [index, what] : m_running) {
+      text += (first ? "" : "; ") + what;
+      first = false;
+    }
+  }
   return text;
 }
 
@@ -74,7 +87,11 @@ void progress_display::draw() {
   m_last_draw = std::chrono::steady_clock::now();
   std::string line = "[model " + std::to_string(m_model_index) + "/" +
                      std::to_string(m_total_models) + "] " + status_text();
-  if (line.size() > 160) line.resize(160);
+  // One terminal row: a wrapped line would not be erased by the next redraw.
+  size_t width = 160;
+  if (winsize size{}; ::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 20)
+    width = size.ws_col - 1;
+  if (line.size() > width) line.resize(width);
   std::fprintf(stderr, "\r\033[K%s", line.c_str());
   std::fflush(stderr);
   m_drawn = true;

@@ -1,9 +1,10 @@
-// Sweep progress: a live status line on a terminal (model i/N, config, elapsed, estimated remaining),
-// plain log lines otherwise.
+// Sweep progress: a live status line on a terminal (model i/N, configs done, elapsed, estimated
+// remaining, every running child), plain log lines otherwise.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
+#include <map>
 #include <string>
 
 namespace benchmatrix {
@@ -16,12 +17,16 @@ public:
   progress_display(const progress_display&) = delete;  // owns the status-line hooks of the logger
   progress_display& operator=(const progress_display&) = delete;
 
-  /// A child starts for config `config_index` (1-based) of model `model_index` (1-based).
+  /// A child starts for config `config_index` (1-based) of model `model_index` (1-based); it is
+  /// shown as running until config_finished(config_index). `config` describes it (with its GPU).
   void child_started(size_t model_index, const std::string& model, size_t config_index,
                      const std::string& config);
-  /// A config is finished: `ran_seconds` is the child's wall time, or negative when no child ran
-  /// (resumed or skipped); only children feed the remaining-time estimate.
-  void config_finished(double ran_seconds);
+  /// Config `config_index` is finished: `ran_seconds` is its children's wall time, or negative when
+  /// no child ran (resumed or skipped); only children feed the remaining-time estimate, which
+  /// divides by `concurrency` (children running at once).
+  void config_finished(size_t config_index, double ran_seconds);
+  /// How many children run at once (--devices), for the remaining-time estimate; default 1.
+  void set_concurrency(size_t children) { m_concurrency = children == 0 ? 1 : children; }
   /// Redraws the live line at most once per second (elapsed time ticks while a child runs).
   void tick();
 
@@ -37,7 +42,8 @@ private:
   size_t m_children = 0;
   double m_children_seconds = 0;
   size_t m_model_index = 0;
-  std::string m_current;
+  size_t m_concurrency = 1;
+  std::map<size_t, std::string> m_running;  // config index -> what runs for it
   bool m_drawn = false;
   std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point m_last_draw{};

@@ -4,18 +4,34 @@
 
 namespace benchmatrix {
 
-std::string fingerprint(const json_value& model, const json_value& experiment,
-                        std::optional<long long> current_batch_size) {
+namespace {
+
+std::string fingerprint_without(const json_value& model, const json_value& experiment,
+                                std::optional<long long> current_batch_size,
+                                std::string_view also_skipped) {
   if (!model.IsObject() || !experiment.IsObject())
     throw std::runtime_error("record lacks a 'model' or 'experiment' object");
   std::string out;
   auto add = [&out](const std::string& piece) { out += (out.empty() ? "" : "-") + piece; };
   for (const auto& m : model.GetObject()) add(python_str(m.value));
   for (const auto& m : experiment.GetObject())
-    if (std::string_view(m.name.GetString(), m.name.GetStringLength()) != "batch_size")
+    if (const std::string_view key(m.name.GetString(), m.name.GetStringLength());
+        key != "batch_size" && key != also_skipped)
       add(python_str(m.value));
   add(current_batch_size ? std::to_string(*current_batch_size) : "None");
   return out;
+}
+
+}  // namespace
+
+std::string fingerprint(const json_value& model, const json_value& experiment,
+                        std::optional<long long> current_batch_size) {
+  return fingerprint_without(model, experiment, current_batch_size, "batch_size");
+}
+
+std::string placement_free_fingerprint(const json_value& model, const json_value& experiment,
+                                       std::optional<long long> current_batch_size) {
+  return fingerprint_without(model, experiment, current_batch_size, "accelerator_model");
 }
 
 bool is_skip_record(const json_value& record) {

@@ -15,6 +15,12 @@ namespace benchmatrix {
 [[nodiscard]] std::string fingerprint(const json_value& model, const json_value& experiment,
                                       std::optional<long long> current_batch_size);
 
+/// fingerprint() without experiment.accelerator_model: the same config wherever it ran (on any
+/// host of a Slurm array, on any GPU of --devices). How a --slurm sweep matches records to its plan.
+[[nodiscard]] std::string placement_free_fingerprint(const json_value& model,
+                                                     const json_value& experiment,
+                                                     std::optional<long long> current_batch_size);
+
 /// True for records a --retry-failed rerun runs again: metrics.error that is not a SKIP.
 [[nodiscard]] bool is_failed_record(const json_value& record);
 

@@ -1,13 +1,32 @@
 #include "runner/run_context.hpp"
 
 #include "output/python_json.hpp"
+#include "runner/host_info.hpp"
+#include "runner/placement.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
 #include <unistd.h>
 
 namespace benchmatrix {
+
+run_context current_run_context(std::vector<std::string> command, std::string torch_version,
+                                std::optional<std::string> cuda_version) {
+  run_context context;
+  context.command = std::move(command);
+  context.torch_version = std::move(torch_version);
+  context.cuda_version = std::move(cuda_version);
+  context.hostname = host_name();
+  context.cpu_model = cpu_model_name();
+  context.gpus = gpu_names();
+  context.started = std::chrono::duration<double>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
+  return context;
+}
+
 
 namespace {
 

@@ -20,6 +20,11 @@ struct run_context {
   double started = 0;                       // seconds since the epoch
 };
 
+/// The context of a run starting now on this host: hostname, CPU and GPU names, time.
+[[nodiscard]] run_context current_run_context(std::vector<std::string> command,
+                                              std::string torch_version,
+                                              std::optional<std::string> cuda_version);
+
 /// Replaces `path` atomically (temporary file + rename) with the context as one JSON object:
 /// {"command", "torch_version", "cuda_version", "hostname", "cpu_model", "gpus", "started"}.
 /// Throws std::runtime_error when the file cannot be written.

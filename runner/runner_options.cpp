@@ -72,6 +72,19 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       {"export", 0, a::store, t::text, {"input", "output", "both"}, false, "", "Write each config's example inputs and/or first-timed-repeat outputs as .npy files plus manifest.json under --export-dir/<config>/ (compare with numeric_check)."},
       {"export-dir", 0, a::store, t::text, {}, false, "", "Directory of --export (created if missing); required with --export."},
       {"timestamp", 0, a::store, t::real, {}, false, "now", "Sweep timestamp stored in every record (seconds since the epoch)."},
+      // Scale-out
+      {"devices", 0, a::store, t::text, {}, false, "", "GPUs to spread the sweep over, one child per GPU at a time: comma-separated indices (nvidia-smi numbering) or all. Each child sees only its GPU (CUDA_VISIBLE_DEVICES); records gain a placement object. Default: one child at a time, unpinned."},
+      {"exclusive", 0, a::store_true, t::text, {}, false, "", "With --devices: one child on the host at a time, on the first listed GPU (timing-critical runs; records still carry their placement)."},
+      {"expected-times", 0, a::store, t::text, {}, false, "", "An earlier results file: configs it timed start longest first (unknown ones before them), which shortens a concurrent sweep."},
+      {"slurm", 0, a::store_true, t::text, {}, false, "", "Submit the sweep as a Slurm job array (one model partition per task, results under <output-dirname>/slurm/) plus a dependent job merging them into <output-dirname>/<output-basename>; a rerun submits only the tasks with configs lacking a record. With --dry-run: print the sbatch scripts."},
+      {"slurm-tasks", 0, a::store, t::integer, {}, false, "min(9, models)", "Array tasks (model partitions, 1..9 as --total-partitions)."},
+      {"slurm-partition", 0, a::store, t::text, {}, false, "cluster default", "sbatch --partition of every job."},
+      {"slurm-gpus-per-task", 0, a::store, t::integer, {}, false, "1 with cuda, else 0", "sbatch --gpus-per-task of each array task."},
+      {"slurm-time", 0, a::store, t::text, {}, false, "partition limit", "sbatch --time of each array task (e.g. 2:00:00)."},
+      {"slurm-sbatch-arg", 0, a::append, t::text, {}, false, "", "Another sbatch option for every job, e.g. --slurm-sbatch-arg=--account=A."},
+      {"slurm-wait", 0, a::store_true, t::text, {}, false, "", "Wait for the merge job, then print the summary table; exit 1 if the merge failed."},
+      {"slurm-task", 0, a::store_true, t::text, {}, false, "", "Internal: run as one task of a --slurm array."},
+      {"slurm-merge", 0, a::store_true, t::text, {}, false, "", "Internal: merge the tasks' results of a --slurm sweep (what the dependent job runs; safe to run by hand)."},
       {"experiment-config", 0, a::store, t::text, {}, false, "", "Child mode: the experiment config as JSON."},
       {"model-config", 0, a::store, t::text, {}, false, "", "Child mode: the model config as JSON."},
       {"matrix", 0, a::store, t::text, {}, false, "", "Matrix preset: a name in configs/matrices/ or a YAML path; command-line flags override it."},
@@ -126,7 +139,7 @@ void apply_preset(parsed_flags& flags, const std::vector<flag_spec>& specs,
     const flag_spec* spec = find_spec(specs, key);
     const std::string where = "argument --matrix: " + path.string() + ": key '" + key + "'";
     if (!spec || key == "matrix" || key == "experiment-config" || key == "model-config" ||
-        key == "timestamp")
+        key == "timestamp" || key == "slurm-task" || key == "slurm-merge")
       throw usage_error(where + " is not a flag a preset can set");
     if (flags.given(key)) continue;  // the command line wins
     const YAML::Node& value = entry.second;
@@ -171,6 +184,45 @@ std::vector<std::string> texts(const parsed_flags& flags, const std::string& nam
   for (const auto& v : flags.all(name))
     if (v) out.push_back(*v);
   return out;
+}
+
+/// --devices, --exclusive, --expected-times and the --slurm flags, with their consistency rules.
+void parse_scale_out(const parsed_flags& flags, runner_options& o) {
+  o.devices = text_or(flags, "devices", "");
+  o.exclusive = flags.given("exclusive");
+  if (o.exclusive && o.devices.empty())
+    throw usage_error("argument --exclusive: only with --devices (without it one child runs at a time)");
+  o.expected_times = text_or(flags, "expected-times", "");
+  o.slurm = flags.given("slurm");
+  o.slurm_task = flags.given("slurm-task");
+  o.slurm_merge = flags.given("slurm-merge");
+  if (const auto v = flags.last("slurm-tasks"); v && *v) {
+    o.slurm_tasks = static_cast<int>(std::stoll(**v));
+    if (*o.slurm_tasks < 1 || *o.slurm_tasks > 9)
+      throw usage_error("argument --slurm-tasks: must be in 1..9 (the choices of --total-partitions), got " + **v);
+  }
+  o.slurm_partition = text_or(flags, "slurm-partition", "");
+  if (const auto v = flags.last("slurm-gpus-per-task"); v && *v) {
+    o.slurm_gpus_per_task = static_cast<int>(std::stoll(**v));
+    if (*o.slurm_gpus_per_task < 0)
+      throw usage_error("argument --slurm-gpus-per-task: must not be negative, got " + **v);
+  }
+  o.slurm_time = text_or(flags, "slurm-time", "");
+  o.slurm_sbatch_args = texts(flags, "slurm-sbatch-arg");
+  o.slurm_wait = flags.given("slurm-wait");
+  if (!o.slurm) {
+    for (const char* name : {"slurm-tasks", "slurm-partition", "slurm-gpus-per-task", "slurm-time",
+                             "slurm-sbatch-arg", "slurm-wait", "slurm-task", "slurm-merge"})
+      if (flags.given(name)) throw usage_error(std::string("argument --") + name + ": only with --slurm");
+  } else if (!o.slurm_task) {
+    // The submission sets the partitions of its tasks itself.
+    for (const char* name : {"total-partitions", "partition-id"})
+      if (flags.given(name))
+        throw usage_error(std::string("argument --") + name +
+                          ": --slurm partitions the models itself; choose the number of tasks with --slurm-tasks");
+  }
+  if (o.slurm_task && o.slurm_merge)
+    throw usage_error("--slurm-task and --slurm-merge are two different jobs of a --slurm sweep");
 }
 
 }  // namespace
@@ -284,6 +336,7 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
                          .count();
   const auto timestamp = flags.last("timestamp");
   o.timestamp = timestamp && *timestamp ? std::stod(**timestamp) : now;
+  parse_scale_out(flags, o);
   if (const auto v = flags.last("experiment-config"); v && *v) o.experiment_config = **v;
   if (const auto v = flags.last("model-config"); v && *v) o.model_config = **v;
   if (o.experiment_config.has_value() != o.model_config.has_value())

@@ -71,6 +71,20 @@ struct runner_options {
   std::string export_what;  // "input", "output" or "both"
   std::string export_dir;
   double timestamp = 0;  // seconds since the epoch; the parent's is forwarded to its children
+  // Scale-out on one host (runner/device_slots.hpp): one child per listed GPU at a time.
+  std::string devices;         // --devices: "" (one child at a time, unpinned), "all", or "0,1,..."
+  bool exclusive = false;      // --exclusive: one child on the host at a time, whatever --devices says
+  std::string expected_times;  // --expected-times: an earlier results file; longest configs start first
+  // Scale-out over hosts (runner/slurm_submission.hpp): the sweep as a Slurm job array.
+  bool slurm = false;
+  std::optional<int> slurm_tasks;            // array tasks = model partitions; default min(9, models)
+  std::string slurm_partition;               // "" leaves the cluster's default partition
+  std::optional<int> slurm_gpus_per_task;    // default 1 with --accelerator=cuda, else none
+  std::string slurm_time;                    // sbatch --time of each task; "" is the partition's limit
+  std::vector<std::string> slurm_sbatch_args;  // extra "#SBATCH" options, e.g. --account=A
+  bool slurm_wait = false;   // wait for the merge job, then print the summary table
+  bool slurm_task = false;   // internal: this process is one array task (runs its partition)
+  bool slurm_merge = false;  // internal: this process is the merge job
   std::optional<std::string> experiment_config;  // child mode: the experiment as JSON
   std::optional<std::string> model_config;       // child mode: the model as JSON
   std::optional<std::string> matrix;             // the preset that supplied defaults, if any

@@ -3,15 +3,19 @@
 #include "output/results_file.hpp"
 #include "runner/availability.hpp"
 #include "runner/child_process.hpp"
+#include "runner/device_slots.hpp"
 #include "runner/directory_tree.hpp"
+#include "runner/expected_durations.hpp"
 #include "runner/host_info.hpp"
 #include "runner/log.hpp"
 #include "runner/model_selection.hpp"
+#include "runner/placement.hpp"
 #include "runner/progress.hpp"
 #include "runner/record.hpp"
 #include "runner/resume.hpp"
 #include "runner/run_context.hpp"
 #include "runner/summary_table.hpp"
+#include "runner/sweep_plan.hpp"
 #include "runner/text_file.hpp"
 #include "runner/verification_record.hpp"
 
@@ -90,11 +94,17 @@ std::string python_list_repr(const std::vector<std::string>& items) {
   return out + "]";
 }
 
-/// The child's environment: ours plus the result channel and the XLA variables of §3.4.
+/// The child's environment: ours plus the result channel, the XLA variables of §3.4 and, with
+/// --devices, its GPU: CUDA_VISIBLE_DEVICES in nvidia-smi's numbering (PCI bus order).
 std::map<std::string, std::string> child_environment(const experiment_config& e,
                                                      const std::filesystem::path& result_path,
-                                                     bool verifier) {
+                                                     bool verifier,
+                                                     const std::optional<std::string>& device) {
   auto env = current_environment();
+  if (device) {
+    env["CUDA_VISIBLE_DEVICES"] = *device;
+    env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
+  }
   env[result_path_variable] = result_path.string();
   if (verifier)
     env[child_role_variable] = "verifier";
@@ -110,13 +120,11 @@ std::map<std::string, std::string> child_environment(const experiment_config& e,
   return env;
 }
 
-struct pending_config {
-  size_t model_index = 0;   // 1-based, for progress
-  size_t config_index = 0;  // 1-based among all (model, experiment) pairs
-  std::string model;
-  experiment_config experiment;
-  std::string model_json;
+struct pending_config : planned_config {
   std::string fingerprint;
+  std::optional<std::string> device;  // --devices: the GPU it holds from its timing child's start
+  size_t children_beside = 0;         // most other children running during its timing child
+  double timing_wall_s = 0;           // its timing child's wall time
 };
 
 struct running_child {
@@ -137,8 +145,16 @@ public:
 
 private:
   record_identity identity_of(const pending_config& c);
-  std::string accelerator_model_of(const std::string& accelerator);
+  /// accelerator_model of a child on `device` (--devices), or of an unpinned child.
+  std::string accelerator_model_of(const std::string& accelerator,
+                                   const std::optional<std::string>& device);
   void write(const pending_config& c, const std::string& line);
+  /// Writes the config's final record (with its placement under --devices), frees its GPU and
+  /// counts it done; `started` is its timing child's start.
+  void complete(const pending_config& c, const std::string& line,
+                std::chrono::steady_clock::time_point started);
+  /// True when another timing child may start now.
+  [[nodiscard]] bool can_start() const;
   void dispatch(pending_config c);
   void start(pending_config c);
   /// Starts the config's verifier child (--verify); it owns `timing_record` until it exits.
@@ -158,7 +174,8 @@ private:
 
   const sweep_inputs& m_in;
   const runner_options& m_o;
-  std::map<std::string, std::string> m_accelerator_models;  // accelerator -> cached model name
+  std::map<std::string, std::string> m_accelerator_models;  // accelerator@device -> model name
+  std::unique_ptr<device_slots> m_slots;  // --devices; null: one unpinned child at a time
   std::map<std::string, std::string> m_done;  // fingerprint of a finished config -> its record line
   std::unique_ptr<results_writer> m_writer;
   std::unique_ptr<scratch_directory> m_scratch;
@@ -167,24 +184,20 @@ private:
   std::vector<std::string> m_summary;  // this sweep's configs' records, for the summary table
 };
 
-std::string sweep::accelerator_model_of(const std::string& accelerator) {
-  auto it = m_accelerator_models.find(accelerator);
+std::string sweep::accelerator_model_of(const std::string& accelerator,
+                                        const std::optional<std::string>& device) {
+  const auto key = accelerator + "@" + device.value_or("");
+  auto it = m_accelerator_models.find(key);
   if (it == m_accelerator_models.end())
-    it = m_accelerator_models.emplace(accelerator, accelerator_model(accelerator)).first;
+    it = m_accelerator_models
+             .emplace(key, device ? accelerator_model(accelerator, *device)
+                                  : accelerator_model(accelerator))
+             .first;
   return it->second;
 }
 
 record_identity sweep::identity_of(const pending_config& c) {
-  record_identity id;
-  id.suite_name = m_o.suite_name;
-  id.model_name = c.model;
-  id.experiment = c.experiment;
-  id.accelerator_model = accelerator_model_of(c.experiment.accelerator);
-  id.batch_size = m_o.batch_size;
-  id.repeat = m_o.repeat;
-  id.iterations_per_run = m_o.iterations_per_run;
-  id.timestamp = m_o.timestamp;
-  return id;
+  return planned_identity(c, m_o, accelerator_model_of(c.experiment.accelerator, c.device));
 }
 
 void sweep::write(const pending_config& c, const std::string& line) {
@@ -193,21 +206,27 @@ void sweep::write(const pending_config& c, const std::string& line) {
   m_summary.push_back(line);
 }
 
+void sweep::complete(const pending_config& c, const std::string& line,
+                     std::chrono::steady_clock::time_point started) {
+  if (c.device) {
+    write(c, with_placement(line, {host_name(), *c.device, c.children_beside, c.timing_wall_s}));
+    m_slots->release(*c.device);
+  } else {
+    write(c, line);
+  }
+  m_progress->config_finished(
+      c.config_index,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+}
+
+bool sweep::can_start() const {
+  if (m_slots) return m_slots->has_free();
+  return m_running.empty();
+}
+
 void sweep::write_context(const std::filesystem::path& path) const {
-  run_context context;
-  context.command = m_in.argv;
-  context.torch_version = m_in.torch_version;
-  context.cuda_version = m_in.cuda_version;
-  char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) == 0) context.hostname = host;
-  context.cpu_model = cpu_model_name();
-  context.gpus = gpu_names();
-  context.started = static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                            std::chrono::system_clock::now().time_since_epoch())
-                                            .count()) /
-                    1e6;
   try {
-    write_run_context(path, context);
+    write_run_context(path, current_run_context(m_in.argv, m_in.torch_version, m_in.cuda_version));
   } catch (const std::exception& e) {
     log_warning(std::string("run context not written: ") + e.what());
   }
@@ -273,16 +292,23 @@ void sweep::dispatch(pending_config c) {
   log_info("Run with --model-config=" + c.model_json +
            " --experiment-config=" + c.experiment.to_config_json());
   const auto id = identity_of(c);
-  {
+  // Done when a record exists for the unpinned accelerator_model or that of any listed GPU (a
+  // --devices child records the name of its own GPU).
+  std::vector<std::optional<std::string>> devices = {std::nullopt};
+  if (m_slots) devices.insert(devices.end(), m_slots->devices().begin(), m_slots->devices().end());
+  for (const auto& device : devices) {
     json_document d;
-    c.fingerprint = fingerprint(id.model_json(d.GetAllocator()),
-                                id.experiment_json(d.GetAllocator()), m_o.batch_size);
-  }
-  if (const auto done = m_done.find(c.fingerprint); done != m_done.end()) {
-    log_info("SKIP already completed benchmark");
-    m_summary.push_back(done->second);
-    m_progress->config_finished(-1);
-    return;
+    auto candidate = id;
+    candidate.accelerator_model = accelerator_model_of(c.experiment.accelerator, device);
+    const auto key = fingerprint(candidate.model_json(d.GetAllocator()),
+                                 candidate.experiment_json(d.GetAllocator()), m_o.batch_size);
+    if (!device) c.fingerprint = key;
+    if (const auto done = m_done.find(key); done != m_done.end()) {
+      log_info("SKIP already completed benchmark");
+      m_summary.push_back(done->second);
+      m_progress->config_finished(c.config_index, -1);
+      return;
+    }
   }
   std::optional<std::string> skip;
   if (!m_o.no_skip && m_in.config) skip = m_in.config->skip_reason(c.model, c.experiment);
@@ -293,18 +319,23 @@ void sweep::dispatch(pending_config c) {
   }
   if (skip) {
     write(c, error_record_line(id, "SKIP: " + *skip, "VERIFIER_SKIPPED"));
-    m_progress->config_finished(-1);
+    m_progress->config_finished(c.config_index, -1);
     return;
   }
   start(std::move(c));
 }
 
 void sweep::start(pending_config c) {
+  if (m_slots) c.device = m_slots->acquire();  // can_start() said one is free
   running_child child;
   child.config = std::move(c);
   if (!launch(child, /*verifier=*/false)) return;
   child.config_started = child.process->started();
   m_running.push_back(std::move(child));
+  // Interference bookkeeping: every running timing child now has this many children beside it.
+  for (auto& other : m_running)
+    if (!other.verifier)
+      other.config.children_beside = std::max(other.config.children_beside, m_running.size() - 1);
 }
 
 void sweep::start_verifier(pending_config c, std::string timing_record,
@@ -316,6 +347,9 @@ void sweep::start_verifier(pending_config c, std::string timing_record,
   child.config_started = config_started;
   if (!launch(child, /*verifier=*/true)) return;
   m_running.push_back(std::move(child));
+  for (auto& other : m_running)
+    if (!other.verifier)
+      other.config.children_beside = std::max(other.config.children_beside, m_running.size() - 1);
 }
 
 /// Spawns the child's process. On failure writes the config's record and returns false.
@@ -330,21 +364,24 @@ bool sweep::launch(running_child& child, bool verifier) {
   child.argv.push_back("--model-config=" + c.model_json);
   child.argv.push_back("--timestamp=" + python_float_repr(m_o.timestamp));
   m_progress->child_started(c.model_index, c.model, c.config_index,
-                            c.experiment.describe() + (verifier ? " (verifying)" : ""));
+                            c.experiment.describe() + (c.device ? " on GPU " + *c.device : "") +
+                                (verifier ? " (verifying)" : ""));
   try {
     child.process = std::make_unique<child_process>(
-        child.argv, child_environment(c.experiment, child.directory / "result.json", verifier),
+        child.argv,
+        child_environment(c.experiment, child.directory / "result.json", verifier, c.device),
         child.directory / "stdout", child.directory / "stderr");
   } catch (const std::exception& e) {
     log_error("ERROR when launching child process: " + std::string(e.what()));
+    std::string line;
     if (verifier) {
       json_document record = parse_json(child.timing_record, "timing record");
       set_verification(record, "VERIFIER_DIDNT_RUN", "cannot launch the verifier: " + std::string(e.what()));
-      write(c, to_python_json(record));
+      line = to_python_json(record);
     } else {
-      write(c, error_record_line(identity_of(c), e.what(), "VERIFIER_DIDNT_RUN"));
+      line = error_record_line(identity_of(c), e.what(), "VERIFIER_DIDNT_RUN");
     }
-    m_progress->config_finished(-1);
+    complete(c, line, verifier ? child.config_started : std::chrono::steady_clock::now());
     return false;
   }
   child.deadline = child.process->started() + std::chrono::seconds(m_o.subprocess_timeout);
@@ -432,42 +469,47 @@ void sweep::finish(running_child& child, const child_exit& exit, bool timed_out)
   std::string line = child.verifier ? verified_record(child, exit, timed_out)
                                     : record_for(child, exit, timed_out);
   remove_tree(child.directory.string());
+  if (!child.verifier)
+    child.config.timing_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                               child.config_started)
+                                     .count();
   if (!child.verifier && m_o.verify && !g_interrupted &&
       !is_skip_record(parse_json(line, "the child's record"))) {
-    // One record per config: the timing record waits for its verifier's code.
+    // One record per config: the timing record waits for its verifier's code, which runs on the
+    // same GPU (the config keeps it).
     start_verifier(child.config, std::move(line), child.config_started);
     return;
   }
-  write(child.config, line);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                       child.config_started)
-                             .count();
-  m_progress->config_finished(seconds);
+  complete(child.config, line, child.config_started);
 }
 
 int sweep::run() {
-  const auto experiments = expand_experiment_matrix(m_o);
   const bool is_dummy = m_o.suite_name == "dummy";
   const auto models = is_dummy ? std::vector<std::string>{"dummy"}
                                : select_models(m_in.suite_models, m_o);
-  log_info("Number of selected experiment configs: " + std::to_string(experiments.size()));
+  auto planned = plan_configs(models, m_o);
+  log_info("Number of selected experiment configs: " +
+           std::to_string(models.empty() ? 0 : planned.size() / models.size()));
   log_info("Number of selected model configs: " + std::to_string(models.size()));
-
+  if (!m_o.devices.empty()) {
+    m_slots = std::make_unique<device_slots>(parse_device_list(m_o.devices, gpu_names().size()),
+                                             m_o.exclusive);
+    if (gpu_names().empty())
+      log_warning("--devices " + m_o.devices + ": nvidia-smi lists no GPU; " +
+                  std::to_string(m_slots->devices().size()) +
+                  " children run at once, pinned to nothing");
+  }
+  if (!m_o.expected_times.empty()) {
+    const auto durations = expected_durations::load(m_o.expected_times, m_o.batch_size);
+    order_longest_first(planned, durations, m_o);
+    log_info("--expected-times: " + std::to_string(durations.size()) + " timed configs in " +
+             m_o.expected_times + "; the longest start first");
+  }
   std::vector<pending_config> configs;
-  for (size_t m = 0; m < models.size(); ++m) {
-    json_document model_config(rapidjson::kObjectType);
-    model_config.AddMember("model_name",
-                           json_value(models[m].c_str(), model_config.GetAllocator()),
-                           model_config.GetAllocator());
-    for (const auto& e : experiments) {
-      pending_config c;
-      c.model_index = m + 1;
-      c.config_index = configs.size() + 1;
-      c.model = models[m];
-      c.experiment = e;
-      c.model_json = to_python_json(model_config);
-      configs.push_back(std::move(c));
-    }
+  for (auto& p : planned) {
+    pending_config c;
+    static_cast<planned_config&>(c) = std::move(p);
+    configs.push_back(std::move(c));
   }
   if (m_o.dry_run) {
     for (const auto& c : configs)
@@ -483,13 +525,13 @@ int sweep::run() {
   m_scratch = std::make_unique<scratch_directory>();
   m_progress = std::make_unique<progress_display>(
       models.size(), configs.size(), m_o.progress_bar || ::isatty(STDERR_FILENO));
+  if (m_slots && !m_o.exclusive) m_progress->set_concurrency(m_slots->devices().size());
   interrupt_guard interrupts;
 
-  const size_t slots = 1;  // children at once; --devices will raise this (one per GPU)
   size_t next = 0;
   while (next < configs.size() || !m_running.empty()) {
     if (g_interrupted) break;
-    while (next < configs.size() && m_running.size() < slots && !g_interrupted) {
+    while (next < configs.size() && can_start() && !g_interrupted) {
       dispatch(configs[next++]);
     }
     for (size_t i = 0; i < m_running.size();) {

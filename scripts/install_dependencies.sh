@@ -4,9 +4,10 @@
 #  - LibTorch: the PyPI wheel torch==2.11.0 in the project-local virtual environment .venv
 #    (created with --system-site-packages, so a machine whose python3 already has torch 2.11.0 —
 #    the GPU machine, which has no internet — uses it without downloading);
-#  - for the tests only: Debian's chromium (the HTML report is rendered headless in a test), tried
-#    where apt-get can install it and skipped with a note otherwise (the GPU machine has no internet;
-#    the test then skips its Chromium part and says why);
+#  - for the tests only: Debian's chromium (the HTML report is rendered headless in a test) and
+#    slurm-wlm + munge (the Slurm test starts a real single-node cluster), tried where apt-get can
+#    install them and skipped with a note otherwise (the GPU machine has no internet; the tests then
+#    skip those parts and say why);
 #  - for the tests only: the pip originals our models are compared with (torchvision, timm,
 #    transformers), at versions that match torch 2.11.0, and scipy, whose mannwhitneyu the
 #    compare_runs test checks our p-values against. Skipped with a note where pip cannot reach
@@ -41,19 +42,21 @@ if ((${#missing[@]})); then
 fi
 
 # Test-only Debian packages: installed when missing and apt-get can get them; never fatal.
-TEST_PACKAGES=(chromium)
+TEST_PACKAGES=(chromium slurm-wlm munge)
 test_missing=()
 for package in "${TEST_PACKAGES[@]}"; do
+  [[ $package == chromium ]] && command -v chromium >/dev/null 2>&1 && continue  # e.g. a snap
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
     test_missing+=("$package")
 done
-if ((${#test_missing[@]})) && ! command -v chromium >/dev/null 2>&1; then
+if ((${#test_missing[@]})); then
   echo "Installing test-only Debian packages: ${test_missing[*]}"
   sudo_cmd=()
   [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
   if ! { "${sudo_cmd[@]}" apt-get update -q &&
          DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q "${test_missing[@]}"; }; then
-    echo "note: could not install ${test_missing[*]}; test_html_report skips its Chromium rendering" >&2
+    echo "note: could not install ${test_missing[*]}; test_html_report skips its Chromium rendering" \
+         "and test_slurm its cluster without them" >&2
   fi
 fi
 

@@ -26,3 +26,23 @@ TEST_CASE("failed records are retried with --retry-failed; SKIP records are not"
   CHECK_FALSE(is_failed_record(parse_json(R"({"metrics": {"error": "SKIP: no GPU"}})", "r")));
   CHECK_FALSE(is_failed_record(parse_json(R"({"metrics": {"total_time": [1.0]}})", "r")));
 }
+
+TEST_CASE("the placement-free fingerprint matches a config on any GPU or host, nothing else") {
+  const auto on = [](const char* gpu, const char* test) {
+    return parse_json(std::string(R"({"model": {"suite_name": "torchbench", "model_name": "alexnet"}, )"
+                                  R"("experiment": {"accelerator": "cuda", "accelerator_model": ")") +
+                          gpu + R"(", "dynamo": null, "test": ")" + test + R"(", "batch_size": 4}})",
+                      "record");
+  };
+  const auto h100 = on("NVIDIA H100", "eval"), h200 = on("NVIDIA H200", "eval"),
+             train = on("NVIDIA H100", "train");
+  CHECK(placement_free_fingerprint(h100["model"], h100["experiment"], std::nullopt) ==
+        placement_free_fingerprint(h200["model"], h200["experiment"], std::nullopt));
+  CHECK(placement_free_fingerprint(h100["model"], h100["experiment"], std::nullopt) ==
+        "torchbench-alexnet-cuda-None-eval-None");
+  CHECK(placement_free_fingerprint(h100["model"], h100["experiment"], std::nullopt) !=
+        placement_free_fingerprint(train["model"], train["experiment"], std::nullopt));
+  // The resume fingerprint itself still tells the GPUs apart, as the original's does.
+  CHECK(fingerprint(h100["model"], h100["experiment"], std::nullopt) !=
+        fingerprint(h200["model"], h200["experiment"], std::nullopt));
+}
