@@ -87,6 +87,11 @@ struct compile_report {
 struct backend_step {
   step_function step;
   std::optional<compile_report> compile;  // nullopt for eager (nothing to prepare)
+  /// For --save-ir-format text and --dump-hlo (profiler/ir_dump.hpp): the traced TorchScript
+  /// graph as text (torchscript, inductor), and the AOTInductor package holding the generated
+  /// sources (inductor). Empty for backends that run the model's own C++ code.
+  std::string ir_text;
+  std::filesystem::path compiled_package;
 };
 
 /// A backend that cannot run this config (e.g. a train step that CUDA graphs cannot capture): the

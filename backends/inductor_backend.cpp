@@ -171,6 +171,8 @@ backend_step make_inductor_step(model_instance& model, const step_options& optio
   report.cache_hit = entry.hit;
   report.cache_note = entry.rebuilt_because;
   result.compile = report;
+  result.ir_text = "# traced graph (the compile helper's input)\n" + traced->graph->toString();
+  result.compiled_package = entry.artifact;
   return result;
 }
 

@@ -19,11 +19,16 @@ std::vector<torch::Tensor> tuple_tensors(const c10::IValue& output) {
   return leaves;
 }
 
-forward_function inference_forward(model_instance& model, const step_options& options) {
+/// `ir_text` receives the traced graph and the frozen, optimised one that runs.
+forward_function inference_forward(model_instance& model, const step_options& options,
+                                   std::string& ir_text) {
   auto traced = std::make_shared<traced_forward>(trace_forward(model, /*parameters_as_inputs=*/false, options));
   torch::jit::Module module = to_script_module(*traced);
   auto frozen = torch::jit::freeze(module);
   auto optimized = std::make_shared<torch::jit::Module>(torch::jit::optimize_for_inference(frozen));
+  ir_text = "# traced graph\n" + traced->graph->toString() +
+            "\n# after torch::jit::freeze and optimize_for_inference (what runs)\n" +
+            optimized->get_method("forward").graph()->toString();
   return [traced, optimized](const model_inputs& inputs) -> c10::IValue {
     const auto leaves = tensor_leaves(inputs);
     std::vector<c10::IValue> stack(leaves.begin(), leaves.end());
@@ -31,8 +36,11 @@ forward_function inference_forward(model_instance& model, const step_options& op
   };
 }
 
-forward_function autograd_forward(model_instance& model, const step_options& options) {
+/// `ir_text` receives the traced graph (parameters as inputs after the model's).
+forward_function autograd_forward(model_instance& model, const step_options& options,
+                                  std::string& ir_text) {
   auto traced = std::make_shared<traced_forward>(trace_forward(model, /*parameters_as_inputs=*/true, options));
+  ir_text = "# traced graph\n" + traced->graph->toString();
   auto function = std::make_shared<torch::jit::GraphFunction>(
       c10::QualifiedName("benchmatrix.traced_forward"), traced->graph, nullptr);
   const auto parameters = model.module->parameters();
@@ -54,8 +62,9 @@ backend_step make_torchscript_step(model_instance& model, const step_options& op
     model.module->train();
   else
     model.module->eval();
-  const forward_function forward =
-      options.training ? autograd_forward(model, options) : inference_forward(model, options);
+  std::string ir_text;
+  const forward_function forward = options.training ? autograd_forward(model, options, ir_text)
+                                                     : inference_forward(model, options, ir_text);
   // The graph executor profiles the first run and optimises on the next: warm it up here, so that
   // the timed repeats measure the optimised graph.
   warm_up(model, forward, options, /*iterations=*/3);
@@ -63,6 +72,7 @@ backend_step make_torchscript_step(model_instance& model, const step_options& op
   result.step = options.training ? make_train_step(model, forward, options)
                                  : make_eval_step(forward, options);
   result.compile = compile_report_since(started);
+  result.ir_text = std::move(ir_text);
   return result;
 }
 

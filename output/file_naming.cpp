@@ -36,8 +36,12 @@ std::string unique_basename(const experiment_config& e, const std::string& model
       {"xla", e.xla.value_or("None")},
       {"xla_flags", e.xla_flags.value_or("None")}};
   std::string out;
-  for (const auto& [key, value] : items) out += (out.empty() ? "" : "-") + shortened(value);
-  return out + "-" + shortened(model_name);
+  for (const auto& [key, value] : items) {
+    if (!out.empty()) out.push_back('-');
+    out.append(shortened(value));
+  }
+  out.push_back('-');
+  return out.append(shortened(model_name));
 }
 
 std::filesystem::path results_file_path(const std::filesystem::path& output_dir,

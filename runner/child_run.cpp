@@ -15,6 +15,9 @@
 #include "runner/record.hpp"
 #include "runner/sweep.hpp"
 #include "runner/timing_loop.hpp"
+#include "profiler/ir_dump.hpp"
+#include "profiler/profile_pass.hpp"
+#include "runner/backend_counters.hpp"
 
 #include <torch/serialize.h>
 
@@ -158,8 +161,22 @@ int run_child(const runner_options& o, const suite_config* config) {
       throw std::runtime_error(std::string("--export: ") + e.what());
     }
   };
+  // --dump-dynamo-counters: each repeat's counters, the preparation's with the first.
+  const auto dump_counters = [&](int r) {
+    if (!o.dump_dynamo_counters) return;
+    json_document counters;
+    counters.CopyFrom(backend_counters(experiment, backend, device.is_cuda(),
+                                       o.iterations_per_run, r == 0, counters.GetAllocator()),
+                      counters.GetAllocator());
+    const auto path = results_file_path(std::filesystem::absolute(o.output_dirname), experiment,
+                                        model_name, std::to_string(r), "dynamo-counters", "txt");
+    std::ofstream out(path, std::ios::trunc);
+    out << to_python_json(counters) << '\n';
+    if (!out) throw std::runtime_error("cannot write " + path.string());
+  };
   const auto after_repeat = [&](int r, const c10::IValue& output) {
     save_output(r, output);
+    dump_counters(r);
     if (r == 0 && !o.export_what.empty()) export_numerics(output);
   };
   std::vector<repeat_timing> timings;
@@ -177,10 +194,42 @@ int run_child(const runner_options& o, const suite_config* config) {
                     seconds_list(timings, &repeat_timing::per_iter_time, d.GetAllocator()),
                     d.GetAllocator());
   if (backend.compile) add_compile_metrics(metrics, *backend.compile, d.GetAllocator());
+  if (o.collect_dynamo_counters)
+    metrics.AddMember("dynamo_counters",
+                      backend_counters(experiment, backend, device.is_cuda(),
+                                       static_cast<long long>(o.repeat) * o.iterations_per_run,
+                                       /*with_compile=*/true, d.GetAllocator()),
+                      d.GetAllocator());
+  if (!o.save_ir_format.empty() || o.dump_hlo) {
+    ir_dump_request dumps;
+    dumps.save_text = o.save_ir_format == "text";
+    dumps.dump_sources = o.dump_hlo;
+    dumps.output_dir = std::filesystem::absolute(o.output_dirname);
+    dumps.experiment = experiment;
+    dumps.model_name = model_name;
+    dumps.backend = display_backend_name(experiment.dynamo, experiment.xla);
+    write_ir_dumps(backend, dumps, metrics, d.GetAllocator());
+  }
   // --metrics accuracy: after the timed repeats, never inside them.
   if (std::find(o.metrics.begin(), o.metrics.end(), "accuracy") != o.metrics.end())
     add_accuracy_metrics(metrics, d.GetAllocator(), o, experiment, model_name, model,
                          prepared.step, step);
+  // Profiling passes: after the timed repeats (and the accuracy check), never inside them.
+  profile_request profiling;
+  profiling.dump_profiles = o.dump_pytorch_profiles;
+  profiling.cpu_cuda_times = o.profile_cuda_cpu;
+  profiling.individual_ops = o.profile_cuda_cpu_individual_ops;
+  profiling.cupti = o.profile_cupti;
+  if (profiling.any()) {
+    profiling.output_dir = std::filesystem::absolute(o.output_dirname);
+    profiling.experiment = experiment;
+    profiling.model_name = model_name;
+    // The original's key for non-XLA runs, named after what ran: inductor_ops, eager_ops, ...
+    profiling.ops_key = display_backend_name(experiment.dynamo, experiment.xla) + "_ops";
+    std::optional<torch::NoGradGuard> no_grad;
+    if (!training) no_grad.emplace();
+    run_profile_passes(step, model.example_inputs, timing, profiling, metrics, d.GetAllocator());
+  }
   report(record_line(id, metrics, "VERIFIER_SKIPPED", d), o);
   return 0;
 }

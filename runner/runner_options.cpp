@@ -57,6 +57,15 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       {"baseline", 0, a::store, t::text, dynamo_choices, true, "None", "Backend whose outputs --metrics accuracy compares against (a --dynamo value; None is eager)."},
       {"rtol", 0, a::store, t::real, {}, false, "per dtype", "Relative tolerance of --metrics accuracy (default: torch.testing's for the dtype); overrides only the relative one."},
       {"atol", 0, a::store, t::real, {}, false, "per dtype", "Absolute tolerance of --metrics accuracy (default: torch.testing's for the dtype); overrides only the absolute one."},
+      // Profiling: separate passes after the timed repeats
+      {"dump-pytorch-profiles", 0, a::store_true, t::text, {}, false, "", "Per repeat of a profiling pass: <out>/<model>/<r>/trace-<basename>.json (Chrome/Perfetto trace) and pytorch-profile-<basename>.txt (key-averages table), tables concatenated in <out>/<model>/pytorch-profile-<basename>.txt."},
+      {"profile-cuda-cpu", 0, a::store_true, t::text, {}, false, "", "Record total_cpu_time_s, total_cuda_time_s and per-iteration values per repeat of a profiling pass; on CUDA also the CUPTI kernel figures (--profile-cupti)."},
+      {"profile-cuda-cpu-individual-ops", 0, a::store_true, t::text, {}, false, "", "Record per aten op self/total CPU and CUDA time and calls under metrics.inductor_ops (inductor) or metrics.<backend>_ops."},
+      {"profile-cupti", 0, a::store_true, t::text, {}, false, "", "CUDA: our CUPTI collector's kernel count, kernel time, busy (merged-interval) time per repeat and top kernels, in a pass of its own."},
+      {"save-ir-format", 0, a::store, t::text, {"text", "hlo", "stablehlo"}, false, "", "text: the traced TorchScript graph (torchscript, inductor) in <out>/<model>/dump-<basename>.text; hlo and stablehlo need the XLA backend, which this build lacks."},
+      {"dump-hlo", 0, a::store_true, t::text, {}, false, "", "inductor: AOTInductor's generated sources (wrapper and kernel .cpp, metadata) in <out>/<model>/hlo-<basename>/."},
+      {"collect-dynamo-counters", 0, a::store_true, t::text, {}, false, "", "Record our backend's counters (graphs, calls through them, compile cache, CUDA graph captures, eager fallbacks) as metrics.dynamo_counters."},
+      {"dump-dynamo-counters", 0, a::store_true, t::text, {}, false, "", "Write each repeat's counters to <out>/<model>/<r>/dynamo-counters-<basename>.txt (JSON)."},
       // Process control and output
       {"dry-run", 0, a::store_true, t::text, {}, false, "", "List the configs and run nothing."},
       {"print-subprocess", 0, a::store_true, t::text, {}, false, "", "Forward each child's stdout/stderr after it finishes."},
@@ -302,6 +311,18 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
       if (!(*(o.*field) >= 0))
         throw usage_error(std::string("argument --") + name + ": must not be negative, got " + **v);
     }
+  o.dump_pytorch_profiles = flags.given("dump-pytorch-profiles");
+  o.profile_cuda_cpu = flags.given("profile-cuda-cpu");
+  o.profile_cuda_cpu_individual_ops = flags.given("profile-cuda-cpu-individual-ops");
+  o.profile_cupti = flags.given("profile-cupti");
+  o.save_ir_format = text_or(flags, "save-ir-format", "");
+  if (o.save_ir_format == "hlo" || o.save_ir_format == "stablehlo")
+    throw usage_error("argument --save-ir-format: " + o.save_ir_format +
+                      " is XLA's IR and this build has no XLA backend; text saves the traced "
+                      "TorchScript graph of torchscript and inductor");
+  o.dump_hlo = flags.given("dump-hlo");
+  o.collect_dynamo_counters = flags.given("collect-dynamo-counters");
+  o.dump_dynamo_counters = flags.given("dump-dynamo-counters");
   o.dry_run = flags.given("dry-run");
   o.print_subprocess = flags.given("print-subprocess");
   o.subprocess_timeout = static_cast<int>(integer_or(flags, "subprocess-timeout", 1800));

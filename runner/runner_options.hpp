@@ -54,6 +54,15 @@ struct runner_options {
   nullable_string accuracy_baseline;     // --baseline, a --dynamo value; nullopt is eager
   std::optional<double> accuracy_rtol;   // nullopt: torch.testing's default for the dtype
   std::optional<double> accuracy_atol;
+  // Profiling (§1.6, profiler/profile_pass.hpp): passes after the timed repeats, never inside them.
+  bool dump_pytorch_profiles = false;  // Kineto trace + key-averages table per repeat
+  bool profile_cuda_cpu = false;       // CPU/CUDA time per repeat (+ CUPTI kernel figures on CUDA)
+  bool profile_cuda_cpu_individual_ops = false;  // per aten op times
+  bool profile_cupti = false;          // our CUPTI collector: kernel count, time, busy time, top
+  std::string save_ir_format;          // --save-ir-format: "" or "text" (the traced graph)
+  bool dump_hlo = false;               // AOTInductor's generated sources (profiler/ir_dump.hpp)
+  bool collect_dynamo_counters = false;  // our backends' counters (runner/backend_counters.hpp)
+  bool dump_dynamo_counters = false;     // the same per repeat, as files
   // Process control and output (§1.5)
   bool dry_run = false;
   bool print_subprocess = false;

@@ -10,9 +10,8 @@
 #include <stdexcept>
 
 namespace benchmatrix {
-namespace {
 
-model_inputs prepare_inputs(const model_inputs& example, bool randomize) {
+model_inputs prepare_step_inputs(const model_inputs& example, bool randomize) {
   model_inputs copy;
   copy.reserve(example.size());
   for (const auto& input : example) {
@@ -24,6 +23,8 @@ model_inputs prepare_inputs(const model_inputs& example, bool randomize) {
   }
   return copy;
 }
+
+namespace {
 
 /// bench.do_bench of the original (Triton's): the minimum over adaptive repeats of one step timed
 /// with CUDA events, each after zeroing a 256 MB buffer so the L2 cache starts cold. Milliseconds.
@@ -89,7 +90,7 @@ run_timed_repeats(const step_function& step, const model_inputs& example_inputs,
   std::vector<model_inputs> inputs(static_cast<size_t>(o.iterations_per_run));
   for (int r = 0; r < o.repeat; ++r) {
     reset_rng_state();
-    for (auto& copy : inputs) copy = prepare_inputs(example_inputs, o.randomize_input);
+    for (auto& copy : inputs) copy = prepare_step_inputs(example_inputs, o.randomize_input);
     reset_rng_state();
     synchronize_device(o.device);
     c10::IValue output;

@@ -24,6 +24,10 @@ struct repeat_timing {
   double per_iter_time = 0;  // total_time / iterations_per_run
 };
 
+/// One iteration's inputs: clones of the example inputs (floating ones redrawn with randn when
+/// `randomize`), as every repeat prepares them before its clock starts.
+[[nodiscard]] model_inputs prepare_step_inputs(const model_inputs& example, bool randomize);
+
 /// Waits for all work queued on `device` (CUDA synchronize; nothing on the CPU).
 void synchronize_device(const torch::Device& device);
 

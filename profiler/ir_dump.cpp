@@ -1,0 +1,71 @@
+#include "profiler/ir_dump.hpp"
+
+#include "output/file_naming.hpp"
+
+#include <caffe2/serialize/inline_container.h>
+
+#include <fstream>
+
+namespace benchmatrix {
+namespace {
+
+void write_bytes(const std::filesystem::path& path, const char* data, size_t size) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(data, static_cast<std::streamsize>(size));
+  out.flush();
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+/// The package's generated sources (.cpp, .h, .json, .ptx) into `directory`; returns how many.
+size_t extract_sources(const std::filesystem::path& package, const std::filesystem::path& directory) {
+  caffe2::serialize::PyTorchStreamReader reader(package.string());
+  size_t written = 0;
+  for (const auto& name : reader.getAllRecords()) {
+    const auto extension = std::filesystem::path(name).extension().string();
+    if (extension != ".cpp" && extension != ".h" && extension != ".json" && extension != ".ptx")
+      continue;
+    const auto [data, size] = reader.getRecord(name);
+    write_bytes(directory / std::filesystem::path(name).filename(),
+                static_cast<const char*>(data.get()), size);
+    ++written;
+  }
+  return written;
+}
+
+}  // namespace
+
+void write_ir_dumps(const backend_step& step, const ir_dump_request& request, json_value& metrics,
+                    json_allocator& a) {
+  std::string notes;
+  if (request.save_text) {
+    if (step.ir_text.empty()) {
+      notes += request.backend + " has no traced graph to save (it runs the model's own C++ code). ";
+    } else {
+      const auto path = results_file_path(request.output_dir, request.experiment, request.model_name,
+                                          "", "dump", "text");
+      write_bytes(path, step.ir_text.data(), step.ir_text.size());
+    }
+  }
+  if (request.dump_sources) {
+    if (step.compiled_package.empty()) {
+      notes += request.backend + " generates no code to dump (--dump-hlo keeps AOTInductor's sources). ";
+    } else {
+      const auto directory = results_file_path(request.output_dir, request.experiment,
+                                               request.model_name, "", "hlo", "");
+      std::filesystem::create_directories(directory);
+      try {
+        if (extract_sources(step.compiled_package, directory) == 0)
+          notes += "the AOTInductor package " + step.compiled_package.string() + " holds no sources. ";
+      } catch (const c10::Error& e) {
+        throw std::runtime_error("--dump-hlo: cannot read " + step.compiled_package.string() + ": " +
+                                 e.what_without_backtrace());
+      }
+    }
+  }
+  if (!notes.empty()) {
+    notes.pop_back();
+    metrics.AddMember("ir_note", json_value(notes.c_str(), a), a);
+  }
+}
+
+}  // namespace benchmatrix

@@ -1,0 +1,32 @@
+// IR dumps, our backends' counterparts of the original's XLA dumps (xla_runner.md §8.2), under the
+// same names:
+//   --save-ir-format text  <out>/<model>/dump-<basename>.text: the traced TorchScript graph
+//                          (torchscript: also the frozen, optimised graph that runs)
+//   --dump-hlo             <out>/<model>/hlo-<basename>/: the AOTInductor-generated sources
+//                          (wrapper and kernel .cpp, metadata .json) from the inductor package
+// A backend without such an IR (eager and cudagraphs run the model's own C++ code) gets a note in
+// metrics.ir_note instead of a file.
+#pragma once
+
+#include "backends/backend.hpp"
+#include "output/python_json.hpp"
+
+#include <filesystem>
+#include <string>
+
+namespace benchmatrix {
+
+struct ir_dump_request {
+  bool save_text = false;  // --save-ir-format text
+  bool dump_sources = false;  // --dump-hlo
+  std::filesystem::path output_dir;
+  experiment_config experiment;
+  std::string model_name;
+  std::string backend;  // display name, for notes
+};
+
+/// Writes the requested dumps of `step`. Throws std::runtime_error when a file cannot be written.
+void write_ir_dumps(const backend_step& step, const ir_dump_request& request, json_value& metrics,
+                    json_allocator& allocator);
+
+}  // namespace benchmatrix
