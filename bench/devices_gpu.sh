@@ -25,10 +25,9 @@ sweep() {  # NAME DEVICES [extra flags]
 }
 sweep one-gpu 0
 sweep two-gpus 0,1 --expected-times="$out/one-gpu/results.jsonl"
-sweep two-gpus-again 0,1 --expected-times="$out/one-gpu/results.jsonl"
 python3 - "$out" <<'PY'
 import json, sys
-for name in ("one-gpu", "two-gpus", "two-gpus-again"):
+for name in ("one-gpu", "two-gpus"):
     records = [json.loads(l) for l in open(f"{sys.argv[1]}/{name}/results.jsonl")]
     errors = [r["model"]["model_name"] for r in records if "error" in r["metrics"]]
     beside = [r["placement"]["children_beside"] for r in records]
