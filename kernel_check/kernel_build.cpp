@@ -6,6 +6,7 @@
 #include "runner/helper_process.hpp"
 #include "runner/text_file.hpp"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -50,6 +51,7 @@ namespace {
 constexpr const char* library_name = "module.so";
 constexpr const char* source_placeholder = "{source}";
 constexpr const char* output_placeholder = "{output}";
+constexpr const char* includes_placeholder = "{include_dirs}";
 
 /// The compiler's argv with placeholders for the source and the output (the key must not depend on
 /// where the source lives or where the cache stages its build).
@@ -67,6 +69,7 @@ std::vector<std::string> command_template(kernel_language language, const std::s
             "-D__CUDA_NO_HALF2_OPERATORS__", "-D_GLIBCXX_USE_CXX11_ABI=1",
             "-ccbin", BENCHMATRIX_CXX_COMPILER};
     argv.insert(argv.end(), includes.begin(), includes.end());
+    argv.push_back(includes_placeholder);
     argv.push_back("-I" + std::string(BENCHMATRIX_CUDA_ROOT) + "/include");
     argv.insert(argv.end(), {source_placeholder, "-o", output_placeholder, "-L" + torch + "/lib",
                              "-Xlinker", "-rpath," + torch + "/lib", "-ltorch", "-ltorch_cpu",
@@ -76,6 +79,7 @@ std::vector<std::string> command_template(kernel_language language, const std::s
     argv = {BENCHMATRIX_CXX_COMPILER, "-std=c++17", "-O2", "-fPIC", "-shared",
             "-fvisibility=hidden", "-D_GLIBCXX_USE_CXX11_ABI=1"};
     argv.insert(argv.end(), includes.begin(), includes.end());
+    argv.push_back(includes_placeholder);
     argv.insert(argv.end(), {source_placeholder, "-o", output_placeholder, "-L" + torch + "/lib",
                              "-Wl,-rpath," + torch + "/lib", "-ltorch", "-ltorch_cpu", "-lc10"});
   }
@@ -88,12 +92,25 @@ std::string joined(const std::vector<std::string>& argv) {
   return text;
 }
 
-std::vector<std::string> substituted(std::vector<std::string> argv, const std::string& source,
-                                     const std::string& output) {
-  for (auto& a : argv) {
-    if (a == source_placeholder) a = source;
-    if (a == output_placeholder) a = output;
+/// The placeholders replaced; {include_dirs} expands to one -I per directory (none: removed).
+std::vector<std::string> substituted(const std::vector<std::string>& argv, const std::string& source,
+                                     const std::string& output,
+                                     const std::vector<fs::path>& include_dirs) {
+  std::vector<std::string> result;
+  for (const auto& a : argv) {
+    if (a == source_placeholder) result.push_back(source);
+    else if (a == output_placeholder) result.push_back(output);
+    else if (a == includes_placeholder)
+      for (const auto& directory : include_dirs) result.push_back("-I" + fs::absolute(directory).string());
+    else result.push_back(a);
   }
+  return result;
+}
+
+/// The template as hashed: without the {include_dirs} placeholder, so run_and_check's keys stay
+/// those of the tool's first version.
+std::vector<std::string> hashed_template(std::vector<std::string> argv) {
+  argv.erase(std::remove(argv.begin(), argv.end(), std::string(includes_placeholder)), argv.end());
   return argv;
 }
 
@@ -119,19 +136,22 @@ const char* language_name(kernel_language language) {
 
 std::string benchmatrix_source_dir() { return BENCHMATRIX_SOURCE_DIR; }
 
+std::string benchmatrix_torch_version() { return BENCHMATRIX_TORCH_VERSION; }
+
 std::string benchmatrix_python() {
   if (const char* python = std::getenv("BENCHMATRIX_PYTHON"); python && *python) return python;
   return BENCHMATRIX_PYTHON;
 }
 
-kernel_build describe_kernel_build(const fs::path& source, const std::string& cuda_arch) {
+kernel_build describe_kernel_build(const fs::path& source, const std::string& cuda_arch,
+                                   const kernel_build_options& options) {
   const auto language = language_of(source);
   if (language == kernel_language::python)
     throw std::invalid_argument("describe_kernel_build: " + source.string() + " is Python");
   if (!fs::is_regular_file(source)) throw std::runtime_error("cannot read " + source.string());
   const auto argv = command_template(language, cuda_arch);
   kernel_build build;
-  build.command = joined(substituted(argv, source.string(), library_name));
+  build.command = joined(substituted(argv, source.string(), library_name, options.include_dirs));
   build.description = std::string(language_name(language)) + " module " +
                       source.filename().string() + "; torch " + BENCHMATRIX_TORCH_VERSION +
                       "; " + BENCHMATRIX_CXX_COMPILER + " " + BENCHMATRIX_CXX_COMPILER_VERSION +
@@ -139,13 +159,13 @@ kernel_build describe_kernel_build(const fs::path& source, const std::string& cu
                            ? std::string("; CUDA ") + BENCHMATRIX_CUDA_VERSION + "; sm_" + cuda_arch
                            : std::string());
   const std::string header =
-      read_text_file(fs::path(BENCHMATRIX_SOURCE_DIR) / "kernel_check" / "kernel_module.hpp");
+      read_text_file(fs::path(BENCHMATRIX_SOURCE_DIR) / options.header);
   sha256_hasher hasher;
-  hasher.add_field("tool", "run_and_check kernel module v1")
+  hasher.add_field("tool", options.tool)
       .add_field("language", language_name(language))
       .add_file(source);
   hasher.add_field("header", header)
-      .add_field("command", joined(argv))
+      .add_field("command", joined(hashed_template(argv)))
       .add_field("compiler_version", BENCHMATRIX_CXX_COMPILER_VERSION)
       .add_field("torch_version", BENCHMATRIX_TORCH_VERSION);
   if (language == kernel_language::cuda)
@@ -155,8 +175,8 @@ kernel_build describe_kernel_build(const fs::path& source, const std::string& cu
 }
 
 kernel_build build_kernel_module(const fs::path& source, const fs::path& cache_root,
-                                 const std::string& cuda_arch) {
-  kernel_build build = describe_kernel_build(source, cuda_arch);
+                                 const std::string& cuda_arch, const kernel_build_options& options) {
+  kernel_build build = describe_kernel_build(source, cuda_arch, options);
   const auto argv = command_template(language_of(source), cuda_arch);
   compile_cache cache(cache_root);
   const auto started = std::chrono::steady_clock::now();
@@ -168,7 +188,7 @@ kernel_build build_kernel_module(const fs::path& source, const fs::path& cache_r
         build.key, library_name, build.description, /*rebuild=*/false,
         [&](const fs::path& directory) {
           const auto full = substituted(argv, fs::absolute(source).string(),
-                                        (directory / library_name).string());
+                                        (directory / library_name).string(), options.include_dirs);
           const helper_result result =
               run_helper(full, current_environment(), directory / "compile.log");
           if (!result.exit.success())

@@ -67,10 +67,13 @@ struct comparer {
     if (actual.is_floating_point() || complex) {
       actual = actual.to(as).flatten();
       expected = expected.to(as).flatten();
-      close = torch::isclose(actual, expected, rtol, atol, /*equal_nan=*/false);
+      close = torch::isclose(actual, expected, rtol, atol, tolerances.equal_nan);
       difference = (actual - expected).abs();
-      // Equal infinities are close with zero error (their difference is NaN).
-      difference = torch::where(actual == expected, torch::zeros_like(difference), difference);
+      // Equal infinities are close with zero error (their difference is NaN); so are NaNs with
+      // equal_nan.
+      auto same = actual == expected;
+      if (tolerances.equal_nan) same = same | (torch::isnan(actual) & torch::isnan(expected));
+      difference = torch::where(same, torch::zeros_like(difference), difference);
     } else {
       // Integers and bool: exact unless tolerances were given (int64 avoids float rounding).
       actual = actual.to(torch::kLong).flatten();
@@ -85,7 +88,7 @@ struct comparer {
     }
     if (difference.numel() == 0) return;
     const auto magnitude = expected.abs().to(torch::kDouble);
-    const auto relative = torch::where(magnitude != 0, difference / magnitude,
+    const auto relative = torch::where((magnitude != 0) & (difference != 0), difference / magnitude,
                                        torch::zeros_like(difference));
     const auto nan_free_max = [](const torch::Tensor& t) {
       return torch::where(torch::isnan(t), torch::full_like(t, INFINITY), t).max().item<double>();

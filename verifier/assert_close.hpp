@@ -21,6 +21,9 @@ namespace benchmatrix {
 struct close_tolerances {
   std::optional<double> rtol;  // nullopt: the dtype's default
   std::optional<double> atol;
+  /// NaN at the same position on both sides matches (torch.testing's equal_nan=True; backend_bench's
+  /// op tests, where NaN is part of an op's result). Off by default: a NaN fails.
+  bool equal_nan = false;
 };
 
 struct close_result {

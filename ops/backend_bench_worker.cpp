@@ -1,0 +1,542 @@
+// backend_bench_worker PLAN: the LibTorch child of backend_bench (ops/backend_bench.cpp). One child
+// per operator: it replays the op's tests from the suite file, computes every reference result with
+// the aten op (boxed call through the dispatcher) and, with --perf, times it — all before the
+// candidate is installed — then installs the candidate (a kernel library loaded with its
+// TORCH_LIBRARY_IMPL overrides, or a directory kernel registered with a torch::Library) and calls
+// the op again through the dispatcher, so the override is in place while the candidate runs (a
+// disguised fallback to the same aten op is caught, see ops/kernel_registration.hpp). Each side
+// gets its own clones of the inputs. One JSON line per test goes to the plan's results file as soon
+// as the test is done; the last phase reached goes to the progress file (what a crash report
+// names).
+//
+// Mode "list" (the library backend): which of the suite's ops the library overrides for the device
+// (the op's dispatch table entry for CPU or CUDA before and after loading the library differs).
+#include "kernel_check/call_timing.hpp"
+#include "ops/kernel_library.hpp"
+#include "ops/kernel_registration.hpp"
+#include "output/python_json.hpp"
+#include "runner/text_file.hpp"
+#include "verifier/assert_close.hpp"
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <algorithm>
+#include <cmath>
+#include <dlfcn.h>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <sstream>
+#include <torch/library.h>
+#include <torch/serialize.h>
+
+namespace {
+
+using namespace benchmatrix;
+namespace fs = std::filesystem;
+using json_writer = rapidjson::Writer<rapidjson::StringBuffer, rapidjson::UTF8<>, rapidjson::UTF8<>,
+                                      rapidjson::CrtAllocator, rapidjson::kWriteNanAndInfFlag>;
+
+std::ofstream progress_log;
+void phase(const std::string& what) {
+  progress_log << what << std::endl;
+}
+
+std::string first_line(const std::string& text) {
+  const auto end = text.find('\n');
+  return end == std::string::npos ? text : text.substr(0, end);
+}
+
+// --- the suite ----------------------------------------------------------------------------------
+
+struct replay_context {
+  std::vector<at::Tensor> tensors; // the suite's tensor file (opinfo), on the CPU
+  at::Device device = at::kCPU;
+  at::ScalarType dtype = at::kFloat; // floating tensors are cast to it
+};
+
+at::ScalarType dtype_named(const std::string& name) {
+  static const std::map<std::string, at::ScalarType> names = {
+      {"float32", at::kFloat}, {"float64", at::kDouble}, {"bfloat16", at::kBFloat16},
+      {"float16", at::kHalf},  {"int64", at::kLong},     {"int32", at::kInt},
+      {"int16", at::kShort},   {"int8", at::kChar},      {"uint8", at::kByte},
+      {"bool", at::kBool}};
+  const auto it = names.find(name);
+  if (it == names.end())
+    throw std::runtime_error("unknown dtype '" + name + "' in the suite");
+  return it->second;
+}
+
+at::Tensor tensor_of(const json_value& v, const replay_context& context) {
+  at::Tensor t;
+  if (v.HasMember("tensor")) {
+    const auto index = v["tensor"].GetUint64();
+    if (index >= context.tensors.size())
+      throw std::runtime_error("tensor index out of range");
+    t = context.tensors[index];
+  } else if (v.HasMember("randn")) {
+    std::vector<int64_t> shape;
+    for (const auto& d : v["randn"].GetArray())
+      shape.push_back(d.GetInt64());
+    auto generator = at::make_generator<at::CPUGeneratorImpl>(v["seed"].GetUint64());
+    t = at::randn(shape, generator, at::TensorOptions().dtype(at::kFloat));
+  } else {
+    throw std::runtime_error("a tensor argument must be {\"tensor\": i} or {\"randn\": shape}");
+  }
+  if (t.is_floating_point() && t.scalar_type() != context.dtype)
+    t = t.to(context.dtype);
+  return t.to(context.device);
+}
+
+c10::IValue ivalue_of(const json_value& v, const c10::TypePtr& type, const replay_context& context);
+
+template <class T>
+c10::List<T> list_of(const json_value& v, const c10::TypePtr& element,
+                     const replay_context& context) {
+  c10::List<T> list;
+  for (const auto& item : v.GetArray())
+    list.push_back(ivalue_of(item, element, context).to<T>());
+  return list;
+}
+
+double real_of(const json_value& v) {
+  if (v.IsNumber())
+    return v.GetDouble();
+  const auto& f = v["float"];
+  if (f.IsNumber())
+    return f.GetDouble();
+  const std::string text = f.GetString();
+  if (text == "inf")
+    return INFINITY;
+  if (text == "-inf")
+    return -INFINITY;
+  return NAN;
+}
+
+/// A JSON argument as the IValue the schema's argument type wants.
+c10::IValue ivalue_of(const json_value& v, const c10::TypePtr& type,
+                      const replay_context& context) {
+  using c10::TypeKind;
+  if (v.IsNull())
+    return c10::IValue();
+  switch (type->kind()) {
+  case TypeKind::OptionalType:
+    return ivalue_of(v, type->castRaw<c10::OptionalType>()->getElementType(), context);
+  case TypeKind::TensorType:
+    return tensor_of(v, context);
+  case TypeKind::IntType:
+  case TypeKind::SymIntType:
+    if (v.IsObject() && v.HasMember("dtype"))
+      return static_cast<int64_t>(dtype_named(v["dtype"].GetString()));
+    if (v.IsObject() && v.HasMember("memory_format")) {
+      const std::string f = v["memory_format"].GetString();
+      return static_cast<int64_t>(f == "channels_last"     ? at::MemoryFormat::ChannelsLast
+                                  : f == "preserve_format" ? at::MemoryFormat::Preserve
+                                                           : at::MemoryFormat::Contiguous);
+    }
+    if (v.IsObject() && v.HasMember("layout"))
+      return static_cast<int64_t>(at::kStrided);
+    if (v.IsBool())
+      return static_cast<int64_t>(v.GetBool());
+    return v.GetInt64();
+  case TypeKind::FloatType:
+  case TypeKind::SymFloatType:
+    return real_of(v);
+  case TypeKind::BoolType:
+  case TypeKind::SymBoolType:
+    return v.IsBool() ? v.GetBool() : v.GetInt64() != 0;
+  case TypeKind::NumberType: // Scalar
+    if (v.IsBool())
+      return at::Scalar(v.GetBool());
+    if (v.IsInt64())
+      return at::Scalar(v.GetInt64());
+    return at::Scalar(real_of(v));
+  case TypeKind::StringType:
+    return std::string(v.IsString() ? v.GetString() : v["str"].GetString());
+  case TypeKind::DeviceObjType:
+    return context.device;
+  case TypeKind::ListType: {
+    const auto element = type->castRaw<c10::ListType>()->getElementType();
+    if (!v.IsArray()) { // int[2] given as one int: broadcast as the schema allows
+      if (element->kind() == TypeKind::IntType || element->kind() == TypeKind::SymIntType)
+        return c10::List<int64_t>({v.GetInt64()});
+      throw std::runtime_error("expected a list for " + type->str());
+    }
+    switch (element->kind()) {
+    case TypeKind::IntType:
+    case TypeKind::SymIntType:
+      return list_of<int64_t>(v, c10::IntType::get(), context);
+    case TypeKind::FloatType:
+      return list_of<double>(v, element, context);
+    case TypeKind::BoolType:
+      return list_of<bool>(v, element, context);
+    case TypeKind::TensorType:
+      return list_of<at::Tensor>(v, element, context);
+    case TypeKind::OptionalType: {
+      c10::List<std::optional<at::Tensor>> list;
+      for (const auto& item : v.GetArray())
+        list.push_back(item.IsNull() ? std::nullopt
+                                     : std::optional<at::Tensor>(tensor_of(item, context)));
+      return list;
+    }
+    default:
+      break;
+    }
+    throw std::runtime_error("unsupported list type " + type->str());
+  }
+  default:
+    break;
+  }
+  throw std::runtime_error("unsupported argument type " + type->str());
+}
+
+struct op_test {
+  std::string id; // "<index>" within the op
+  std::string dtype;
+  std::vector<c10::IValue> stack; // the prototype arguments (never passed to a kernel itself)
+  std::string setup_error;
+  std::optional<c10::IValue> expected;
+  std::string reference_error;
+  std::vector<double> reference_ms;
+};
+
+c10::IValue cloned(const c10::IValue& v) {
+  if (v.isTensor())
+    return v.toTensor().clone();
+  if (v.isTensorList()) {
+    c10::List<at::Tensor> list;
+    for (const at::Tensor t : v.toTensorList())
+      list.push_back(t.clone());
+    return list;
+  }
+  if (v.isList() && v.toListRef().size() && v.toListRef()[0].isTensor()) {
+    c10::List<std::optional<at::Tensor>> list;
+    for (const auto& item : v.toListRef())
+      list.push_back(item.isNone() ? std::nullopt
+                                   : std::optional<at::Tensor>(item.toTensor().clone()));
+    return list;
+  }
+  return v;
+}
+
+std::vector<c10::IValue> cloned_stack(const std::vector<c10::IValue>& stack) {
+  std::vector<c10::IValue> copy;
+  copy.reserve(stack.size());
+  for (const auto& v : stack)
+    copy.push_back(cloned(v));
+  return copy;
+}
+
+/// The op's returns as one IValue (a tuple when there are several).
+c10::IValue call_op(const c10::OperatorHandle& op, std::vector<c10::IValue> stack) {
+  op.callBoxed(stack);
+  if (stack.size() == 1)
+    return stack[0];
+  return c10::ivalue::Tuple::create(std::move(stack));
+}
+
+std::vector<c10::IValue> build_stack(const c10::FunctionSchema& schema, const json_value& test,
+                                     const replay_context& context) {
+  const auto& arguments = schema.arguments();
+  const auto& args = test["args"].GetArray();
+  if (args.Size() > arguments.size())
+    throw std::runtime_error("more positional arguments than the schema has");
+  std::vector<c10::IValue> stack;
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    const auto& argument = arguments[i];
+    if (i < args.Size()) {
+      stack.push_back(
+          ivalue_of(args[static_cast<rapidjson::SizeType>(i)], argument.type(), context));
+    } else if (test.HasMember("kwargs") && test["kwargs"].HasMember(argument.name().c_str())) {
+      stack.push_back(ivalue_of(test["kwargs"][argument.name().c_str()], argument.type(), context));
+    } else if (argument.default_value()) {
+      stack.push_back(*argument.default_value());
+    } else {
+      throw std::runtime_error("argument '" + argument.name() + "' is missing");
+    }
+  }
+  return stack;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const auto n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+std::pair<std::string, std::string> split_op(const std::string& op) {
+  const auto dot = op.find('.');
+  return {op.substr(0, dot), dot == std::string::npos ? "default" : op.substr(dot + 1)};
+}
+
+const c10::OperatorHandle& find_op(const std::string& op) {
+  const auto [name, overload] = split_op(op);
+  static std::map<std::string, c10::OperatorHandle> found;
+  auto it = found.find(op);
+  if (it == found.end())
+    it = found
+             .emplace(op,
+                      c10::Dispatcher::singleton().findSchemaOrThrow(
+                          ("aten::" + name).c_str(), overload == "default" ? "" : overload.c_str()))
+             .first;
+  return it->second;
+}
+
+json_document read_json(const fs::path& path) {
+  return parse_json(read_text_file(path), path.string());
+}
+
+void load_tensors(const json_document& suite, const fs::path& suite_path, replay_context& context) {
+  if (!suite.HasMember("tensors") || suite["tensors"].IsNull())
+    return;
+  const fs::path file = suite_path.parent_path() / suite["tensors"].GetString();
+  std::ifstream in(file, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.empty())
+    throw std::runtime_error("cannot read " + file.string());
+  const c10::IValue loaded = torch::pickle_load(bytes); // kept alive while its list is walked
+  for (const auto& v : loaded.toListRef())
+    context.tensors.push_back(v.toTensor());
+}
+
+// --- modes --------------------------------------------------------------------------------------
+
+/// The kernel the dispatcher runs for `op` on `device`: its line of the computed dispatch table
+/// ("CPU: registered at <file>:<line> [kernel]"). A library overriding the op for another device
+/// leaves it unchanged (so the op is not reported as overridden).
+std::string dispatch_entry(const std::string& op, const at::Device& device) {
+  const std::string prefix = device.is_cuda() ? "CUDA:" : "CPU:";
+  std::istringstream table(find_op(op).dumpComputedTable());
+  for (std::string line; std::getline(table, line);)
+    if (line.rfind(prefix, 0) == 0)
+      return line;
+  return "";
+}
+
+int list_overrides(const json_document& plan, const json_document& suite,
+                   const at::Device& device) {
+  std::vector<std::pair<std::string, std::string>> before;
+  for (const auto& op : suite["ops"].GetObject()) {
+    try {
+      before.emplace_back(op.name.GetString(), dispatch_entry(op.name.GetString(), device));
+    } catch (const std::exception&) {
+    }
+  }
+  rapidjson::StringBuffer buffer;
+  json_writer w(buffer);
+  w.StartObject();
+  try {
+    phase("loading the kernel library");
+    load_kernel_library(plan["library"].GetString());
+    w.Key("overridden");
+    w.StartArray();
+    for (const auto& [op, state] : before)
+      if (dispatch_entry(op, device) != state)
+        w.String(op.c_str());
+    w.EndArray();
+  } catch (const std::exception& e) {
+    w.Key("load_error");
+    w.String(e.what());
+  }
+  w.EndObject();
+  std::ofstream out(plan["result"].GetString(), std::ios::trunc);
+  out << buffer.GetString() << '\n';
+  return out.flush() ? 0 : 1;
+}
+
+int run_op(const json_document& plan, const json_document& suite, replay_context& context) {
+  const std::string op_name = plan["op"].GetString();
+  const std::string backend = plan["backend"].GetString();
+  const bool perf = plan["perf"].GetBool();
+  const int warmup = plan["warmup"].GetInt(), repeats = plan["repeats"].GetInt();
+  close_tolerances tolerances;
+  tolerances.equal_nan = true; // NaN where aten gives NaN is the op's result
+  if (!plan["rtol"].IsNull())
+    tolerances.rtol = plan["rtol"].GetDouble();
+  if (!plan["atol"].IsNull())
+    tolerances.atol = plan["atol"].GetDouble();
+  std::ofstream results(plan["results"].GetString(), std::ios::trunc);
+
+  phase("resolving aten::" + op_name);
+  const c10::OperatorHandle& op = find_op(op_name);
+  const auto& tests_json = suite["ops"][op_name.c_str()].GetArray();
+  std::vector<op_test> tests;
+  for (const auto& dtype : plan["dtypes"].GetArray()) {
+    context.dtype = dtype_named(dtype.GetString());
+    for (rapidjson::SizeType i = 0; i < tests_json.Size(); ++i) {
+      op_test t;
+      t.id = std::to_string(i);
+      t.dtype = dtype.GetString();
+      try {
+        t.stack = build_stack(op.schema(), tests_json[i], context);
+      } catch (const std::exception& e) {
+        t.setup_error = first_line(e.what());
+      }
+      tests.push_back(std::move(t));
+    }
+  }
+  // The reference side, before any candidate is installed.
+  for (auto& t : tests) {
+    if (!t.setup_error.empty())
+      continue;
+    phase("test " + t.dtype + "/" + t.id + ": reference");
+    try {
+      t.expected = call_op(op, cloned_stack(t.stack));
+      if (perf) {
+        phase("test " + t.dtype + "/" + t.id + ": timing the reference");
+        t.reference_ms = time_calls([&] { (void)call_op(op, t.stack); }, warmup, repeats,
+                                    plan["l2_flush"].GetBool(), context.device);
+      }
+    } catch (const std::exception& e) {
+      t.reference_error = first_line(e.what());
+    }
+  }
+  // Install the candidate.
+  std::optional<torch::Library> registration;
+  std::string install_error;
+  phase("installing the " + backend + " candidate");
+  try {
+    if (backend == "library") {
+      load_kernel_library(plan["library"].GetString());
+    } else if (backend == "directory") {
+      const std::string kernel = plan["kernel"].GetString();
+      void* handle = ::dlopen(kernel.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (!handle)
+        throw std::runtime_error(std::string("dlopen: ") + ::dlerror());
+      using register_function = const char* (*)(void*, const char*, const char*);
+      auto* function =
+          reinterpret_cast<register_function>(::dlsym(handle, "benchmatrix_register_op_kernel"));
+      if (!function)
+        throw std::runtime_error(kernel + " exports no benchmatrix_register_op_kernel");
+      registration.emplace(torch::Library::IMPL, "aten",
+                           context.device.is_cuda() ? c10::DispatchKey::CUDA
+                                                    : c10::DispatchKey::CPU,
+                           "backend_bench directory kernel", 0);
+      const auto [name, overload] = split_op(op_name);
+      const std::string error =
+          function(&*registration, name.c_str(), overload == "default" ? "" : overload.c_str());
+      if (!error.empty())
+        throw std::runtime_error(error);
+    }
+  } catch (const std::exception& e) {
+    install_error = first_line(e.what());
+  }
+  // The candidate side.
+  for (auto& t : tests) {
+    rapidjson::StringBuffer buffer;
+    json_writer w(buffer);
+    w.StartObject();
+    w.Key("op");
+    w.String(op_name.c_str());
+    w.Key("test");
+    w.String(t.id.c_str());
+    w.Key("dtype");
+    w.String(t.dtype.c_str());
+    std::string status = "pass", error;
+    std::optional<close_result> comparison;
+    std::vector<double> candidate_ms;
+    if (!t.setup_error.empty()) {
+      status = "setup_error";
+      error = "the test's arguments could not be built: " + t.setup_error;
+    } else if (!t.reference_error.empty()) {
+      status = "reference_error";
+      error = "the aten reference raised: " + t.reference_error;
+    } else if (!install_error.empty()) {
+      status = "load_error";
+      error = install_error;
+    } else {
+      phase("test " + t.dtype + "/" + t.id + ": candidate");
+      try {
+        const c10::IValue actual = call_op(op, cloned_stack(t.stack));
+        comparison = assert_close(actual, *t.expected, tolerances);
+        if (!comparison->passed) {
+          status = "fail";
+          error = comparison->mismatch;
+        } else if (perf) {
+          phase("test " + t.dtype + "/" + t.id + ": timing the candidate");
+          candidate_ms = time_calls([&] { (void)call_op(op, t.stack); }, warmup, repeats,
+                                    plan["l2_flush"].GetBool(), context.device);
+        }
+      } catch (const std::exception& e) {
+        const std::string message = e.what();
+        status =
+            message.find(BENCHMATRIX_FALLBACK_MARKER) != std::string::npos ? "fallback" : "error";
+        error = first_line(message);
+      }
+    }
+    w.Key("status");
+    w.String(status.c_str());
+    w.Key("error");
+    if (error.empty())
+      w.Null();
+    else
+      w.String(error.c_str());
+    // Standard JSON: a non-finite error (NaN against a number) is null; the status says it failed.
+    const auto error_value = [&](double value) {
+      if (std::isfinite(value))
+        w.Double(value);
+      else
+        w.Null();
+    };
+    w.Key("max_abs_error");
+    if (comparison)
+      error_value(comparison->max_abs_error);
+    else
+      w.Null();
+    w.Key("max_rel_error");
+    if (comparison)
+      error_value(comparison->max_rel_error);
+    else
+      w.Null();
+    if (perf) {
+      const bool timed = !candidate_ms.empty() && !t.reference_ms.empty();
+      w.Key("reference_ms");
+      if (timed)
+        w.Double(median(t.reference_ms));
+      else
+        w.Null();
+      w.Key("candidate_ms");
+      if (timed)
+        w.Double(median(candidate_ms));
+      else
+        w.Null();
+      w.Key("speedup");
+      if (timed)
+        w.Double(median(t.reference_ms) / median(candidate_ms));
+      else
+        w.Null();
+    }
+    w.EndObject();
+    results << buffer.GetString() << std::endl;
+  }
+  phase("done");
+  return results ? 0 : 1;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: backend_bench_worker PLAN.json (started by backend_bench)\n";
+    return 2;
+  }
+  try {
+    const json_document plan = read_json(argv[1]);
+    progress_log.open(plan["progress"].GetString(), std::ios::trunc);
+    phase("loading the suite");
+    const fs::path suite_path = plan["suite"].GetString();
+    const json_document suite = read_json(suite_path);
+    replay_context context;
+    context.device = at::Device(plan["device"].GetString());
+    load_tensors(suite, suite_path, context);
+    if (std::string(plan["mode"].GetString()) == "list")
+      return list_overrides(plan, suite, context.device);
+    return run_op(plan, suite, context);
+  } catch (const std::exception& e) {
+    std::cerr << "backend_bench_worker: " << e.what() << "\n";
+    return 1;
+  }
+}
