@@ -212,7 +212,8 @@ c10::IValue cloned(const c10::IValue& v) {
       list.push_back(t.clone());
     return list;
   }
-  if (v.isList() && v.toListRef().size() && v.toListRef()[0].isTensor()) {
+  if (v.isList() && std::any_of(v.toListRef().begin(), v.toListRef().end(),
+                                [](const c10::IValue& item) { return item.isTensor(); })) {
     c10::List<std::optional<at::Tensor>> list;
     for (const auto& item : v.toListRef())
       list.push_back(item.isNone() ? std::nullopt
@@ -259,6 +260,37 @@ std::vector<c10::IValue> build_stack(const c10::FunctionSchema& schema, const js
     }
   }
   return stack;
+}
+
+/// A test's arguments for people reading its record, BackendBench's notation: tensors as
+/// T([shape], dtype) (plus their strides when not contiguous), other values as they are.
+std::string describe_value(const c10::IValue& v) {
+  std::ostringstream text;
+  if (v.isTensor()) {
+    const at::Tensor& t = v.toTensor();
+    text << "T(" << t.sizes() << ", " << c10::toString(t.scalar_type());
+    if (!t.is_contiguous())
+      text << ", stride=" << t.strides();
+    text << ")";
+  } else if (v.isList()) {
+    text << "[";
+    const auto list = v.toListRef();
+    for (std::size_t i = 0; i < list.size(); ++i)
+      text << (i ? ", " : "") << describe_value(list[i]);
+    text << "]";
+  } else {
+    text << v;
+  }
+  return text.str();
+}
+
+std::string describe_arguments(const c10::FunctionSchema& schema,
+                               const std::vector<c10::IValue>& stack) {
+  std::string text;
+  for (std::size_t i = 0; i < stack.size() && i < schema.arguments().size(); ++i)
+    text +=
+        (text.empty() ? "" : ", ") + schema.arguments()[i].name() + "=" + describe_value(stack[i]);
+  return text;
 }
 
 double median(std::vector<double> values) {
@@ -435,6 +467,12 @@ int run_op(const json_document& plan, const json_document& suite, replay_context
     w.String(t.id.c_str());
     w.Key("dtype");
     w.String(t.dtype.c_str());
+    w.Key("device");
+    w.String(context.device.str().c_str());
+    w.Key("backend");
+    w.String(backend.c_str());
+    w.Key("args");
+    w.String(describe_arguments(op.schema(), t.stack).c_str());
     std::string status = "pass", error;
     std::optional<close_result> comparison;
     std::vector<double> candidate_ms;

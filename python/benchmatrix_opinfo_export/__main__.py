@@ -15,6 +15,7 @@ import argparse
 import json
 import math
 import os
+import random
 import sys
 
 import torch
@@ -77,6 +78,18 @@ def _same(a, b):
     return a == b or (isinstance(a, float) and math.isnan(a) and math.isnan(b))
 
 
+def _signature(value):
+    """What makes two samples the same test for our purposes: shapes, strides, dtypes and the
+    non-tensor arguments (not the tensors' values)."""
+    if isinstance(value, torch.Tensor):
+        return ("T", tuple(value.shape), tuple(value.stride()), str(value.dtype))
+    if isinstance(value, (list, tuple)):
+        return tuple(_signature(v) for v in value)
+    if isinstance(value, dict):
+        return tuple((k, _signature(v)) for k, v in sorted(value.items()))
+    return repr(value)
+
+
 class _Unsupported(Exception):
     pass
 
@@ -131,11 +144,19 @@ def main():
     parser.add_argument("out_dir")
     parser.add_argument("--max-samples-per-op", type=int, default=3)
     options = parser.parse_args()
+    # OpInfo's sample generators draw from torch's, Python's and numpy's generators.
     torch.manual_seed(0)
+    random.seed(0)
+    try:
+        import numpy
+        numpy.random.seed(0)
+    except ImportError:
+        pass
     _stub_expecttest()
     from torch.testing._internal.common_methods_invocations import op_db
 
     tests = {}
+    signatures = {}
     tensors = []
     skipped = 0
     for opinfo in op_db:
@@ -169,6 +190,9 @@ def main():
                 continue
             if len(tests.get(name, [])) >= options.max_samples_per_op:
                 continue
+            signature = _signature((args, kwargs))
+            if signature in signatures.setdefault(name, set()):
+                continue  # the same shapes and arguments again: keep the few slots distinct
             try:
                 first = func(*args, **kwargs)
                 second = func(*args, **kwargs)
@@ -186,6 +210,7 @@ def main():
             except Exception:
                 continue
             tests.setdefault(name, []).append(encoded)
+            signatures[name].add(signature)
     os.makedirs(options.out_dir, exist_ok=True)
     torch.save(tensors, os.path.join(options.out_dir, "samples.pt"))
     suite = {"suite": "opinfo", "source": "torch.testing._internal.common_methods_invocations.op_db",
