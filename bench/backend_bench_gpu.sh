@@ -1,8 +1,9 @@
 #!/bin/bash
 # backend_bench on the GPU machine (BENCHMARKS.md, "backend_bench"): the op-level suites on CUDA,
-# bfloat16, with --perf (CUDA events, L2 flushed before every call, median of --repeats):
+# bfloat16; timed cases with --perf (CUDA events, L2 flushed before every call, median of --repeats):
 #   smoke-aten       the smoke suite, aten against itself (the sanity run: pass rate 1, speedup ~1)
-#   opinfo-aten      the whole OpInfo suite with aten (correctness; the timings are launch-bound)
+#   opinfo-aten      the whole OpInfo suite with aten, correctness only, 8 op children at once
+#                    (about 290 children, each initialising CUDA)
 #   smoke-dir        the smoke suite against the example CUDA kernels in tests/backend_bench/gpu/
 #                    (relu, add.Tensor, mul.Tensor; compiled with nvcc at run time, cached)
 #   opinfo-dir       the OpInfo suite's tests of the same three ops against those kernels
@@ -18,6 +19,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 build=${BUILD:-build-gpu}
 repeats=${REPEATS:-100}
+perf="--perf --repeats $repeats --warmup 10"
 if [ ! -x "$build/backend_bench" ] || [ ! -x "$build/backend_bench_worker" ]; then
   export TORCH_CUDA_ARCH_LIST=9.0
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -32,15 +34,15 @@ bench() {  # NAME ARGS...
   echo "=== $name $(date +%T)"
   rm -rf "$out/$name"
   "$build/backend_bench" --device cuda:0 --cache-dir "$out/cache" --log-dir "$out/$name" \
-    --perf --repeats "$repeats" --warmup 10 --timeout 600 "$@" || echo "(exit status $?)"
+    --timeout 600 "$@" || echo "(exit status $?)"
 }
 for c in $cases; do
   case $c in
-    smoke-aten) bench smoke-aten --suite smoke --backend aten ;;
-    opinfo-aten) bench opinfo-aten --suite opinfo --backend aten --repeats 20 ;;
-    smoke-dir) bench smoke-dir --suite smoke --backend directory --kernels-dir $kernels ;;
-    opinfo-dir) bench opinfo-dir --suite opinfo --backend directory --kernels-dir $kernels ;;
-    smoke-dir-again) bench smoke-dir-again --suite smoke --backend directory --kernels-dir $kernels ;;
+    smoke-aten) bench smoke-aten --suite smoke --backend aten $perf ;;
+    opinfo-aten) bench opinfo-aten --suite opinfo --backend aten -j 8 ;;
+    smoke-dir) bench smoke-dir --suite smoke --backend directory --kernels-dir $kernels $perf ;;
+    opinfo-dir) bench opinfo-dir --suite opinfo --backend directory --kernels-dir $kernels $perf ;;
+    smoke-dir-again) bench smoke-dir-again --suite smoke --backend directory --kernels-dir $kernels $perf ;;
     *) echo "unknown case $c"; exit 2 ;;
   esac
 done
