@@ -18,6 +18,7 @@
 #include "profiler/ir_dump.hpp"
 #include "profiler/profile_pass.hpp"
 #include "runner/backend_counters.hpp"
+#include "ops/kernel_library.hpp"
 
 #include <torch/serialize.h>
 
@@ -110,6 +111,9 @@ int run_child(const runner_options& o, const suite_config* config) {
   id.iterations_per_run = o.iterations_per_run;
   id.timestamp = o.timestamp;
 
+  // --backend-library: the overrides apply from here on (the model was built without them).
+  if (!o.backend_library.empty()) load_kernel_library(o.backend_library);
+
   backend_step backend;
   try {
     backend = make_backend_step(experiment, model, prepared.step, make_backend_context(o, model_name));
@@ -194,6 +198,9 @@ int run_child(const runner_options& o, const suite_config* config) {
                     seconds_list(timings, &repeat_timing::per_iter_time, d.GetAllocator()),
                     d.GetAllocator());
   if (backend.compile) add_compile_metrics(metrics, *backend.compile, d.GetAllocator());
+  if (!o.backend_library.empty())
+    metrics.AddMember("backend_library", json_value(o.backend_library.c_str(), d.GetAllocator()),
+                      d.GetAllocator());
   if (o.collect_dynamo_counters)
     metrics.AddMember("dynamo_counters",
                       backend_counters(experiment, backend, device.is_cuda(),

@@ -46,6 +46,7 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       {"disable-tf32", 0, a::store_true, t::text, {}, false, "", "Do not force TF32 (high) float32 matmul precision."},
       {"matmul-precision", 0, a::store, t::text, {"default", "high", "highest"}, true, "None", "float32 matmul precision; applies only with --disable-tf32, as in the original."},
       // Verification (§1.4, §6)
+      {"backend-library", 0, a::store, t::text, {}, false, "", "A shared library registering aten overrides (TORCH_LIBRARY_IMPL), loaded in each child after the model is built; with --verify the references run without it and the backend run with it."},
       // Compiled backends
       {"cache-dir", 0, a::store, t::text, {}, false, "<output-dirname>/compile_cache", "Directory of compiled artifacts (AOTInductor packages), keyed by a content hash and shared by runs."},
       {"cold-start", 0, a::store_true, t::text, {}, false, "", "Compile afresh, ignoring (and replacing) cached artifacts, as PyTorch's --cold-start-latency."},
@@ -335,6 +336,12 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
   o.log_level = text_or(flags, "log-level", "info");
   o.output_dirname = text_or(flags, "output-dirname", "./output/");
   o.output_basename = text_or(flags, "output-basename", "results.jsonl");
+  o.backend_library = text_or(flags, "backend-library", "");
+  if (!o.backend_library.empty()) {
+    if (!std::filesystem::is_regular_file(o.backend_library))
+      throw usage_error("argument --backend-library: no such file: " + o.backend_library);
+    o.backend_library = std::filesystem::absolute(o.backend_library).lexically_normal().string();
+  }
   o.cache_dir = text_or(flags, "cache-dir", "");
   if (o.cache_dir.empty())
     o.cache_dir = (std::filesystem::path(o.output_dirname) / "compile_cache").string();

@@ -40,6 +40,9 @@ struct runner_options {
   bool filter_by_single_graph = false;
   bool disable_tf32 = false;
   std::optional<std::string> matmul_precision;
+  // A kernel library (ops/kernel_library.hpp) whose aten overrides the backend's steps run with:
+  // loaded after the model is built, and in the verifier after the eager and float64 references.
+  std::string backend_library;  // absolute path; "" for none
   // Compiled backends
   std::string cache_dir;    // compiled artifacts by content hash; default <output_dirname>/compile_cache
   bool cold_start = false;  // compile afresh and replace the cached entry

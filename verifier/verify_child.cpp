@@ -2,6 +2,7 @@
 
 #include "backends/backend.hpp"
 #include "backends/ivalue_tensors.hpp"
+#include "ops/kernel_library.hpp"
 #include "output/python_json.hpp"
 #include "runner/child_run.hpp"
 #include "runner/log.hpp"
@@ -115,6 +116,8 @@ void verify(verification& v, const model_definition& definition, const runner_op
     v.set_text("fp64_error", message_of(e));
     cosine = true;
   }
+  // --backend-library: the references above ran without its overrides; the backend runs with them.
+  if (!o.backend_library.empty()) load_kernel_library(o.backend_library);
   const c10::IValue actual = run_once(definition, o, config, experiment, run_kind::backend);
 
   same_options options;
