@@ -3,6 +3,7 @@
 #include "backends/cudagraphs_backend.hpp"
 #include "backends/inductor_backend.hpp"
 #include "backends/torchscript_backend.hpp"
+#include "backends/xla_pjrt_backend.hpp"
 
 #include <stdexcept>
 
@@ -23,6 +24,8 @@ backend_step select_backend(const experiment_config& experiment, model_instance&
     return make_cudagraphs_step(model, options);
   if (!experiment.xla && experiment.dynamo == "inductor")
     return make_inductor_step(model, options, context);
+  if (experiment.xla == "PJRT" && experiment.dynamo == "openxla" && !experiment.torch_xla2)
+    return make_xla_pjrt_step(model, options, context);
   throw std::runtime_error("this build has no backend for xla=" + experiment.xla.value_or("None") +
                            ", dynamo=" + experiment.dynamo.value_or("None"));
 }

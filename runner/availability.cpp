@@ -2,14 +2,36 @@
 
 #include "runner/host_info.hpp"
 
+#include <cstdlib>
+
 namespace benchmatrix {
 
 std::optional<std::string> unavailable_reason(const experiment_config& e) {
   if (e.accelerator == "tpu") return "accelerator=tpu is not supported by benchmatrix";
   if (e.torch_xla2) return "torch_xla2=" + *e.torch_xla2 + " is not supported by benchmatrix";
-  if (e.xla) return "xla=" + *e.xla + " is not available in this build (no XLA/PJRT backend yet)";
-  if (e.dynamo == "openxla")
-    return "dynamo=openxla is not available in this build (no XLA/PJRT backend yet)";
+  if (e.xla == "PJRT" && !e.dynamo)
+    return "xla=PJRT with dynamo=None is PyTorch/XLA's lazy tensor mode, which benchmatrix does not "
+           "emulate; xla=PJRT dynamo=openxla compiles the whole forward with XLA";
+  if (e.xla == "PJRT" && e.dynamo == "openxla") {
+    if (e.test == "train")
+      return "xla=PJRT dynamo=openxla compiles the forward exported by torch.export, which gives no "
+             "backward; benchmatrix runs openxla for test=eval";
+    const char* plugin = std::getenv("BENCHMATRIX_PJRT_PLUGIN");
+    const char* export_only = std::getenv("BENCHMATRIX_XLA_EXPORT_ONLY");
+    const bool exporting = export_only && *export_only && std::string(export_only) != "0";
+    if (e.accelerator == "cpu" && !(plugin && *plugin) && !exporting)
+      return "xla=PJRT is not available on accelerator=cpu: no PJRT C API plugin for the CPU ships "
+             "with JAX (its CPU client is inside jaxlib); set BENCHMATRIX_PJRT_PLUGIN to one, or "
+             "BENCHMATRIX_XLA_EXPORT_ONLY=1 to only export the StableHLO module";
+#ifndef BENCHMATRIX_HAVE_PJRT
+    if (!exporting)
+      return "xla=PJRT is not available in this build: it has no PJRT C API header "
+             "(xla/pjrt/c/pjrt_c_api.h); run scripts/fetch_pjrt_header.sh and reconfigure";
+#endif
+  } else if (e.xla) {
+    return "xla=" + *e.xla + " is not available in this build (benchmatrix runs xla=PJRT with "
+           "dynamo=openxla)";
+  }
   if (e.dynamo == "cudagraphs" && e.accelerator != "cuda")
     return "dynamo=cudagraphs needs accelerator=cuda (CUDA graphs capture GPU work), got accelerator=" +
            e.accelerator;

@@ -2,6 +2,7 @@
 
 #include "backends/backend.hpp"
 #include "backends/ivalue_tensors.hpp"
+#include "backends/xla_metrics.hpp"
 #include "runner/accuracy_metric.hpp"
 #include "output/backend_name.hpp"
 #include "output/file_naming.hpp"
@@ -81,6 +82,30 @@ backend_context make_backend_context(const runner_options& o, const std::string&
   return context;
 }
 
+/// The XLA metrics of §4.3, one value per repeat: the compile counts in the first repeat (where the
+/// original's first call compiles), executions and host-side step time in each.
+void add_xla_metrics(json_value& metrics, const xla_counters& compile,
+                     const std::vector<xla_counters>& repeats, int iterations_per_run,
+                     json_allocator& a) {
+  json_value compile_time(rapidjson::kArrayType), compile_number(rapidjson::kArrayType),
+      execute_time(rapidjson::kArrayType), execute_number(rapidjson::kArrayType),
+      trace_total(rapidjson::kArrayType), trace_per_iter(rapidjson::kArrayType);
+  for (size_t r = 0; r < repeats.size(); ++r) {
+    compile_time.PushBack(r == 0 ? compile.compile_time_s : 0.0, a);
+    compile_number.PushBack(static_cast<int64_t>(r == 0 ? compile.compile_number : 0), a);
+    execute_time.PushBack(repeats[r].execute_time_s, a);
+    execute_number.PushBack(static_cast<int64_t>(repeats[r].execute_number), a);
+    trace_total.PushBack(repeats[r].trace_time_s, a);
+    trace_per_iter.PushBack(repeats[r].trace_time_s / iterations_per_run, a);
+  }
+  metrics.AddMember("trace_total_time", trace_total, a);
+  metrics.AddMember("trace_per_iter_time", trace_per_iter, a);
+  metrics.AddMember("xla_CompileTime_time_s", compile_time, a);
+  metrics.AddMember("xla_CompileTime_number", compile_number, a);
+  metrics.AddMember("xla_ExecuteTime_time_s", execute_time, a);
+  metrics.AddMember("xla_ExecuteTime_number", execute_number, a);
+}
+
 void add_compile_metrics(json_value& metrics, const compile_report& report, json_allocator& a) {
   metrics.AddMember("compile_time_s", report.compile_time_s, a);
   if (report.cache_hit) metrics.AddMember("compile_cache_hit", *report.cache_hit, a);
@@ -123,6 +148,10 @@ int run_child(const runner_options& o, const suite_config* config) {
     return 0;
   }
   const step_function& step = backend.step;
+  // XLA: the preparation's compile counts, then each repeat's (warm-up executions are not counted).
+  const xla_counters xla_compile = process_xla_counters();
+  process_xla_counters() = {};
+  std::vector<xla_counters> xla_repeats;
 
   timing_options timing;
   timing.repeat = o.repeat;
@@ -179,6 +208,8 @@ int run_child(const runner_options& o, const suite_config* config) {
     if (!out) throw std::runtime_error("cannot write " + path.string());
   };
   const auto after_repeat = [&](int r, const c10::IValue& output) {
+    xla_repeats.push_back(process_xla_counters());
+    process_xla_counters() = {};
     save_output(r, output);
     dump_counters(r);
     if (r == 0 && !o.export_what.empty()) export_numerics(output);
@@ -197,6 +228,8 @@ int run_child(const runner_options& o, const suite_config* config) {
   metrics.AddMember("per_iter_time",
                     seconds_list(timings, &repeat_timing::per_iter_time, d.GetAllocator()),
                     d.GetAllocator());
+  if (experiment.xla)
+    add_xla_metrics(metrics, xla_compile, xla_repeats, o.iterations_per_run, d.GetAllocator());
   if (backend.compile) add_compile_metrics(metrics, *backend.compile, d.GetAllocator());
   if (!o.backend_library.empty())
     metrics.AddMember("backend_library", json_value(o.backend_library.c_str(), d.GetAllocator()),

@@ -70,7 +70,9 @@ if [[ ! -f $stamp ]]; then
   touch "$stamp"
 fi
 
-REFERENCE_PACKAGES=(torchvision==0.26.0 timm==1.0.31 transformers==5.23.0 scipy==1.17.1)
+# torchax and jax (CPU): the XLA backend's StableHLO export and its CI check (e2e_xla_export).
+REFERENCE_PACKAGES=(torchvision==0.26.0 timm==1.0.31 transformers==5.23.0 scipy==1.17.1
+                    torchax==0.0.13 jax==0.10.2)
 reference_stamp=.venv/.references-$(echo "${REFERENCE_PACKAGES[*]}" | tr ' =' '_-')
 if [[ ! -f $reference_stamp ]]; then
   echo "Installing the test references into .venv: ${REFERENCE_PACKAGES[*]}"
@@ -81,3 +83,7 @@ if [[ ! -f $reference_stamp ]]; then
          "them (and test_compare_runs skips its scipy check without scipy)" >&2
   fi
 fi
+
+# The PJRT C API header for the XLA backend (and torchax for machines without PyPI), into the ignored
+# third_party_cache/; without them xla=PJRT configs are SKIP records. Non-fatal.
+bash scripts/fetch_pjrt_header.sh || echo "note: could not fetch the PJRT C API header" >&2

@@ -3,7 +3,8 @@
 Input: a TorchScript file whose forward(self, *tensors) returns a tuple of tensors (the C++ model
 traced by LibTorch) and the example tensors it was traced with (torch.save'd tuple, CPU).
 Output: an AOTInductor package (torch._inductor.aoti_compile_and_package) that
-torch::inductor::AOTIModelPackageLoader runs in the child.
+torch::inductor::AOTIModelPackageLoader runs in the child; or, with --format=stablehlo, a StableHLO
+module plus weights and compile options for the XLA/PJRT backend (stablehlo.py says what is written).
 
 Path: torch.jit.load -> torch._export.converter.TS2EPConverter (static shapes) -> ExportedProgram
 -> aoti_compile_and_package. Exit status 0 on success; on failure the traceback is on stderr and the
@@ -24,7 +25,10 @@ def parse_arguments(argv):
     parser.add_argument("--inputs", required=True, help="torch.save'd tuple of example tensors")
     parser.add_argument("--device", required=True, choices=["cpu", "cuda"],
                         help="device the package is compiled for")
-    parser.add_argument("--out", required=True, help="path of the .pt2 package to write")
+    parser.add_argument("--out", required=True,
+                        help="path of the .pt2 package to write (--format=stablehlo: a directory)")
+    parser.add_argument("--format", default="aoti", choices=["aoti", "stablehlo"],
+                        help="aoti: an AOTInductor package; stablehlo: the XLA/PJRT export")
     parser.add_argument("--expect-torch-version", default=None,
                         help="the LibTorch version of the child; the package must match it")
     return parser.parse_args(argv)
@@ -78,14 +82,30 @@ def main(argv=None):
     timings["import_s"] = time.perf_counter() - started
 
     t = time.perf_counter()
+    # StableHLO for cuda is exported on the GPU where there is one (a model traced on CUDA keeps
+    # CUDA tensor constants that map_location does not move); elsewhere from CPU tensors.
+    load_device = args.device
+    if args.format == "stablehlo" and not (args.device == "cuda" and torch.cuda.is_available()):
+        load_device = "cpu"
+
     def export():
-        module = torch.jit.load(args.torchscript, map_location=args.device)
-        example = tuple(x.to(args.device) for x in torch.load(args.inputs, weights_only=True))
+        module = torch.jit.load(args.torchscript, map_location=load_device)
+        example = tuple(x.to(load_device) for x in torch.load(args.inputs, weights_only=True))
         with static_shapes_in_ts2ep():
             return TS2EPConverter(module, example).convert()
 
     exported = export()
     timings["export_s"] = time.perf_counter() - t
+
+    if args.format == "stablehlo":
+        from benchmatrix_compile.stablehlo import export_stablehlo
+
+        t = time.perf_counter()
+        example = tuple(torch.load(args.inputs, weights_only=True))
+        timings.update(export_stablehlo(exported, example, args.device, args.out))
+        timings["stablehlo_export_s"] = time.perf_counter() - t
+        print("benchmatrix_compile: " + json.dumps(timings))
+        return 0
 
     t = time.perf_counter()
     # The traced weights are graph constants, which is exactly what Inductor's freezing assumes: on

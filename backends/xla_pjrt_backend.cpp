@@ -1,0 +1,384 @@
+#include "backends/xla_pjrt_backend.hpp"
+
+#include "backends/inductor_backend.hpp"  // compile_helper_python
+#include "backends/ivalue_tensors.hpp"
+#include "backends/traced_graph.hpp"
+#include "backends/warm_up.hpp"
+#include "backends/xla_metrics.hpp"
+#include "runner/child_process.hpp"
+#include "runner/compile_cache.hpp"
+#include "runner/content_hash.hpp"
+#include "runner/helper_process.hpp"
+#include "runner/log.hpp"
+#include "runner/text_file.hpp"
+#include "runner/timing_loop.hpp"
+
+#ifdef BENCHMATRIX_HAVE_PJRT
+#include "backends/pjrt_runtime.hpp"
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+#include <rapidjson/document.h>
+#include <torch/serialize.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#ifndef BENCHMATRIX_PYTHON_PATH
+#error "BENCHMATRIX_PYTHON_PATH (the folder holding benchmatrix_compile) must be defined"
+#endif
+#ifndef BENCHMATRIX_XLA_PYTHON_PATH
+#define BENCHMATRIX_XLA_PYTHON_PATH ""
+#endif
+
+namespace benchmatrix {
+
+xla_counters& process_xla_counters() {
+  static xla_counters counters;
+  return counters;
+}
+
+namespace {
+
+constexpr const char* program_name = "xla_program.json";
+constexpr int warm_ups = 2;
+
+bool env_set(const char* name) {
+  const char* value = std::getenv(name);
+  return value && *value && std::string(value) != "0";
+}
+
+std::string python_path() {
+  std::string path = BENCHMATRIX_PYTHON_PATH;
+  // torchax (and anything else the export needs that the helper's Python lacks), unpacked by
+  // scripts/fetch_pjrt_header.sh into third_party_cache/python for machines without PyPI.
+  if (const char* extra = std::getenv("BENCHMATRIX_XLA_PYTHONPATH"); extra && *extra)
+    path += std::string(":") + extra;
+  else if (std::string(BENCHMATRIX_XLA_PYTHON_PATH).size())
+    path += std::string(":") + BENCHMATRIX_XLA_PYTHON_PATH;
+  if (const char* existing = std::getenv("PYTHONPATH"); existing && *existing)
+    path += std::string(":") + existing;
+  return path;
+}
+
+struct export_recipe {
+  std::string torchscript;
+  std::string inputs;
+  std::string description;
+
+  [[nodiscard]] std::string key() const {
+    const std::string helper = std::string(BENCHMATRIX_PYTHON_PATH) + "/benchmatrix_compile/";
+    return sha256_hasher()
+        .add_field("format", "stablehlo")
+        .add_field("torchscript", torchscript)
+        .add_field("inputs", inputs)
+        .add_field("description", description)
+        .add_field("helper", read_text_file(helper + "__main__.py"))
+        .add_field("stablehlo", read_text_file(helper + "stablehlo.py"))
+        .hex();
+  }
+};
+
+void write_file(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out.flush()) throw std::runtime_error("cannot write " + path.string());
+}
+
+std::string read_binary(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+void export_stablehlo(const export_recipe& recipe, const torch::Device& device,
+                      const std::filesystem::path& directory) {
+  write_file(directory / "traced.pt", recipe.torchscript);
+  write_file(directory / "inputs.pt", recipe.inputs);
+  const std::vector<std::string> argv = {
+      compile_helper_python(), "-m", "benchmatrix_compile", "--format", "stablehlo",
+      "--torchscript", (directory / "traced.pt").string(),
+      "--inputs", (directory / "inputs.pt").string(),
+      "--device", device.is_cuda() ? "cuda" : "cpu",
+      "--out", directory.string(),
+      "--expect-torch-version", TORCH_VERSION};
+  auto environment = current_environment();
+  environment["PYTHONPATH"] = python_path();
+  log_info("exporting StableHLO (" + recipe.description + ")");
+  const helper_result result = run_helper(argv, environment, directory / "compile.log");
+  if (!result.exit.success())
+    throw std::runtime_error("the StableHLO export helper (" + compile_helper_python() +
+                             " -m benchmatrix_compile --format=stablehlo; it needs torchax and "
+                             "jax: scripts/install_dependencies.sh installs them) " +
+                             result.exit.describe() + ":\n" + result.output_tail);
+  log_info("StableHLO export took " + std::to_string(result.seconds) + " s");
+}
+
+/// One module parameter or result, from xla_program.json.
+struct program_value {
+  bool is_weight = false;
+  size_t index = 0;  // weight or input leaf index
+  at::ScalarType dtype = at::kFloat;
+  std::vector<int64_t> shape;
+  size_t offset = 0, bytes = 0;
+};
+
+at::ScalarType scalar_type(const std::string& name) {
+  static const std::map<std::string, at::ScalarType> types = {
+      {"float32", at::kFloat}, {"bfloat16", at::kBFloat16}, {"float16", at::kHalf},
+      {"float64", at::kDouble}, {"int64", at::kLong}, {"int32", at::kInt},
+      {"int16", at::kShort}, {"int8", at::kChar}, {"uint8", at::kByte}, {"bool", at::kBool}};
+  const auto it = types.find(name);
+  if (it == types.end()) throw std::runtime_error("xla_program.json: unsupported dtype " + name);
+  return it->second;
+}
+
+struct exported_program {
+  std::filesystem::path directory;
+  std::string platform;
+  std::vector<program_value> arguments, outputs;
+  std::string module_file, module_text_file, options_file, weights_file;
+};
+
+std::vector<int64_t> read_shape(const rapidjson::Value& value) {
+  std::vector<int64_t> shape;
+  for (const auto& d : value["shape"].GetArray()) shape.push_back(d.GetInt64());
+  return shape;
+}
+
+exported_program read_program(const std::filesystem::path& json_path) {
+  rapidjson::Document d;
+  const std::string text = read_text_file(json_path);
+  d.Parse(text.c_str(), text.size());
+  if (d.HasParseError() || !d.IsObject() || !d.HasMember("format") ||
+      std::string(d["format"].GetString()) != "benchmatrix-stablehlo-1")
+    throw std::runtime_error(json_path.string() + " is not a benchmatrix-stablehlo-1 program");
+  exported_program p;
+  p.directory = json_path.parent_path();
+  p.platform = d["platform"].GetString();
+  p.module_file = d["module"].GetString();
+  p.module_text_file = d["module_text"].GetString();
+  p.options_file = d["compile_options"].GetString();
+  p.weights_file = d["weights"].GetString();
+  for (const auto& a : d["arguments"].GetArray()) {
+    program_value v;
+    v.is_weight = std::string(a["kind"].GetString()) == "weight";
+    v.index = a["index"].GetUint64();
+    v.dtype = scalar_type(a["dtype"].GetString());
+    v.shape = read_shape(a);
+    if (v.is_weight) {
+      v.offset = a["offset"].GetUint64();
+      v.bytes = a["bytes"].GetUint64();
+    }
+    p.arguments.push_back(std::move(v));
+  }
+  for (const auto& o : d["outputs"].GetArray()) {
+    program_value v;
+    v.dtype = scalar_type(o["dtype"].GetString());
+    v.shape = read_shape(o);
+    p.outputs.push_back(std::move(v));
+  }
+  // The cache checks the manifest's SHA-256 of xla_program.json; the other files by size.
+  for (const auto& f : d["files"].GetObject()) {
+    const auto path = p.directory / f.name.GetString();
+    std::error_code error;
+    const auto size = std::filesystem::file_size(path, error);
+    if (error || size != f.value.GetUint64())
+      throw std::runtime_error("the StableHLO export " + p.directory.string() + " is damaged: " +
+                               path.filename().string() + " is missing or has the wrong size "
+                               "(run with --cold-start to export it again)");
+  }
+  return p;
+}
+
+#ifdef BENCHMATRIX_HAVE_PJRT
+/// The plugin: $BENCHMATRIX_PJRT_PLUGIN, else JAX's CUDA plugin in the helper's Python.
+std::string find_plugin(const torch::Device& device) {
+  if (const char* path = std::getenv("BENCHMATRIX_PJRT_PLUGIN"); path && *path) return path;
+  if (!device.is_cuda())
+    throw backend_unsupported(
+        "no PJRT plugin for accelerator=cpu (JAX ships its CPU client inside jaxlib, not as a "
+        "PJRT C API plugin); set BENCHMATRIX_PJRT_PLUGIN to a plugin .so to run it");
+  const std::string command =
+      "'" + compile_helper_python() +
+      "' -c 'import importlib, os\n"
+      "for name in (\"xla_cuda13\", \"xla_cuda12\"):\n"
+      "    try:\n"
+      "        m = importlib.import_module(\"jax_plugins.\" + name)\n"
+      "    except Exception:\n"
+      "        continue\n"
+      "    p = os.path.join(os.path.dirname(m.__file__), \"xla_cuda_plugin.so\")\n"
+      "    if os.path.exists(p):\n"
+      "        print(p)\n"
+      "        break' 2>/dev/null";
+  std::string found;
+  if (FILE* pipe = popen(command.c_str(), "r")) {
+    char line[4096];
+    while (fgets(line, sizeof line, pipe)) found += line;
+    pclose(pipe);
+  }
+  while (!found.empty() && (found.back() == '\n' || found.back() == '\r')) found.pop_back();
+  if (found.empty())
+    throw backend_unsupported(
+        "no PJRT plugin: install JAX's CUDA plugin (pip install jax-cuda13-pjrt) into " +
+        compile_helper_python() + "'s environment, or set BENCHMATRIX_PJRT_PLUGIN to "
+        "xla_cuda_plugin.so");
+  return found;
+}
+#endif
+
+}  // namespace
+
+backend_step make_xla_pjrt_step(model_instance& model, const step_options& options,
+                                const backend_context& context) {
+  if (options.training)
+    throw backend_unsupported(
+        "xla=PJRT dynamo=openxla compiles the forward exported by torch.export, which gives no "
+        "backward; benchmatrix runs openxla for test=eval");
+  const auto started = std::chrono::steady_clock::now();
+  model.module->eval();
+  const auto traced = std::make_shared<traced_forward>(
+      trace_forward(model, /*parameters_as_inputs=*/false, options));
+
+  export_recipe recipe;
+  {
+    std::ostringstream bytes;
+    to_script_module(*traced).save(bytes);
+    recipe.torchscript = bytes.str();
+    std::vector<c10::IValue> cpu_inputs;
+    for (const auto& t : tensor_leaves(model.example_inputs)) cpu_inputs.push_back(t.cpu());
+    const auto pickled = torch::pickle_save(c10::ivalue::Tuple::create(std::move(cpu_inputs)));
+    recipe.inputs.assign(pickled.begin(), pickled.end());
+    recipe.description = "model " + context.model_name + "; torch " + TORCH_VERSION +
+                         "; StableHLO for " + (options.device.is_cuda() ? "cuda" : "cpu") +
+                         "; batch size " + std::to_string(model.batch_size);
+  }
+  compile_cache cache(context.cache_dir);
+  const cache_entry entry = cache.get_or_build(
+      recipe.key(), program_name, recipe.description, context.cold_start,
+      [&](const std::filesystem::path& directory) {
+        export_stablehlo(recipe, options.device, directory);
+      });
+  const exported_program program = read_program(entry.artifact);
+  if (program.outputs.size() != tensor_leaves(std::vector<c10::IValue>{traced->output_structure}).size())
+    throw std::runtime_error("the StableHLO module returns " + std::to_string(program.outputs.size()) +
+                             " values, the traced forward " +
+                             std::to_string(tensor_leaves(std::vector<c10::IValue>{traced->output_structure}).size()));
+
+  if (env_set("BENCHMATRIX_XLA_EXPORT_ONLY"))
+    throw backend_unsupported("BENCHMATRIX_XLA_EXPORT_ONLY is set: StableHLO exported to " +
+                              program.directory.string() + " (not run)");
+#ifndef BENCHMATRIX_HAVE_PJRT
+  throw backend_unsupported(
+      "this build has no PJRT C API header (xla/pjrt/c/pjrt_c_api.h): run "
+      "scripts/fetch_pjrt_header.sh (it extracts the header into third_party_cache/pjrt) and "
+      "reconfigure, or pass -DBENCHMATRIX_PJRT_INCLUDE_DIR=<dir holding xla/pjrt/c>");
+#else
+  const std::string plugin_path = find_plugin(options.device);
+  auto session = pjrt::session::open(plugin_path);
+  log_info("PJRT: " + session->describe());
+  xla_counters& counters = process_xla_counters();
+  {
+    const std::string module = read_binary(program.directory / program.module_file);
+    const std::string compile_options = read_binary(program.directory / program.options_file);
+    const auto t = std::chrono::steady_clock::now();
+    session->compile(module, compile_options);
+    counters.compile_time_s +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    counters.compile_number += 1;
+  }
+  // The weights: device buffers once, from weights.bin.
+  struct state {
+    std::shared_ptr<pjrt::session> session;
+    std::vector<std::unique_ptr<pjrt::buffer>> weights;  // by argument position (null for inputs)
+    std::vector<torch::Tensor> viewed;                   // the inputs the views below look at
+    std::vector<std::unique_ptr<pjrt::buffer>> inputs;   // by argument position
+  };
+  auto s = std::make_shared<state>();
+  s->session = session;
+  {
+    const std::string blob = read_binary(program.directory / program.weights_file);
+    for (const auto& a : program.arguments) {
+      if (!a.is_weight) {
+        s->weights.emplace_back();
+        continue;
+      }
+      if (a.offset + a.bytes > blob.size())
+        throw std::runtime_error("weights.bin is shorter than xla_program.json says");
+      s->weights.push_back(session->from_host(blob.data() + a.offset, a.dtype, a.shape));
+    }
+  }
+  s->inputs.resize(program.arguments.size());
+  const auto device = options.device;
+  const forward_function forward = [s, traced, program, device](const model_inputs& inputs) -> c10::IValue {
+    xla_counters& counters = process_xla_counters();
+    const auto host_started = std::chrono::steady_clock::now();
+    const std::vector<torch::Tensor> leaves = tensor_leaves(inputs);
+    // Inputs: viewed in place when they are the same CUDA tensors as last time, else re-bound
+    // (CUDA: a view of the tensor's memory after torch's stream finished writing it; otherwise a
+    // host-to-device copy).
+    bool rebound = false;
+    std::vector<torch::Tensor> wanted(program.arguments.size());
+    for (size_t i = 0; i < program.arguments.size(); ++i) {
+      const auto& a = program.arguments[i];
+      if (a.is_weight) continue;
+      if (a.index >= leaves.size()) throw std::runtime_error("the StableHLO module wants more inputs");
+      wanted[i] = leaves[a.index].to(device, a.dtype).contiguous();
+    }
+    for (size_t i = 0; i < wanted.size(); ++i) {
+      if (!wanted[i].defined()) continue;
+      const bool same = i < s->viewed.size() && s->viewed[i].defined() &&
+                        s->viewed[i].data_ptr() == wanted[i].data_ptr() && s->inputs[i];
+      if (same && device.is_cuda()) continue;
+      if (!rebound && device.is_cuda()) c10::cuda::getCurrentCUDAStream().synchronize();
+      rebound = true;
+      if (device.is_cuda()) {
+        s->inputs[i] = s->session->view_of(wanted[i]);
+      } else {
+        const auto host = wanted[i].cpu();
+        s->inputs[i] = s->session->from_host(host.data_ptr(), program.arguments[i].dtype,
+                                             program.arguments[i].shape);
+      }
+    }
+    if (rebound || s->viewed.empty()) s->viewed = wanted;
+    std::vector<pjrt::buffer*> arguments;
+    for (size_t i = 0; i < program.arguments.size(); ++i)
+      arguments.push_back(program.arguments[i].is_weight ? s->weights[i].get() : s->inputs[i].get());
+    const auto execute_started = std::chrono::steady_clock::now();
+    auto outputs = s->session->execute(arguments);
+    counters.execute_time_s +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - execute_started).count();
+    counters.execute_number += 1;
+    if (outputs.size() != program.outputs.size())
+      throw std::runtime_error("the PJRT program returned " + std::to_string(outputs.size()) +
+                               " outputs, xla_program.json says " +
+                               std::to_string(program.outputs.size()));
+    std::vector<torch::Tensor> results;
+    for (size_t i = 0; i < outputs.size(); ++i)
+      results.push_back(s->session->to_tensor(std::move(outputs[i]), program.outputs[i].dtype,
+                                              program.outputs[i].shape, device));
+    c10::IValue output = traced->unflatten(results);
+    counters.trace_time_s +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - host_started).count();
+    return output;
+  };
+  warm_up(model, forward, options, warm_ups);
+  synchronize_device(options.device);
+
+  backend_step result;
+  result.step = make_eval_step(forward, options);
+  compile_report report = compile_report_since(started);
+  report.cache_hit = entry.hit;
+  report.cache_note = entry.rebuilt_because;
+  result.compile = report;
+  result.ir_text = read_text_file(program.directory / program.module_text_file);
+  return result;
+#endif
+}
+
+}  // namespace benchmatrix

@@ -1,0 +1,26 @@
+// xla=PJRT, dynamo=openxla: the whole forward compiled by XLA and run through the PJRT C API, with
+// no torch_xla and no Python at run time.
+//
+//   1. the forward traced to TorchScript (traced_graph.hpp), as for inductor;
+//   2. the compile helper (python -m benchmatrix_compile --format=stablehlo: TorchScript ->
+//      ExportedProgram -> torchax -> jax.export) writes a StableHLO module, its weights and the
+//      compile options into the compile cache (runner/compile_cache.hpp, content-hash key);
+//   3. the PJRT plugin (BENCHMATRIX_PJRT_PLUGIN, else JAX's CUDA plugin found by the helper's
+//      Python) compiles the module (xla_CompileTime_*), the weights go to device buffers once, the
+//      inputs are viewed in place (CUDA tensors) and each step executes and awaits the program
+//      (xla_ExecuteTime_*); outputs become torch tensors without copies where the layout allows.
+//
+// Eval only (torch.export gives no backward: train is a SKIP record). Without the PJRT C API
+// header at build time, or without a plugin at run time, configs are SKIP records that say how to
+// enable them. BENCHMATRIX_XLA_EXPORT_ONLY=1 stops after step 2 with a SKIP record naming the
+// export (what CI checks on the CPU, for which no PJRT plugin exists).
+#pragma once
+
+#include "backends/backend.hpp"
+
+namespace benchmatrix {
+
+[[nodiscard]] backend_step make_xla_pjrt_step(model_instance& model, const step_options& options,
+                                              const backend_context& context);
+
+}  // namespace benchmatrix

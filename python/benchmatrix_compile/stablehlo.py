@@ -1,0 +1,206 @@
+"""StableHLO export of the compile helper (`python -m benchmatrix_compile --format=stablehlo`).
+
+ExportedProgram (the same TS2EPConverter output the inductor path compiles) -> torchax's JAX
+interpreter (PyPI torchax, formerly torch_xla2: torchax.export.exported_program_to_jax) ->
+jax.export for one platform (cpu or cuda, static shapes) -> a directory that a PJRT C API client
+can compile and run without Python, JAX or protobuf:
+
+    xla_program.json       what the C++ side reads (below)
+    module.mlirbc          the StableHLO module as a portable artifact (MLIR bytecode), the
+                           program PJRT_Client_Compile gets with format "mlir"
+    module.mlir            the same module as text (for people and --save-ir-format stablehlo)
+    compile_options.pb     a serialized xla.CompileOptionsProto (1 replica, 1 partition) made by
+                           jax's xla_client, so the C++ side needs no protobuf
+    weights.bin            the weights' raw bytes (little endian, row-major, 64-byte aligned)
+
+xla_program.json: {"format": "benchmatrix-stablehlo-1", "platform", "module", "module_text",
+"compile_options", "weights", "arguments": [{"kind": "weight"|"input", "index", "dtype", "shape",
+"offset", "bytes"}], "outputs": [{"dtype", "shape"}], "files": {name: bytes}, "versions": {...}}.
+`arguments` are the module's parameters in order: JAX drops unused ones (module_kept_var_idx), so
+each names the weight (its bytes in weights.bin at offset) or the model input (the index-th tensor
+leaf) it is. dtypes are numpy names (float32, bfloat16, int64, bool, ...).
+"""
+
+import json
+import os
+
+import numpy
+
+
+def _jax_for_export():
+    import jax
+
+    # Keep torch's integer and float64 dtypes as they are (JAX would narrow int64 to int32).
+    jax.config.update("jax_enable_x64", True)
+    return jax
+
+
+def _dtype_name(dtype):
+    return numpy.dtype(dtype).name
+
+
+def _write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+    return len(data)
+
+
+def export_stablehlo(exported_program, example_inputs, device, out_dir):
+    """Writes the export of `exported_program` (an ExportedProgram taking `example_inputs`, a tuple of
+    tensors) for `device` ("cpu" or "cuda") into `out_dir`. Returns a dict of facts for the log."""
+    jax = _jax_for_export()
+    import jaxlib
+    import torch
+    import torchax
+    from torchax import export as torchax_export
+
+    expand_pooling_arguments(exported_program)
+    weights, function = torchax_export.exported_program_to_jax(exported_program)
+    weights = [numpy.asarray(w) for w in weights]
+    input_avals = tuple(jax.ShapeDtypeStruct(tuple(x.shape), torchax_to_numpy(x).dtype)
+                        for x in example_inputs)
+    weight_avals = [jax.ShapeDtypeStruct(w.shape, w.dtype) for w in weights]
+    platform = "cuda" if device == "cuda" else "cpu"
+    exported = jax.export.export(jax.jit(function), platforms=[platform])(weight_avals, (input_avals,))
+
+    os.makedirs(out_dir, exist_ok=True)
+    files = {}
+    files["module.mlirbc"] = _write(os.path.join(out_dir, "module.mlirbc"),
+                                    bytes(exported.mlir_module_serialized))
+    files["module.mlir"] = _write(os.path.join(out_dir, "module.mlir"),
+                                  exported.mlir_module().encode("utf-8"))
+    files["compile_options.pb"] = _write(os.path.join(out_dir, "compile_options.pb"),
+                                         compile_options_bytes())
+
+    # Flattened parameters of the jitted function: the weights, then the model inputs.
+    flat = [("weight", i, w.dtype, w.shape) for i, w in enumerate(weights)]
+    flat += [("input", i, a.dtype, a.shape) for i, a in enumerate(input_avals)]
+    kept = sorted(exported.module_kept_var_idx)
+    arguments = []
+    offset = 0
+    with open(os.path.join(out_dir, "weights.bin"), "wb") as blob:
+        for index in kept:
+            kind, which, dtype, shape = flat[index]
+            argument = {"kind": kind, "index": which, "dtype": _dtype_name(dtype),
+                        "shape": [int(d) for d in shape]}
+            if kind == "weight":
+                data = numpy.ascontiguousarray(weights[which]).tobytes()
+                padding = (-offset) % 64
+                blob.write(b"\0" * padding)
+                offset += padding
+                argument["offset"] = offset
+                argument["bytes"] = len(data)
+                blob.write(data)
+                offset += len(data)
+            arguments.append(argument)
+    files["weights.bin"] = offset
+
+    outputs = [{"dtype": _dtype_name(a.dtype), "shape": [int(d) for d in a.shape]}
+               for a in exported.out_avals]
+    program = {
+        "format": "benchmatrix-stablehlo-1",
+        "platform": platform,
+        "module": "module.mlirbc",
+        "module_text": "module.mlir",
+        "compile_options": "compile_options.pb",
+        "weights": "weights.bin",
+        "arguments": arguments,
+        "outputs": outputs,
+        "files": files,
+        "versions": {"torch": torch.__version__, "jax": jax.__version__,
+                     "jaxlib": jaxlib.__version__,
+                     "torchax": getattr(torchax, "__version__", "unknown")},
+    }
+    # Written last: its presence means the directory is complete.
+    with open(os.path.join(out_dir, "xla_program.json"), "w", encoding="utf-8") as f:
+        json.dump(program, f, indent=1)
+    return {"platform": platform, "arguments": len(arguments), "weights_bytes": offset,
+            "outputs": len(outputs), "module_bytes": files["module.mlirbc"]}
+
+
+def expand_pooling_arguments(exported_program):
+    """LibTorch's tracer records 2-d pooling windows given as one int as 1-element lists
+    (max_pool2d(x, [3], [2], [1], [1])), which aten broadcasts but torchax's lowering zips with the
+    spatial dims (resnet18: "safe_zip() argument 1 has length 3 but argument 0 has length 4"):
+    make them 2-element lists."""
+    import torch
+
+    aten = torch.ops.aten
+    window_arguments = {aten.max_pool2d_with_indices.default: (1, 2, 3, 4),
+                        aten.max_pool2d.default: (1, 2, 3, 4),
+                        aten.avg_pool2d.default: (1, 2, 3)}
+    for node in exported_program.graph_module.graph.nodes:
+        positions = window_arguments.get(node.target) if node.op == "call_function" else None
+        if not positions:
+            continue
+        args = list(node.args)
+        for i in positions:
+            if i < len(args) and isinstance(args[i], (list, tuple)) and len(args[i]) == 1:
+                args[i] = [args[i][0], args[i][0]]
+        node.args = tuple(args)
+    exported_program.graph_module.recompile()
+
+
+def torchax_to_numpy(tensor):
+    """A CPU numpy array of `tensor` (bfloat16 through ml_dtypes, which jax depends on)."""
+    import torch
+
+    tensor = tensor.detach().cpu()
+    if tensor.dtype == torch.bfloat16:
+        import ml_dtypes
+
+        return tensor.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    return tensor.numpy()
+
+
+def compile_options_bytes():
+    """A serialized xla.CompileOptionsProto for one device (1 replica, 1 partition)."""
+    from jax._src import compiler
+
+    options = compiler.get_compile_options(num_replicas=1, num_partitions=1)
+    return options.SerializeAsString()
+
+
+def load_program(directory):
+    with open(os.path.join(directory, "xla_program.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def run_with_jax(directory, inputs):
+    """Runs an exported directory on JAX's CPU client the way the C++ PJRT backend does (the module
+    bytecode, the compile options, weights.bin and the kept arguments in order). `inputs`: the model
+    input tensors' numpy arrays. Returns the outputs as numpy arrays. For tests."""
+    jax = _jax_for_export()
+    from jax.extend import backend as jax_backend
+
+    program = load_program(directory)
+    with open(os.path.join(directory, program["module"]), "rb") as f:
+        module = f.read()
+    with open(os.path.join(directory, program["weights"]), "rb") as f:
+        blob = f.read()
+    client = jax_backend.get_backend(program["platform"])
+    device = client.local_devices()[0]
+    from jax._src.lib import xla_client
+
+    with open(os.path.join(directory, program["compile_options"]), "rb") as f:
+        options = xla_client.CompileOptions.ParseFromString(f.read())
+    executable = client.compile_and_load(module, xla_client.DeviceList((device,)), options)
+    arguments = []
+    for argument in program["arguments"]:
+        dtype = _numpy_dtype(argument["dtype"])
+        if argument["kind"] == "weight":
+            value = numpy.frombuffer(blob, dtype=dtype, count=int(numpy.prod(argument["shape"])),
+                                     offset=argument["offset"]).reshape(argument["shape"])
+        else:
+            value = numpy.asarray(inputs[argument["index"]]).astype(dtype, copy=False)
+        arguments.append(jax.device_put(value, device))
+    outputs = executable.execute(arguments)
+    return [numpy.asarray(o) for o in outputs]
+
+
+def _numpy_dtype(name):
+    if name == "bfloat16":
+        import ml_dtypes
+
+        return numpy.dtype(ml_dtypes.bfloat16)
+    return numpy.dtype(name)
