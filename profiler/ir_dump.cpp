@@ -37,12 +37,16 @@ size_t extract_sources(const std::filesystem::path& package, const std::filesyst
 void write_ir_dumps(const backend_step& step, const ir_dump_request& request, json_value& metrics,
                     json_allocator& a) {
   std::string notes;
-  if (request.save_text) {
+  if (!request.save_format.empty()) {
+    const bool stablehlo = request.experiment.xla.has_value();  // openxla's ir_text is its module
     if (step.ir_text.empty()) {
       notes += request.backend + " has no traced graph to save (it runs the model's own C++ code). ";
+    } else if (request.save_format == "stablehlo" && !stablehlo) {
+      notes += request.backend + " has no StableHLO (only --xla=PJRT --dynamo=openxla exports it; "
+               "text saves its traced graph). ";
     } else {
       const auto path = results_file_path(request.output_dir, request.experiment, request.model_name,
-                                          "", "dump", "text");
+                                          "", "dump", request.save_format);
       write_bytes(path, step.ir_text.data(), step.ir_text.size());
     }
   }

@@ -1,7 +1,9 @@
 // IR dumps, our backends' counterparts of the original's XLA dumps (xla_runner.md §8.2), under the
 // same names:
 //   --save-ir-format text  <out>/<model>/dump-<basename>.text: the traced TorchScript graph
-//                          (torchscript: also the frozen, optimised graph that runs)
+//                          (torchscript: also the frozen, optimised graph that runs; openxla:
+//                          the StableHLO module)
+//   --save-ir-format stablehlo  <out>/<model>/dump-<basename>.stablehlo (openxla only)
 //   --dump-hlo             <out>/<model>/hlo-<basename>/: the AOTInductor-generated sources
 //                          (wrapper and kernel .cpp, metadata .json) from the inductor package
 // A backend without such an IR (eager and cudagraphs run the model's own C++ code) gets a note in
@@ -17,7 +19,7 @@
 namespace benchmatrix {
 
 struct ir_dump_request {
-  bool save_text = false;  // --save-ir-format text
+  std::string save_format;  // --save-ir-format: "", "text" or "stablehlo"
   bool dump_sources = false;  // --dump-hlo
   std::filesystem::path output_dir;
   experiment_config experiment;

@@ -242,7 +242,7 @@ int run_child(const runner_options& o, const suite_config* config) {
                       d.GetAllocator());
   if (!o.save_ir_format.empty() || o.dump_hlo) {
     ir_dump_request dumps;
-    dumps.save_text = o.save_ir_format == "text";
+    dumps.save_format = o.save_ir_format;
     dumps.dump_sources = o.dump_hlo;
     dumps.output_dir = std::filesystem::absolute(o.output_dirname);
     dumps.experiment = experiment;

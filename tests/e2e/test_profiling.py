@@ -113,11 +113,16 @@ class ProfilingTest(OutputDirTest):
         self.assertEqual(second["stats"], {"calls_captured": 1})
         self.assertNotIn("compile", second)
 
-    def test_xla_ir_formats_are_refused_without_xla(self):
+    def test_hlo_is_refused_and_stablehlo_is_openxlas_only(self):
         proc = run(RUNNER, "--suite-name=dummy", "--save-ir-format=hlo", f"--output-dirname={self.out}",
                    check=False)
         self.assertEqual(proc.returncode, 2)
-        self.assertIn("hlo is XLA's IR and this build has no XLA backend", proc.stderr)
+        self.assertIn("use --xla-flags=--xla_dump_to=DIR", proc.stderr)
+        run(RUNNER, "--suite-name=dummy", "--accelerator=cpu", "--xla=None", "--dynamo=torchscript",
+            "--test=eval", "--repeat=1", "--save-ir-format=stablehlo", f"--output-dirname={self.out}")
+        [record] = read_records(self.results)
+        self.assertIn("torchscript has no StableHLO", record["metrics"]["ir_note"])
+        self.assertEqual(glob.glob(os.path.join(self.out, "dummy", "dump-*")), [])
 
 
 if __name__ == "__main__":
