@@ -5,6 +5,7 @@
 #include "kernel_check/call_timing.hpp"
 #include "kernel_check/kernel_module.hpp"
 #include "numerics/npy_file.hpp"
+#include "numerics/npy_tensor.hpp"
 #include "output/python_json.hpp"
 
 #include <ATen/ATen.h>
@@ -121,22 +122,6 @@ void leaves(const c10::IValue& value, std::vector<at::Tensor>& out) {
   }
 }
 
-std::string dtype_name(at::ScalarType type) {
-  switch (type) {
-    case at::kFloat: return "float32";
-    case at::kDouble: return "float64";
-    case at::kHalf: return "float16";
-    case at::kBFloat16: return "bfloat16";
-    case at::kLong: return "int64";
-    case at::kInt: return "int32";
-    case at::kShort: return "int16";
-    case at::kChar: return "int8";
-    case at::kByte: return "uint8";
-    case at::kBool: return "bool";
-    default: return c10::toString(type);
-  }
-}
-
 /// Saves every leaf as DIR/<prefix>_<i>.npy and writes their descriptions.
 void save_outputs(const c10::IValue& output, const fs::path& dir, const std::string& prefix,
                   json_writer& w) {
@@ -144,30 +129,19 @@ void save_outputs(const c10::IValue& output, const fs::path& dir, const std::str
   leaves(output, tensors);
   w.StartArray();
   for (std::size_t i = 0; i < tensors.size(); ++i) {
-    at::Tensor t = tensors[i].detach().cpu();
-    const auto original = t.scalar_type();
-    if (original == at::kHalf || original == at::kBFloat16) t = t.to(at::kFloat);
-    t = t.contiguous();
-    std::string descr;
-    switch (t.scalar_type()) {
-      case at::kFloat: descr = "<f4"; break;
-      case at::kDouble: descr = "<f8"; break;
-      case at::kLong: descr = "<i8"; break;
-      case at::kInt: descr = "<i4"; break;
-      case at::kShort: descr = "<i2"; break;
-      case at::kChar: descr = "|i1"; break;
-      case at::kByte: descr = "|u1"; break;
-      case at::kBool: descr = "|b1"; break;
-      default: throw std::runtime_error("cannot compare an output of dtype " + dtype_name(original));
-    }
+    const auto storage = npy_storage_of(tensors[i].scalar_type());
+    if (!storage)
+      throw std::runtime_error(std::string("cannot compare an output of dtype ") +
+                               c10::toString(tensors[i].scalar_type()));
+    const at::Tensor t = npy_stored_tensor(tensors[i]);
     const std::string file = prefix + "_" + std::to_string(i) + ".npy";
-    write_npy(dir / file, descr, t.sizes().vec(),
+    write_npy(dir / file, storage->descr, t.sizes().vec(),
               std::string_view(static_cast<const char*>(t.data_ptr()), t.nbytes()));
     w.StartObject();
     w.Key("file");
     w.String(file.c_str());
     w.Key("dtype");
-    w.String(dtype_name(original).c_str());
+    w.String(storage->dtype);
     w.Key("shape");
     w.StartArray();
     for (auto s : t.sizes()) w.Int64(s);

@@ -92,4 +92,15 @@ read_results(const std::filesystem::path& path,
   return lines;
 }
 
+void replace_results(const std::filesystem::path& path, const std::vector<std::string>& lines) {
+  const auto temporary = path.string() + ".rewrite";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    for (const auto& line : lines) out << line << '\n';
+    out.flush();
+    if (!out) throw std::runtime_error("cannot write " + temporary);
+  }
+  std::filesystem::rename(temporary, path);
+}
+
 }  // namespace benchmatrix

@@ -31,6 +31,11 @@ private:
   int m_lock_fd = -1;
 };
 
+/// Replaces `path` with `lines` (one per line) atomically: written to "<path>.rewrite", then renamed
+/// over it, so a crash leaves the old file or the new one, never half of either. Throws
+/// std::runtime_error when it cannot write.
+void replace_results(const std::filesystem::path& path, const std::vector<std::string>& lines);
+
 struct results_line {
   size_t line_number = 0;  // 1-based
   std::string text;

@@ -44,16 +44,11 @@ expected_durations expected_durations::load(const std::filesystem::path& results
                 results_file.string() + " (" + error + ")");
   });
   for (const auto& line : lines) {
-    const json_value* model = member(line.record, "model");
-    const json_value* experiment = member(line.record, "experiment");
+    const auto key = placement_free_key_of(line.record, batch_size);
     const auto seconds = recorded_seconds(line.record);
-    if (!model || !experiment || !seconds) continue;
-    try {
-      auto& slot = durations.m_seconds[placement_free_fingerprint(*model, *experiment, batch_size)];
-      slot = std::max(slot, *seconds);  // the slowest sighting: a safe upper estimate
-    } catch (const std::exception&) {
-      continue;  // not a results record
-    }
+    if (!key || !seconds) continue;
+    auto& slot = durations.m_seconds[*key];
+    slot = std::max(slot, *seconds);  // the slowest sighting: a safe upper estimate
   }
   return durations;
 }

@@ -2,6 +2,7 @@
 
 #include "backends/ivalue_tensors.hpp"
 #include "numerics/npy_file.hpp"
+#include "numerics/npy_tensor.hpp"
 #include "output/file_naming.hpp"
 #include "output/python_json.hpp"
 #include "runner/content_hash.hpp"
@@ -12,29 +13,6 @@
 
 namespace benchmatrix {
 namespace {
-
-struct stored_type {
-  const char* dtype;  // torch's name, without "torch."
-  const char* descr;  // numpy's, of the stored array
-};
-
-stored_type stored_type_of(torch::ScalarType type) {
-  switch (type) {
-    case torch::kFloat: return {"float32", "<f4"};
-    case torch::kDouble: return {"float64", "<f8"};
-    case torch::kBFloat16: return {"bfloat16", "<f4"};  // widened exactly
-    case torch::kHalf: return {"float16", "<f4"};       // widened exactly
-    case torch::kLong: return {"int64", "<i8"};
-    case torch::kInt: return {"int32", "<i4"};
-    case torch::kShort: return {"int16", "<i2"};
-    case torch::kChar: return {"int8", "|i1"};
-    case torch::kByte: return {"uint8", "|u1"};
-    case torch::kBool: return {"bool", "|b1"};
-    default:
-      throw std::runtime_error(std::string("cannot export a tensor of dtype ") +
-                               c10::toString(type));
-  }
-}
 
 struct exported_tensor {
   std::string name, file, role, dtype, descr, sha256;
@@ -55,13 +33,13 @@ exported_tensor export_tensor(const std::filesystem::path& directory, const std:
   e.role = role;
   e.name = role + "_" + std::to_string(index);
   e.file = e.name + ".npy";
-  const stored_type type = stored_type_of(tensor.scalar_type());
-  e.dtype = type.dtype;
-  e.descr = type.descr;
-  torch::Tensor stored = tensor.detach().to(torch::kCPU);
-  if (stored.scalar_type() == torch::kBFloat16 || stored.scalar_type() == torch::kHalf)
-    stored = stored.to(torch::kFloat);
-  stored = stored.contiguous();
+  const auto type = npy_storage_of(tensor.scalar_type());
+  if (!type)
+    throw std::runtime_error(std::string("cannot export a tensor of dtype ") +
+                             c10::toString(tensor.scalar_type()));
+  e.dtype = type->dtype;
+  e.descr = type->descr;
+  const torch::Tensor stored = npy_stored_tensor(tensor);
   e.shape.assign(stored.sizes().begin(), stored.sizes().end());
   const std::string_view data(static_cast<const char*>(stored.data_ptr()), stored.nbytes());
   e.sha256 = sha256_hex(data);

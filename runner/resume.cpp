@@ -34,6 +34,17 @@ std::string placement_free_fingerprint(const json_value& model, const json_value
   return fingerprint_without(model, experiment, current_batch_size, "accelerator_model");
 }
 
+std::optional<std::string> placement_free_key_of(const json_value& record,
+                                                 std::optional<long long> current_batch_size) {
+  if (!record.IsObject()) return std::nullopt;
+  const auto model = record.FindMember("model");
+  const auto experiment = record.FindMember("experiment");
+  if (model == record.MemberEnd() || experiment == record.MemberEnd() ||
+      !model->value.IsObject() || !experiment->value.IsObject())
+    return std::nullopt;
+  return placement_free_fingerprint(model->value, experiment->value, current_batch_size);
+}
+
 bool is_skip_record(const json_value& record) {
   const auto metrics = record.FindMember("metrics");
   if (metrics == record.MemberEnd() || !metrics->value.IsObject()) return false;

@@ -21,6 +21,11 @@ namespace benchmatrix {
                                                      const json_value& experiment,
                                                      std::optional<long long> current_batch_size);
 
+/// The placement_free_fingerprint of a results record, or nullopt for a line that is not one (no
+/// model or experiment object). How --slurm and --expected-times key earlier records.
+[[nodiscard]] std::optional<std::string> placement_free_key_of(const json_value& record,
+                                                               std::optional<long long> current_batch_size);
+
 /// True for records a --retry-failed rerun runs again: metrics.error that is not a SKIP.
 [[nodiscard]] bool is_failed_record(const json_value& record);
 

@@ -9,7 +9,6 @@
 #include "runner/summary_table.hpp"
 #include "runner/text_file.hpp"
 
-#include <fstream>
 #include <iostream>
 #include <map>
 
@@ -27,29 +26,9 @@ std::map<std::string, std::string> task_records(const std::filesystem::path& pat
     log_warning("Ignoring corrupt line " + std::to_string(number) + " of " + path.string() + " (" +
                 error + ")");
   });
-  for (const auto& line : lines) {
-    const auto model = line.record.FindMember("model");
-    const auto experiment = line.record.FindMember("experiment");
-    if (model == line.record.MemberEnd() || experiment == line.record.MemberEnd()) continue;
-    try {
-      records[placement_free_fingerprint(model->value, experiment->value, batch_size)] = line.text;
-    } catch (const std::exception& e) {
-      log_warning("Ignoring line " + std::to_string(line.line_number) + " of " + path.string() +
-                  ": " + e.what());
-    }
-  }
+  for (const auto& line : lines)
+    if (const auto key = placement_free_key_of(line.record, batch_size)) records[*key] = line.text;
   return records;
-}
-
-void replace_file(const std::filesystem::path& path, const std::vector<std::string>& lines) {
-  const auto temporary = path.string() + ".merging";
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    for (const auto& line : lines) out << line << '\n';
-    out.flush();
-    if (!out) throw std::runtime_error("cannot write " + temporary);
-  }
-  std::filesystem::rename(temporary, path);
 }
 
 }  // namespace
@@ -80,7 +59,7 @@ int run_slurm_merge(const sweep_inputs& inputs) {
     }
   }
   std::filesystem::create_directories(layout.output_dir);
-  replace_file(layout.merged_results(), merged);
+  replace_results(layout.merged_results(), merged);
   try {
     write_run_context(layout.output_dir / "run_context.json",
                       current_run_context(inputs.argv, inputs.torch_version, inputs.cuda_version));

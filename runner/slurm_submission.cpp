@@ -45,14 +45,8 @@ size_t configs_without_record(const slurm_task& task, const slurm_layout& layout
   std::set<std::string> done;
   const auto path = layout.task_results(task.partition);
   for (const auto& line : read_results(path, [](size_t, const std::string&) {})) {
-    const auto model = line.record.FindMember("model");
-    const auto experiment = line.record.FindMember("experiment");
-    if (model == line.record.MemberEnd() || experiment == line.record.MemberEnd()) continue;
     if (o.retry_failed && is_failed_record(line.record)) continue;
-    try {
-      done.insert(placement_free_fingerprint(model->value, experiment->value, o.batch_size));
-    } catch (const std::exception&) {
-    }
+    if (const auto key = placement_free_key_of(line.record, o.batch_size)) done.insert(*key);
   }
   size_t missing = 0;
   for (const auto& c : task.configs) missing += done.count(placement_free_key(c, o)) == 0;

@@ -161,6 +161,8 @@ private:
   void start_verifier(pending_config c, std::string timing_record,
                       std::chrono::steady_clock::time_point config_started);
   bool launch(running_child& child, bool verifier);
+  /// After a child started: every running timing child now has m_running.size() - 1 beside it.
+  void note_interference();
   std::string record_for(running_child& child, const child_exit& exit, bool timed_out);
   /// The timing record with the verifier's code and figures merged in (or VERIFIER_DIDNT_RUN).
   std::string verified_record(running_child& child, const child_exit& exit, bool timed_out);
@@ -274,14 +276,7 @@ void sweep::load_resume_state() {
       for (const auto& text : retried) out << text << '\n';
       if (!out) throw std::runtime_error("cannot write " + retried_path);
     }
-    const auto rewritten = path.string() + ".rewrite";
-    {
-      std::ofstream out(rewritten, std::ios::trunc);
-      for (const auto& text : kept) out << text << '\n';
-      out.flush();
-      if (!out) throw std::runtime_error("cannot write " + rewritten);
-    }
-    std::filesystem::rename(rewritten, path);
+    replace_results(path, kept);
     log_info("--retry-failed: " + std::to_string(retried.size()) + " failed record(s) moved to " +
              retried_path + "; their configs run again");
   }
@@ -332,10 +327,7 @@ void sweep::start(pending_config c) {
   if (!launch(child, /*verifier=*/false)) return;
   child.config_started = child.process->started();
   m_running.push_back(std::move(child));
-  // Interference bookkeeping: every running timing child now has this many children beside it.
-  for (auto& other : m_running)
-    if (!other.verifier)
-      other.config.children_beside = std::max(other.config.children_beside, m_running.size() - 1);
+  note_interference();
 }
 
 void sweep::start_verifier(pending_config c, std::string timing_record,
@@ -347,6 +339,10 @@ void sweep::start_verifier(pending_config c, std::string timing_record,
   child.config_started = config_started;
   if (!launch(child, /*verifier=*/true)) return;
   m_running.push_back(std::move(child));
+  note_interference();
+}
+
+void sweep::note_interference() {
   for (auto& other : m_running)
     if (!other.verifier)
       other.config.children_beside = std::max(other.config.children_beside, m_running.size() - 1);
