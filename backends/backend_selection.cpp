@@ -17,17 +17,22 @@ std::function<step_function(step_function)>& test_backend_wrapper() {
 
 backend_step select_backend(const experiment_config& experiment, model_instance& model,
                             const step_options& options, const backend_context& context) {
-  if (!experiment.xla && !experiment.dynamo) return {make_eager_step(model, options), {}};
+  if (!experiment.xla && !experiment.dynamo && !experiment.torch_xla2)
+    return {make_eager_step(model, options), {}};
   if (!experiment.xla && experiment.dynamo == "torchscript")
     return make_torchscript_step(model, options);
   if (!experiment.xla && experiment.dynamo == "cudagraphs")
     return make_cudagraphs_step(model, options);
   if (!experiment.xla && experiment.dynamo == "inductor")
     return make_inductor_step(model, options, context);
-  if (experiment.xla == "PJRT" && experiment.dynamo == "openxla" && !experiment.torch_xla2)
+  // torch_xla2=torch_export is the same program as dynamo=openxla: torch.export -> StableHLO.
+  if (experiment.xla == "PJRT" && !experiment.torch_xla2 && experiment.dynamo == "openxla")
+    return make_xla_pjrt_step(model, options, context);
+  if (experiment.xla == "PJRT" && experiment.torch_xla2 == "torch_export" && !experiment.dynamo)
     return make_xla_pjrt_step(model, options, context);
   throw std::runtime_error("this build has no backend for xla=" + experiment.xla.value_or("None") +
-                           ", dynamo=" + experiment.dynamo.value_or("None"));
+                           ", dynamo=" + experiment.dynamo.value_or("None") +
+                           ", torch_xla2=" + experiment.torch_xla2.value_or("None"));
 }
 
 }  // namespace

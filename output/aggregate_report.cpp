@@ -61,6 +61,12 @@ std::optional<std::string> optional_text(const json_value& v, const std::string&
   return std::string(v.GetString(), v.GetStringLength());
 }
 
+/// experiment.torch_xla2; nullopt when null or absent (records older than the field).
+std::optional<std::string> torch_xla2_of(const json_value& experiment) {
+  const json_value* v = member(experiment, "torch_xla2");
+  return v ? optional_text(*v, "experiment.torch_xla2") : std::nullopt;
+}
+
 /// total_time's samples; nullopt when absent or null (error, SKIP and verify records, old files).
 /// Throws for a value that is not a list of numbers.
 std::optional<std::vector<double>> total_time_of(const json_value& metrics) {
@@ -114,6 +120,7 @@ const std::vector<std::pair<std::string, std::string>>& known_backends() {
       {"openxla+lazytensor", "XLA+LazyTensor"},
       {"cudagraphs", "CUDAGraphs"},
       {"torchscript", "TorchScript"},
+      {"torch_xla2+torch_export", "torch_xla2 (torch.export)"},
   };
   return backends;
 }
@@ -208,7 +215,8 @@ aggregated_results load_results(const std::vector<std::filesystem::path>& files,
         if (test != wanted_test) continue;
         const std::string backend =
             report_backend_name(optional_text(*member(experiment, "dynamo"), "experiment.dynamo"),
-                                optional_text(*member(experiment, "xla"), "experiment.xla"));
+                                optional_text(*member(experiment, "xla"), "experiment.xla"),
+                                torch_xla2_of(experiment));
         const json_value& timestamp = *member(r, "timestamp");
         if (!timestamp.IsNumber()) throw std::runtime_error("timestamp is not a number");
         const auto samples = total_time_of(*member(r, "metrics"));

@@ -5,7 +5,9 @@
 namespace benchmatrix {
 
 std::string report_backend_name(const std::optional<std::string>& dynamo,
-                                const std::optional<std::string>& xla) {
+                                const std::optional<std::string>& xla,
+                                const std::optional<std::string>& torch_xla2) {
+  if (torch_xla2) return "torch_xla2+" + *torch_xla2;
   if (dynamo == "inductor") return "inductor";
   if (xla) {
     if (*xla != "PJRT") throw std::runtime_error("xla=" + *xla + " is not a reported backend");
@@ -17,9 +19,10 @@ std::string report_backend_name(const std::optional<std::string>& dynamo,
 }
 
 std::string display_backend_name(const std::optional<std::string>& dynamo,
-                                 const std::optional<std::string>& xla) {
+                                 const std::optional<std::string>& xla,
+                                 const std::optional<std::string>& torch_xla2) {
   try {
-    return report_backend_name(dynamo, xla);
+    return report_backend_name(dynamo, xla, torch_xla2);
   } catch (const std::runtime_error&) {
     return "xla=" + xla.value_or("None") + (dynamo ? "+" + *dynamo : "");
   }

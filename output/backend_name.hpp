@@ -1,5 +1,6 @@
-// The name reports give a record's backend, from its experiment's dynamo and xla fields — one
-// function, so that aggregate's columns and compare_runs' rows name a backend the same way.
+// The name reports give a record's backend, from its experiment's dynamo, xla and torch_xla2
+// fields — one function, so that aggregate's columns and compare_runs' rows name a backend the same
+// way.
 #pragma once
 
 #include <optional>
@@ -9,15 +10,19 @@ namespace benchmatrix {
 
 /// As aggregate.py names backends, extended to ours: inductor when dynamo is inductor; for
 /// xla=PJRT openxla+dynamo (dynamo openxla) or openxla+lazytensor (no dynamo); without xla the
-/// dynamo value (cudagraphs, torchscript), eager when dynamo is null (nullopt).
+/// dynamo value (cudagraphs, torchscript), eager when dynamo is null (nullopt). A torch_xla2 value
+/// names the JAX path whatever xla says: torch_xla2+torch_export (aggregate.py ignored the field
+/// and filed those runs under eager or openxla+lazytensor).
 /// Throws std::runtime_error for the combinations no report names (xla=XRT, xla=PJRT with another
 /// dynamo), as the original's assert does.
 [[nodiscard]] std::string report_backend_name(const std::optional<std::string>& dynamo,
-                                              const std::optional<std::string>& xla);
+                                              const std::optional<std::string>& xla,
+                                              const std::optional<std::string>& torch_xla2);
 
 /// report_backend_name, or for the combinations it rejects a name that says what ran
 /// ("xla=XRT+openxla", "xla=PJRT+cudagraphs"): for tables that show every record.
 [[nodiscard]] std::string display_backend_name(const std::optional<std::string>& dynamo,
-                                               const std::optional<std::string>& xla);
+                                               const std::optional<std::string>& xla,
+                                               const std::optional<std::string>& torch_xla2);
 
 }  // namespace benchmatrix

@@ -639,7 +639,8 @@ report_record parse_report_record(const json_value& r, size_t line_number) {
       optional_text(member(*experiment, "accelerator_model"), "experiment.accelerator_model").value_or("");
   const auto dynamo = optional_text(member(*experiment, "dynamo"), "experiment.dynamo");
   const auto xla = optional_text(member(*experiment, "xla"), "experiment.xla");
-  out.backend = display_backend_name(dynamo, xla);
+  out.backend = display_backend_name(
+      dynamo, xla, optional_text(member(*experiment, "torch_xla2"), "experiment.torch_xla2"));
   out.batch_size = optional_integer(member(*experiment, "batch_size"), "experiment.batch_size");
   out.repeat = optional_integer(member(r, "repeat"), "repeat");
   out.iterations_per_run = optional_integer(member(r, "iterations_per_run"), "iterations_per_run");

@@ -274,7 +274,8 @@ run_records load_run(const std::filesystem::path& file_or_dir, const comparison_
       if (!std::regex_search(key.model_name, filter) || std::regex_search(key.model_name, exclude))
         continue;
       key.backend = report_backend_name(optional_text(*experiment, "dynamo"),
-                                        optional_text(*experiment, "xla"));
+                                        optional_text(*experiment, "xla"),
+                                        optional_text(*experiment, "torch_xla2"));
       if (!backends.empty() && !backends.count(key.backend)) continue;
       key.suite_name = field_text(model, "suite_name");
       key.test = field_text(experiment, "test");

@@ -34,7 +34,7 @@ void add_accuracy_metrics(json_value& metrics, json_allocator& a, const runner_o
   experiment_config baseline = experiment;
   baseline.dynamo = o.accuracy_baseline;  // a --dynamo value alone: None is plain eager
   baseline.xla.reset();
-  const std::string baseline_name = display_backend_name(baseline.dynamo, baseline.xla);
+  const std::string baseline_name = display_backend_name(baseline.dynamo, baseline.xla, std::nullopt);
   const auto text = [&](const char* key, const std::string& value) {
     metrics.AddMember(json_value(key, a), json_value(value.c_str(), a), a);
   };

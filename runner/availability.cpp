@@ -8,14 +8,24 @@ namespace benchmatrix {
 
 std::optional<std::string> unavailable_reason(const experiment_config& e) {
   if (e.accelerator == "tpu") return "accelerator=tpu is not supported by benchmatrix";
-  if (e.torch_xla2) return "torch_xla2=" + *e.torch_xla2 + " is not supported by benchmatrix";
-  if (e.xla == "PJRT" && !e.dynamo)
+  if (e.torch_xla2 == "extract_jax")
+    return "torch_xla2=extract_jax runs a Python nn.Module under torchax's tensor subclass; "
+           "benchmatrix's models are C++ (their traced graph goes through torch.export): use "
+           "--torch-xla2=torch_export, the same JAX/XLA program";
+  if (e.torch_xla2 && !e.xla)
+    return "torch_xla2=" + *e.torch_xla2 + " with xla=None: the original never waits for the "
+           "device on this path (its _sync has nothing to block on), so its timings measure "
+           "dispatch only; benchmatrix runs torch_xla2 with xla=PJRT";
+  if (e.xla == "PJRT" && !e.dynamo && !e.torch_xla2)
     return "xla=PJRT with dynamo=None is PyTorch/XLA's lazy tensor mode, which benchmatrix does not "
            "emulate; xla=PJRT dynamo=openxla compiles the whole forward with XLA";
-  if (e.xla == "PJRT" && e.dynamo == "openxla") {
+  // dynamo=openxla and torch_xla2=torch_export run the same path: torch.export -> StableHLO
+  // (torchax) -> the PJRT plugin.
+  if (e.xla == "PJRT" && (e.dynamo == "openxla" || e.torch_xla2 == "torch_export")) {
     if (e.test == "train")
-      return "xla=PJRT dynamo=openxla compiles the forward exported by torch.export, which gives no "
-             "backward; benchmatrix runs openxla for test=eval";
+      return "xla=PJRT " + std::string(e.torch_xla2 ? "torch_xla2=torch_export" : "dynamo=openxla") +
+             " compiles the forward exported by torch.export, which gives no backward; benchmatrix "
+             "runs it for test=eval";
     const char* plugin = std::getenv("BENCHMATRIX_PJRT_PLUGIN");
     const char* export_only = std::getenv("BENCHMATRIX_XLA_EXPORT_ONLY");
     const bool exporting = export_only && *export_only && std::string(export_only) != "0";

@@ -177,7 +177,8 @@ int run_child(const runner_options& o, const suite_config* config) {
     export_identity identity;
     identity.model = model_name;
     identity.suite = o.suite_name;
-    identity.backend = display_backend_name(experiment.dynamo, experiment.xla);
+    identity.backend =
+        display_backend_name(experiment.dynamo, experiment.xla, experiment.torch_xla2);
     identity.test = experiment.test;
     identity.batch_size = model.batch_size;
     identity.accelerator = experiment.accelerator;
@@ -247,7 +248,8 @@ int run_child(const runner_options& o, const suite_config* config) {
     dumps.output_dir = std::filesystem::absolute(o.output_dirname);
     dumps.experiment = experiment;
     dumps.model_name = model_name;
-    dumps.backend = display_backend_name(experiment.dynamo, experiment.xla);
+    dumps.backend =
+        display_backend_name(experiment.dynamo, experiment.xla, experiment.torch_xla2);
     write_ir_dumps(backend, dumps, metrics, d.GetAllocator());
   }
   // --metrics accuracy: after the timed repeats, never inside them.
@@ -265,7 +267,8 @@ int run_child(const runner_options& o, const suite_config* config) {
     profiling.experiment = experiment;
     profiling.model_name = model_name;
     // The original's key for non-XLA runs, named after what ran: inductor_ops, eager_ops, ...
-    profiling.ops_key = display_backend_name(experiment.dynamo, experiment.xla) + "_ops";
+    profiling.ops_key =
+        display_backend_name(experiment.dynamo, experiment.xla, experiment.torch_xla2) + "_ops";
     std::optional<torch::NoGradGuard> no_grad;
     if (!training) no_grad.emplace();
     run_profile_passes(step, model.example_inputs, timing, profiling, metrics, d.GetAllocator());

@@ -30,9 +30,9 @@ std::string milliseconds(double seconds) {
 std::string backend_name(const json_value& experiment) {
   const auto optional_at = [&](const char* key) -> std::optional<std::string> {
     const auto text = string_at(experiment, key);
-    return text == "None" ? std::nullopt : std::optional<std::string>(text);
+    return text == "None" || text == "?" ? std::nullopt : std::optional<std::string>(text);
   };
-  return display_backend_name(optional_at("dynamo"), optional_at("xla"));
+  return display_backend_name(optional_at("dynamo"), optional_at("xla"), optional_at("torch_xla2"));
 }
 
 }  // namespace

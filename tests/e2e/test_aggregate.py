@@ -282,6 +282,22 @@ class AggregateTest(OutputDirTest):
         self.assertIn("no results found for --accelerator h20", proc.stderr)
         self.assertIn("NVIDIA H200", proc.stderr)  # names what the input holds
 
+    def test_torch_xla2_records_are_their_own_backend(self):
+        """aggregate.py ignored experiment.torch_xla2 and filed those runs under eager (xla=None) or
+        openxla+lazytensor (xla=PJRT): here they are a column of their own."""
+        path = os.path.join(self.out, "xla2.jsonl")
+        lines = [timed("resnet18", None, W + [0.10, 0.10]), timed("resnet18", None, W + [0.04, 0.04])]
+        xla2 = rec("resnet18", None, {"total_time": W + [0.05, 0.05]}, xla="PJRT")
+        xla2["experiment"]["torch_xla2"] = "torch_export"
+        lines[1] = json.dumps(xla2)
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        proc = run(AGGREGATE, path, "--accelerator=h200", "--backends", "eager", "torch_xla2+torch_export",
+                   "--report=latest")
+        header, row = proc.stdout.splitlines()[:2]
+        self.assertIn("torch_xla2", header)
+        self.assertEqual(row.split(",")[1:], ["1.0", "0.0", "2.0", "0.0"])  # eager 0.10 / xla2 0.05
+
     def test_skip_samples_and_compile_metric(self):
         proc = self.aggregate("--accelerator=cpu", "--backends", "eager", "inductor", "--skip-samples=0")
         self.assertNotEqual(proc.stdout.splitlines()[1].split(",")[3], "1.90909091")
