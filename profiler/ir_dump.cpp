@@ -50,7 +50,15 @@ void write_ir_dumps(const backend_step& step, const ir_dump_request& request, js
       write_bytes(path, step.ir_text.data(), step.ir_text.size());
     }
   }
-  if (request.dump_sources) {
+  if (request.dump_sources && request.experiment.xla) {
+    // XLA itself wrote the dumps while compiling: the parent put --xla_dump_to=<this directory> in
+    // XLA_FLAGS (runner/sweep.cpp). Say so when it wrote nothing rather than leave it empty silently.
+    const auto directory = results_file_path(request.output_dir, request.experiment,
+                                             request.model_name, "", "hlo", "");
+    if (!std::filesystem::is_directory(directory) || std::filesystem::is_empty(directory))
+      notes += "XLA wrote no HLO dumps to " + directory.string() +
+               " (the child's XLA_FLAGS did not reach the PJRT plugin's compile). ";
+  } else if (request.dump_sources) {
     if (step.compiled_package.empty()) {
       notes += request.backend + " generates no code to dump (--dump-hlo keeps AOTInductor's sources). ";
     } else {

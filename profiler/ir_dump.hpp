@@ -5,7 +5,9 @@
 //                          the StableHLO module)
 //   --save-ir-format stablehlo  <out>/<model>/dump-<basename>.stablehlo (openxla only)
 //   --dump-hlo             <out>/<model>/hlo-<basename>/: the AOTInductor-generated sources
-//                          (wrapper and kernel .cpp, metadata .json) from the inductor package
+//                          (wrapper and kernel .cpp, metadata .json) from the inductor package;
+//                          openxla: XLA's own dumps (HLO before/after optimisation, ...), written
+//                          by the PJRT plugin under --xla_dump_to, which the parent adds to XLA_FLAGS
 // A backend without such an IR (eager and cudagraphs run the model's own C++ code) gets a note in
 // metrics.ir_note instead of a file.
 #pragma once

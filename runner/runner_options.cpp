@@ -32,7 +32,7 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       {"dynamo", 0, a::append, t::text, dynamo_choices, true, "None, inductor, openxla", "Compiler backend axis; None is eager. inductor runs AOTInductor; torchscript and cudagraphs are benchmatrix's."},
       {"test", 0, a::append, t::text, {"eval", "train"}, false, "eval, train", "Test axis: inference or a training step."},
       {"xla-flags", 0, a::append, t::text, {}, true, "None", "XLA_FLAGS axis; each distinct string is one value."},
-      {"torch-xla2", 0, a::append, t::text, {"extract_jax", "torch_export"}, false, "", "torch_xla2 (JAX) axis."},
+      {"torch-xla2", 0, a::append, t::text, {"extract_jax", "torch_export"}, false, "", "torch_xla2 (JAX) axis: torch_export with --xla=PJRT runs openxla's export (torch.export -> torchax -> StableHLO -> PJRT); extract_jax, and xla=None, are SKIP records with the reason."},
       {"enable-functionalization", 0, a::store_true, t::text, {}, false, "", "Functionalization axis value True (else False)."},
       {"keep-model-data-on-cuda", 0, a::store_true, t::text, {}, false, "", "Keep model data on CUDA (openxla only)."},
       {"batch-size", 0, a::store, t::integer, {}, true, "model default", "Batch size, where the model allows changing it."},
@@ -64,7 +64,7 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       {"profile-cuda-cpu-individual-ops", 0, a::store_true, t::text, {}, false, "", "Record per aten op self/total CPU and CUDA time and calls under metrics.inductor_ops (inductor) or metrics.<backend>_ops."},
       {"profile-cupti", 0, a::store_true, t::text, {}, false, "", "CUDA: our CUPTI collector's kernel count, kernel time, busy (merged-interval) time per repeat and top kernels, in a pass of its own."},
       {"save-ir-format", 0, a::store, t::text, {"text", "hlo", "stablehlo"}, false, "", "Save the IR in <out>/<model>/dump-<basename>.<format>: text is the traced TorchScript graph (torchscript, inductor) or the StableHLO module (openxla); stablehlo is openxla's module; hlo (XLA's optimised HLO) is what --xla-flags=--xla_dump_to=DIR writes."},
-      {"dump-hlo", 0, a::store_true, t::text, {}, false, "", "inductor: AOTInductor's generated sources (wrapper and kernel .cpp, metadata) in <out>/<model>/hlo-<basename>/."},
+      {"dump-hlo", 0, a::store_true, t::text, {}, false, "", "Into <out>/<model>/hlo-<basename>/: inductor: AOTInductor's generated sources (wrapper and kernel .cpp, metadata); openxla: XLA's HLO dumps (the parent adds --xla_dump_to=<that directory> to the child's XLA_FLAGS)."},
       {"collect-dynamo-counters", 0, a::store_true, t::text, {}, false, "", "Record our backend's counters (graphs, calls through them, compile cache, CUDA graph captures, eager fallbacks) as metrics.dynamo_counters."},
       {"dump-dynamo-counters", 0, a::store_true, t::text, {}, false, "", "Write each repeat's counters to <out>/<model>/<r>/dynamo-counters-<basename>.txt (JSON)."},
       // Process control and output

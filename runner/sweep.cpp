@@ -1,5 +1,6 @@
 #include "runner/sweep.hpp"
 
+#include "output/file_naming.hpp"
 #include "output/results_file.hpp"
 #include "runner/availability.hpp"
 #include "runner/child_process.hpp"
@@ -94,12 +95,13 @@ std::string python_list_repr(const std::vector<std::string>& items) {
   return out + "]";
 }
 
-/// The child's environment: ours plus the result channel, the XLA variables of §3.4 and, with
-/// --devices, its GPU: CUDA_VISIBLE_DEVICES in nvidia-smi's numbering (PCI bus order).
-std::map<std::string, std::string> child_environment(const experiment_config& e,
-                                                     const std::filesystem::path& result_path,
-                                                     bool verifier,
-                                                     const std::optional<std::string>& device) {
+/// The child's environment: ours plus the result channel, the XLA variables of §3.4 (with
+/// `xla_dump_dir`, --dump-hlo's `--xla_dump_to=<dir>` appended to XLA_FLAGS, as the original's parent
+/// does) and, with --devices, its GPU: CUDA_VISIBLE_DEVICES in nvidia-smi's numbering (PCI bus order).
+std::map<std::string, std::string> child_environment(
+    const experiment_config& e, const std::filesystem::path& result_path, bool verifier,
+    const std::optional<std::string>& device,
+    const std::optional<std::filesystem::path>& xla_dump_dir) {
   auto env = current_environment();
   if (device) {
     env["CUDA_VISIBLE_DEVICES"] = *device;
@@ -116,6 +118,10 @@ std::map<std::string, std::string> child_environment(const experiment_config& e,
     env.erase("XLA_FLAGS");
   }
   if (e.xla_flags) env["XLA_FLAGS"] = *e.xla_flags;
+  if (xla_dump_dir) {
+    auto& flags = env["XLA_FLAGS"];
+    flags += (flags.empty() ? "" : " ") + std::string("--xla_dump_to=") + xla_dump_dir->string();
+  }
   if (!e.enable_functionalization) env["XLA_DISABLE_FUNCTIONALIZATION"] = "1";
   return env;
 }
@@ -161,6 +167,7 @@ private:
   void start_verifier(pending_config c, std::string timing_record,
                       std::chrono::steady_clock::time_point config_started);
   bool launch(running_child& child, bool verifier);
+  std::optional<std::filesystem::path> xla_dump_dir(const pending_config& c, bool verifier) const;
   /// After a child started: every running timing child now has m_running.size() - 1 beside it.
   void note_interference();
   std::string record_for(running_child& child, const child_exit& exit, bool timed_out);
@@ -348,6 +355,16 @@ void sweep::note_interference() {
       other.config.children_beside = std::max(other.config.children_beside, m_running.size() - 1);
 }
 
+/// --dump-hlo for an XLA experiment: <out>/<model>/hlo-<basename>/ (created), where XLA writes the
+/// HLO modules it compiles. Only the timing child dumps: the verifier compiles the same module again.
+std::optional<std::filesystem::path> sweep::xla_dump_dir(const pending_config& c, bool verifier) const {
+  if (!m_o.dump_hlo || !c.experiment.xla || verifier) return std::nullopt;
+  const auto directory = results_file_path(std::filesystem::absolute(m_o.output_dirname),
+                                           c.experiment, c.model, "", "hlo", "");
+  std::filesystem::create_directories(directory);
+  return directory;
+}
+
 /// Spawns the child's process. On failure writes the config's record and returns false.
 bool sweep::launch(running_child& child, bool verifier) {
   const auto& c = child.config;
@@ -365,7 +382,8 @@ bool sweep::launch(running_child& child, bool verifier) {
   try {
     child.process = std::make_unique<child_process>(
         child.argv,
-        child_environment(c.experiment, child.directory / "result.json", verifier, c.device),
+        child_environment(c.experiment, child.directory / "result.json", verifier, c.device,
+                          xla_dump_dir(c, verifier)),
         child.directory / "stdout", child.directory / "stderr");
   } catch (const std::exception& e) {
     log_error("ERROR when launching child process: " + std::string(e.what()));
