@@ -64,6 +64,8 @@ PJRT_Buffer_Type buffer_type(at::ScalarType type) {
     case at::kChar: return PJRT_Buffer_Type_S8;
     case at::kByte: return PJRT_Buffer_Type_U8;
     case at::kBool: return PJRT_Buffer_Type_PRED;
+    case at::kComplexFloat: return PJRT_Buffer_Type_C64;    // (re, im) float pairs, as torch's
+    case at::kComplexDouble: return PJRT_Buffer_Type_C128;
     default:
       throw std::runtime_error(std::string("PJRT: no buffer type for ") + c10::toString(type));
   }

@@ -19,6 +19,7 @@
 #endif
 
 #include <rapidjson/document.h>
+#include <ATen/Context.h>
 #include <torch/serialize.h>
 
 #include <chrono>
@@ -50,6 +51,36 @@ bool env_set(const char* name) {
   const char* value = std::getenv(name);
   return value && *value && std::string(value) != "0";
 }
+
+/// Scaled dot-product attention restricted to its math form while it lives. The trace records
+/// what the kernels it ran did: a fused CPU/CUDA attention kernel returns its output in a
+/// (batch, seq, heads, dim) buffer seen through a transpose, so the model's
+/// `y.transpose(1, 2).contiguous().view(...)` finds y already contiguous and the trace keeps no
+/// `contiguous` (LibTorch skips the call) — and the export, which runs attention in its math form
+/// (benchmatrix_compile's attention_for), then meets a `view` of a transposed tensor (nanogpt).
+/// Tracing under the math form gives the trace the strides the export sees.
+class math_attention_scope {
+ public:
+  math_attention_scope()
+      : m_flash(at::globalContext().userEnabledFlashSDP()),
+        m_memory_efficient(at::globalContext().userEnabledMemEfficientSDP()),
+        m_math(at::globalContext().userEnabledMathSDP()),
+        m_cudnn(at::globalContext().userEnabledCuDNNSDP()) {
+    set(false, false, true, false);
+  }
+  ~math_attention_scope() { set(m_flash, m_memory_efficient, m_math, m_cudnn); }
+  math_attention_scope(const math_attention_scope&) = delete;
+  math_attention_scope& operator=(const math_attention_scope&) = delete;
+
+ private:
+  static void set(bool flash, bool memory_efficient, bool math, bool cudnn) {
+    at::globalContext().setSDPUseFlash(flash);
+    at::globalContext().setSDPUseMemEfficient(memory_efficient);
+    at::globalContext().setSDPUseMath(math);
+    at::globalContext().setSDPUseCuDNN(cudnn);
+  }
+  bool m_flash, m_memory_efficient, m_math, m_cudnn;
+};
 
 std::string python_path() {
   std::string path = BENCHMATRIX_PYTHON_PATH;
@@ -132,7 +163,8 @@ at::ScalarType scalar_type(const std::string& name) {
   static const std::map<std::string, at::ScalarType> types = {
       {"float32", at::kFloat}, {"bfloat16", at::kBFloat16}, {"float16", at::kHalf},
       {"float64", at::kDouble}, {"int64", at::kLong}, {"int32", at::kInt},
-      {"int16", at::kShort}, {"int8", at::kChar}, {"uint8", at::kByte}, {"bool", at::kBool}};
+      {"int16", at::kShort}, {"int8", at::kChar}, {"uint8", at::kByte}, {"bool", at::kBool},
+      {"complex64", at::kComplexFloat}, {"complex128", at::kComplexDouble}};  // llama's rotary table
   const auto it = types.find(name);
   if (it == types.end()) throw std::runtime_error("xla_program.json: unsupported dtype " + name);
   return it->second;
@@ -143,6 +175,7 @@ struct exported_program {
   std::string platform;
   std::vector<program_value> arguments, outputs;
   std::string module_file, module_text_file, options_file, weights_file;
+  std::string cuda_data_dir;  // jax's xla_gpu_cuda_data_dir when it exported; empty: none
 };
 
 std::vector<int64_t> read_shape(const rapidjson::Value& value) {
@@ -165,6 +198,8 @@ exported_program read_program(const std::filesystem::path& json_path) {
   p.module_text_file = d["module_text"].GetString();
   p.options_file = d["compile_options"].GetString();
   p.weights_file = d["weights"].GetString();
+  if (d.HasMember("cuda_data_dir") && d["cuda_data_dir"].IsString())
+    p.cuda_data_dir = d["cuda_data_dir"].GetString();
   for (const auto& a : d["arguments"].GetArray()) {
     program_value v;
     v.is_weight = std::string(a["kind"].GetString()) == "weight";
@@ -197,6 +232,18 @@ exported_program read_program(const std::filesystem::path& json_path) {
 }
 
 #ifdef BENCHMATRIX_HAVE_PJRT
+/// The compile options carry no DebugOptions (stablehlo.py), so XLA reads them from XLA_FLAGS, which
+/// XLA parses once, when the plugin first asks: before that, add jax's CUDA data directory (where
+/// XLA finds ptxas and libdevice) unless the user's flags name one.
+void pass_cuda_data_dir(const exported_program& program) {
+  if (program.cuda_data_dir.empty()) return;
+  const char* existing = std::getenv("XLA_FLAGS");
+  std::string flags = existing ? existing : "";
+  if (flags.find("--xla_gpu_cuda_data_dir") != std::string::npos) return;
+  flags += (flags.empty() ? "" : " ") + std::string("--xla_gpu_cuda_data_dir=") + program.cuda_data_dir;
+  ::setenv("XLA_FLAGS", flags.c_str(), 1);
+}
+
 /// The plugin: $BENCHMATRIX_PJRT_PLUGIN, else JAX's CUDA plugin in the helper's Python.
 std::string find_plugin(const torch::Device& device) {
   if (const char* path = std::getenv("BENCHMATRIX_PJRT_PLUGIN"); path && *path) return path;
@@ -242,8 +289,11 @@ backend_step make_xla_pjrt_step(model_instance& model, const step_options& optio
         "backward; benchmatrix runs openxla for test=eval");
   const auto started = std::chrono::steady_clock::now();
   model.module->eval();
-  const auto traced = std::make_shared<traced_forward>(
-      trace_forward(model, /*parameters_as_inputs=*/false, options));
+  const auto traced = [&] {
+    math_attention_scope math_attention;
+    return std::make_shared<traced_forward>(
+        trace_forward(model, /*parameters_as_inputs=*/false, options));
+  }();
 
   export_recipe recipe;
   {
@@ -280,6 +330,7 @@ backend_step make_xla_pjrt_step(model_instance& model, const step_options& optio
       "reconfigure, or pass -DBENCHMATRIX_PJRT_INCLUDE_DIR=<dir holding xla/pjrt/c>");
 #else
   const std::string plugin_path = find_plugin(options.device);
+  pass_cuda_data_dir(program);
   auto session = pjrt::session::open(plugin_path);
   log_info("PJRT: " + session->describe());
   xla_counters& counters = process_xla_counters();

@@ -7,7 +7,12 @@
 #           header from third_party_cache/pjrt and torchax from third_party_cache/python (both made
 #           by scripts/fetch_pjrt_header.sh on a machine with PyPI; carry third_party_cache)
 #   dummy   the dummy model, every backend (quick: checks the plugin loads and PASSes)
-#   run     the torchbench models (MODELS=regex to choose; the cache makes a rerun cheap)
+#   run     the torchbench models (MODELS=regex to choose; the cache makes a rerun cheap;
+#           BACKENDS="--dynamo=None --dynamo=openxla" to leave inductor out)
+#   export  the StableHLO export of every selected model into the cache, 4 models at a time
+#           (BENCHMATRIX_XLA_EXPORT_ONLY; the export is CPU-bound Python), so that `run` times
+#           the GPU and not four exports in a row
+#   extras  dummy with --dump-hlo (XLA's dumps listed) and --torch-xla2=torch_export
 #   table   the table of every record so far
 # Usage: bench/xla_gpu.sh OUT_DIR STEP...
 # Env: BENCHMATRIX_PJRT_PLUGIN=/path/xla_cuda_plugin.so (default: found through python3's
@@ -18,8 +23,9 @@ mkdir -p "$out"
 build=build-gpu
 cache=$build/compile_cache
 models=${MODELS:-'^(resnet18|resnet50|mobilenet_v2|squeezenet1_1|alexnet|hf_Bert|nanogpt)$'}
-runner() { "$build/experiment_runner" --accelerator=cuda --xla=None --xla=PJRT --dynamo=None \
-             --dynamo=inductor --dynamo=openxla --test=eval --repeat=5 --iterations-per-run=10 \
+backends=${BACKENDS:-"--dynamo=None --dynamo=inductor --dynamo=openxla"}
+runner() { "$build/experiment_runner" --accelerator=cuda --xla=None --xla=PJRT $backends \
+             --test=eval --repeat=5 --iterations-per-run=10 \
              --verify --cache-dir="$cache" --output-dirname="$out/results" "$@"; }
 for step in "$@"; do
   echo "=== $step $(date +%T)"
@@ -44,16 +50,47 @@ for step in "$@"; do
       runner --suite-name=torchbench --filter="$models" > "$out/run.log" 2>&1 || { tail -40 "$out/run.log"; exit 1; }
       tail -20 "$out/run.log"
       ;;
+    export)
+      for p in 0 1 2 3; do
+        BENCHMATRIX_XLA_EXPORT_ONLY=1 "$build/experiment_runner" --accelerator=cuda \
+          --suite-name=torchbench --filter="$models" --xla=PJRT --dynamo=openxla --test=eval \
+          --repeat=1 --total-partitions=4 --partition-id=$p --cache-dir="$cache" \
+          --output-dirname="$out/export-$p" > "$out/export-$p.log" 2>&1 &
+      done
+      wait
+      cat "$out"/export-*/results.jsonl | python3 -c '
+import json, sys
+for r in map(json.loads, sys.stdin):
+    print(r["model"]["model_name"], r["metrics"].get("error", "")[-160:].replace("\n", " "))'
+      ;;
+    extras)
+      for axis in "--dynamo=openxla" "--dynamo=None --torch-xla2=torch_export"; do
+        "$build/experiment_runner" --accelerator=cuda --suite-name=dummy --xla=PJRT $axis --test=eval \
+          --repeat=3 --iterations-per-run=10 --verify --dump-hlo --cache-dir="$cache" \
+          --output-dirname="$out/extras" > "$out/extras.log" 2>&1 || { tail -40 "$out/extras.log"; exit 1; }
+      done
+      for d in "$out"/extras/dummy/hlo-*; do
+        echo "$d: $(ls "$d" | wc -l) files, e.g. $(ls "$d" | grep -m2 'txt$' | tr '\n' ' ')"
+      done
+      python3 - "$out/extras/results.jsonl" <<'PY'
+import json, sys
+for r in map(json.loads, open(sys.argv[1])):
+    m = r["metrics"]
+    print(r["experiment"]["dynamo"], r["experiment"]["torch_xla2"], r["verification_code"],
+          m.get("error", "")[:200], m.get("ir_note", ""), "xla_CompileTime_number" in m)
+PY
+      ;;
     table)
       python3 - "$out/results/results.jsonl" <<'PY'
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-name = lambda r: "openxla" if r["experiment"]["xla"] else (r["experiment"]["dynamo"] or "eager")
+name = lambda r: ("torch_xla2" if r["experiment"]["torch_xla2"] else "openxla") if r["experiment"]["xla"] \
+    else (r["experiment"]["dynamo"] or "eager")
 print(f"{'model':16} {'backend':9} {'bs':>4} {'ms/iter med':>11} {'min':>8} {'max':>8} {'compile s':>9} "
       f"{'xla exec ms/iter':>16} {'verify':20} note")
 for r in sorted(rows, key=lambda r: (r["model"]["model_name"], name(r))):
     m = r["metrics"]
-    if r["experiment"]["xla"] and not r["experiment"]["dynamo"]:
+    if r["experiment"]["xla"] and not r["experiment"]["dynamo"] and not r["experiment"]["torch_xla2"]:
         continue  # the lazy-tensor SKIP
     head = f"{r['model']['model_name']:16} {name(r):9} {r['experiment'].get('batch_size') or m.get('batch_size') or '':>4}"
     if "error" in m:

@@ -15,7 +15,8 @@ can compile and run without Python, JAX or protobuf:
 
 xla_program.json: {"format": "benchmatrix-stablehlo-1", "platform", "module", "module_text",
 "compile_options", "weights", "arguments": [{"kind": "weight"|"input", "index", "dtype", "shape",
-"offset", "bytes"}], "outputs": [{"dtype", "shape"}], "files": {name: bytes}, "versions": {...}}.
+"offset", "bytes"}], "outputs": [{"dtype", "shape"}], "cuda_data_dir": path|null, "files": {name:
+bytes}, "versions": {...}}.
 `arguments` are the module's parameters in order: JAX drops unused ones (module_kept_var_idx), so
 each names the weight (its bytes in weights.bin at offset) or the model input (the index-th tensor
 leaf) it is. dtypes are numpy names (float32, bfloat16, int64, bool, ...).
@@ -55,6 +56,7 @@ def export_stablehlo(exported_program, example_inputs, device, out_dir):
     from torchax import export as torchax_export
 
     expand_pooling_arguments(exported_program)
+    exported_program = exported_program.run_decompositions(embedding_bag_decompositions())
     weights, function = torchax_export.exported_program_to_jax(exported_program)
     weights = [numpy.asarray(w) for w in weights]
     input_avals = tuple(jax.ShapeDtypeStruct(tuple(x.shape), torchax_to_numpy(x).dtype)
@@ -106,6 +108,7 @@ def export_stablehlo(exported_program, example_inputs, device, out_dir):
         "weights": "weights.bin",
         "arguments": arguments,
         "outputs": outputs,
+        "cuda_data_dir": cuda_data_dir() if platform == "cuda" else None,
         "files": files,
         "versions": {"torch": torch.__version__, "jax": jax.__version__,
                      "jaxlib": jaxlib.__version__,
@@ -141,6 +144,57 @@ def expand_pooling_arguments(exported_program):
     exported_program.graph_module.recompile()
 
 
+def embedding_bag_decompositions():
+    """torch.export decompositions of aten._embedding_bag(_forward_only) into gathers and an
+    index_add over static shapes. torchax's lowering loops over the bags in Python and reads the
+    offsets' values, which a traced (jitted) program does not have (dlrm: "TracerArrayConversionError
+    ... int64[2048]"). Bag sums accumulate in float32 at least, as torch's kernels do (acc_type).
+    Only the first result (the bags) keeps torch's meaning: offset2bag, bag_size and max_indices
+    are left as the bag of each index, the count per bag and zeros, which inference never reads."""
+    import torch
+
+    aten = torch.ops.aten
+
+    def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                      per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+        if indices.dim() != 1 or offsets.dim() != 1:
+            raise NotImplementedError("embedding_bag decomposition: 1-d indices and offsets")
+        bags = offsets.shape[0] - 1 if include_last_offset else offsets.shape[0]
+        positions = torch.arange(indices.shape[0], device=indices.device, dtype=offsets.dtype)
+        # The bag of index i: the last bag starting at or before i. Integer positions make
+        # searchsorted(right=True) the left one at i + 1 (torchax lowers only the left one).
+        bag_of = torch.searchsorted(offsets[:bags].contiguous(), positions + 1) - 1
+        accumulate = torch.promote_types(weight.dtype, torch.float32)
+        rows = aten.embedding.default(weight, indices).to(accumulate)
+        if per_sample_weights is not None:
+            rows = rows * per_sample_weights.to(accumulate).unsqueeze(1)
+        counted = (indices != padding_idx) if padding_idx >= 0 else torch.ones_like(indices, dtype=torch.bool)
+        counts = torch.zeros(bags, dtype=torch.int64, device=indices.device).index_add(
+            0, bag_of, counted.to(torch.int64))
+        width = weight.shape[1]
+        if mode == 2:  # max; an empty bag is zeros, as in torch
+            rows = torch.where(counted.unsqueeze(1), rows, torch.tensor(float("-inf"), dtype=accumulate,
+                                                                        device=rows.device))
+            bags_out = torch.zeros(bags, width, dtype=accumulate, device=rows.device).scatter_reduce(
+                0, bag_of.unsqueeze(1).expand(-1, width), rows, "amax", include_self=False)
+            bags_out = torch.where(counts.unsqueeze(1) > 0, bags_out, torch.zeros_like(bags_out))
+        else:
+            rows = rows * counted.to(accumulate).unsqueeze(1)
+            bags_out = torch.zeros(bags, width, dtype=accumulate, device=rows.device).index_add(
+                0, bag_of, rows)
+            if mode == 1:  # mean over the counted indices
+                bags_out = bags_out / counts.clamp(min=1).to(accumulate).unsqueeze(1)
+        max_indices = torch.zeros(bags, dtype=torch.int64, device=indices.device)
+        return bags_out.to(weight.dtype), bag_of, counts, max_indices
+
+    # On top of export's default (core ATen) table: it turns embedding_bag(.padding_idx) into
+    # _embedding_bag_forward_only, which this one then replaces.
+    table = torch.export.default_decompositions()
+    table[aten._embedding_bag_forward_only.default] = embedding_bag
+    table[aten._embedding_bag.default] = embedding_bag
+    return table
+
+
 def torchax_to_numpy(tensor):
     """A CPU numpy array of `tensor` (bfloat16 through ml_dtypes, which jax depends on)."""
     import torch
@@ -154,11 +208,95 @@ def torchax_to_numpy(tensor):
 
 
 def compile_options_bytes():
-    """A serialized xla.CompileOptionsProto for one device (1 replica, 1 partition)."""
+    """A serialized xla.CompileOptionsProto for one device (1 replica, 1 partition), without
+    DebugOptions: jax's CompileOptions carry the DebugOptions that this helper's XLA_FLAGS gave, which
+    would then override the running child's. Without them, XLA takes its debug options from the
+    flags of the process that compiles (CreateDefaultExecutionOptions -> GetDebugOptionsFromFlags), so
+    --xla-flags and --dump-hlo reach the plugin, and the cached export does not depend on XLA_FLAGS.
+    The one debug option jax derives from its installation, the CUDA data directory
+    (xla_gpu_cuda_data_dir: ptxas and libdevice of the pip CUDA packages), goes into
+    xla_program.json instead (cuda_data_dir), for the child to pass as a flag."""
     from jax._src import compiler
 
     options = compiler.get_compile_options(num_replicas=1, num_partitions=1)
-    return options.SerializeAsString()
+    return without_debug_options(options.SerializeAsString())
+
+
+def cuda_data_dir():
+    """The directory jax gives XLA as xla_gpu_cuda_data_dir (its pip CUDA packages), or None."""
+    from jax._src import lib as jax_lib
+
+    return getattr(jax_lib, "cuda_path", None)
+
+
+# Field numbers of xla/pjrt/proto/compile_options.proto.
+_EXECUTABLE_BUILD_OPTIONS = 3  # CompileOptionsProto.executable_build_options
+_DEBUG_OPTIONS = 3             # ExecutableBuildOptionsProto.debug_options
+_LENGTH_DELIMITED = 2          # protobuf wire type of messages, strings and bytes
+
+
+def _varint(data, position):
+    value = shift = 0
+    while True:
+        if position >= len(data):
+            raise ValueError("truncated protobuf varint")
+        byte = data[position]
+        position += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            return value, position
+
+
+def _encode_varint(value):
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def _fields(data):
+    """(field number, wire type, the field's bytes including its tag, its payload) of each field of a
+    serialized message, in order."""
+    position = 0
+    while position < len(data):
+        start = position
+        tag, position = _varint(data, position)
+        number, wire_type = tag >> 3, tag & 7
+        payload_start = position
+        if wire_type == 0:
+            _, position = _varint(data, position)
+        elif wire_type == 1:
+            position += 8
+        elif wire_type == 5:
+            position += 4
+        elif wire_type == _LENGTH_DELIMITED:
+            length, payload_start = _varint(data, position)
+            position = payload_start + length
+        else:
+            raise ValueError(f"unsupported protobuf wire type {wire_type} (field {number})")
+        if position > len(data):
+            raise ValueError(f"truncated protobuf field {number}")
+        yield number, wire_type, data[start:position], data[payload_start:position]
+
+
+def without_debug_options(compile_options):
+    """`compile_options` (a serialized CompileOptionsProto) with its
+    executable_build_options.debug_options removed, everything else byte for byte."""
+    out = bytearray()
+    for number, wire_type, field, payload in _fields(compile_options):
+        if number != _EXECUTABLE_BUILD_OPTIONS or wire_type != _LENGTH_DELIMITED:
+            out += field
+            continue
+        build_options = b"".join(inner for inner_number, inner_type, inner, _ in _fields(payload)
+                                 if not (inner_number == _DEBUG_OPTIONS
+                                         and inner_type == _LENGTH_DELIMITED))
+        out += _encode_varint(_EXECUTABLE_BUILD_OPTIONS << 3 | _LENGTH_DELIMITED)
+        out += _encode_varint(len(build_options)) + build_options
+    return bytes(out)
 
 
 def load_program(directory):

@@ -1,4 +1,4 @@
-"""The XLA backend's export half on the CPU (no PJRT plugin exists for the CPU): for dummy and two
+"""The XLA backend's export half on the CPU (no PJRT plugin exists for the CPU): for dummy and four
 torchbench models, experiment_runner --xla=PJRT --dynamo=openxla with BENCHMATRIX_XLA_EXPORT_ONLY=1
 traces the model and has the compile helper export StableHLO + weights + compile options into the
 compile cache; JAX's CPU client then compiles that module the way the C++ PJRT backend does
@@ -25,7 +25,10 @@ try:
 except ImportError:
     HAVE_JAX = False
 
-MODELS = [("dummy", "dummy"), ("torchbench", "resnet18"), ("torchbench", "dcgan")]
+# nanogpt: traced under math attention (else the trace drops a .contiguous() the export needs);
+# dlrm: embedding bags decomposed (torchax's lowering needs concrete offsets).
+MODELS = [("dummy", "dummy"), ("torchbench", "resnet18"), ("torchbench", "dcgan"),
+          ("torchbench", "nanogpt"), ("torchbench", "dlrm")]
 TOLERANCE = 1e-2  # --verify-tolerance's eval default
 
 
@@ -104,6 +107,56 @@ class XlaExportTest(OutputDirTest):
         self.assertIn("BENCHMATRIX_PJRT_PLUGIN", by_config[("openxla", "eval")])
         for error in by_config.values():
             self.assertTrue(error.startswith("SKIP: "), error)
+
+    def test_torch_xla2_values_and_dump_hlo(self):
+        """--torch-xla2=torch_export with xla=PJRT is the openxla export; extract_jax and xla=None
+        are SKIP records with reasons. --dump-hlo puts --xla_dump_to=<out>/<model>/hlo-<basename> in
+        the child's XLA_FLAGS, which the export helper inherits: its compile options must not carry
+        them (they would override the compiling process's XLA_FLAGS and tie the cached export to
+        one run's dump directory), and XLA must then honour XLA_FLAGS when it compiles them."""
+        from benchmatrix_compile.stablehlo import load_program
+
+        env = dict(os.environ, BENCHMATRIX_XLA_EXPORT_ONLY="1")
+        run(RUNNER, "--suite-name=dummy", "--accelerator=cpu", "--repeat=1", "--test=eval",
+            "--xla=None", "--xla=PJRT", "--dynamo=None", "--torch-xla2", "torch_export",
+            "--torch-xla2", "extract_jax", "--dump-hlo",
+            f"--cache-dir={os.path.join(self.out, 'cache')}", f"--output-dirname={self.out}",
+            env=env, timeout=900)
+        by_config = {(r["experiment"]["xla"], r["experiment"]["torch_xla2"]): r["metrics"]["error"]
+                     for r in read_records(self.results)}
+        self.assertEqual(len(by_config), 4, by_config)
+        for error in by_config.values():
+            self.assertTrue(error.startswith("SKIP: "), error)
+        self.assertIn("measure dispatch only", by_config[(None, "torch_export")])
+        for xla in (None, "PJRT"):
+            self.assertIn("--torch-xla2=torch_export", by_config[(xla, "extract_jax")])
+        match = re.search(r"StableHLO exported to (\S+) \(not run\)", by_config[("PJRT", "torch_export")])
+        self.assertIsNotNone(match, by_config)
+        directory = match.group(1)
+
+        dump_dirs = glob.glob(os.path.join(self.out, "dummy", "hlo-*"))
+        self.assertEqual(len(dump_dirs), 1, dump_dirs)  # the XLA config's only
+        self.assertIn("PJRT-None-dummy", dump_dirs[0])
+        program = load_program(directory)
+        with open(os.path.join(directory, program["compile_options"]), "rb") as f:
+            options = f.read()
+        self.assertNotIn(b"xla_dump_to", options)
+        self.assertNotIn(os.path.basename(dump_dirs[0]).encode(), options)
+
+        # In a fresh process (XLA reads XLA_FLAGS once per process), JAX's CPU client compiles the
+        # module with those options and dumps where XLA_FLAGS says.
+        dump_to = os.path.join(self.out, "xla-dump")
+        script = ("import sys, numpy\n"
+                  "from benchmatrix_compile.stablehlo import load_program, run_with_jax\n"
+                  "program = load_program(sys.argv[1])\n"
+                  "inputs = [numpy.zeros(a['shape'], a['dtype']) for a in program['arguments']"
+                  " if a['kind'] == 'input']\n"
+                  "print(len(run_with_jax(sys.argv[1], inputs)))\n")
+        python_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
+        run(sys.executable, "-c", script, directory,
+            env=dict(os.environ, XLA_FLAGS=f"--xla_dump_to={dump_to}",
+                     PYTHONPATH=python_dir + os.pathsep + os.environ.get("PYTHONPATH", "")))
+        self.assertTrue(any(name.endswith(".txt") for name in os.listdir(dump_to)), os.listdir(dump_to))
 
 
 if __name__ == "__main__":
