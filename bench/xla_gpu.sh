@@ -64,14 +64,15 @@ for r in map(json.loads, sys.stdin):
     print(r["model"]["model_name"], r["metrics"].get("error", "")[-160:].replace("\n", " "))'
       ;;
     extras)
-      for axis in "--dynamo=openxla" "--dynamo=None --torch-xla2=torch_export"; do
+      for axis in "--dynamo=openxla --dump-hlo" "--dynamo=None --torch-xla2=torch_export --save-ir-format=hlo"; do
         "$build/experiment_runner" --accelerator=cuda --suite-name=dummy --xla=PJRT $axis --test=eval \
-          --repeat=3 --iterations-per-run=10 --verify --dump-hlo --cache-dir="$cache" \
+          --repeat=3 --iterations-per-run=10 --verify --cache-dir="$cache" \
           --output-dirname="$out/extras" > "$out/extras.log" 2>&1 || { tail -40 "$out/extras.log"; exit 1; }
       done
       for d in "$out"/extras/dummy/hlo-*; do
         echo "$d: $(ls "$d" | wc -l) files, e.g. $(ls "$d" | grep -m2 'txt$' | tr '\n' ' ')"
       done
+      for f in "$out"/extras/dummy/dump-*; do echo "$f:"; head -5 "$f"; done
       python3 - "$out/extras/results.jsonl" <<'PY'
 import json, sys
 for r in map(json.loads, open(sys.argv[1])):

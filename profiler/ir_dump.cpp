@@ -5,6 +5,7 @@
 #include <caffe2/serialize/inline_container.h>
 
 #include <fstream>
+#include <sstream>
 
 namespace benchmatrix {
 namespace {
@@ -32,13 +33,53 @@ size_t extract_sources(const std::filesystem::path& package, const std::filesyst
   return written;
 }
 
+/// XLA's dump of the module it was given, before its passes: <dir>/module_NNNN.<name>.before_optimizations.txt
+/// (the lowest NNNN: the first module compiled). Empty when there is none.
+std::filesystem::path first_module_before_optimizations(const std::filesystem::path& directory) {
+  std::filesystem::path found;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(directory, error)) {
+    const std::string name = entry.path().filename().string();
+    const std::string suffix = ".before_optimizations.txt";
+    if (name.rfind("module_", 0) != 0 || name.size() < suffix.size() ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    if (found.empty() || name < found.filename().string()) found = entry.path();
+  }
+  return found;
+}
+
+std::string read_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  return bytes.str();
+}
+
 }  // namespace
 
 void write_ir_dumps(const backend_step& step, const ir_dump_request& request, json_value& metrics,
                     json_allocator& a) {
   std::string notes;
-  if (!request.save_format.empty()) {
-    const bool stablehlo = request.experiment.xla.has_value();  // openxla's ir_text is its module
+  const bool xla = request.experiment.xla.has_value();  // openxla's ir_text is its module
+  // Where XLA dumped (the parent's --xla_dump_to, runner/sweep.cpp).
+  const auto xla_dump_dir = [&] {
+    return results_file_path(request.output_dir, request.experiment, request.model_name, "", "hlo", "");
+  };
+  if (request.save_format == "hlo") {
+    if (!xla) {
+      notes += request.backend + " has no HLO (only --xla=PJRT --dynamo=openxla compiles with XLA). ";
+    } else if (const auto module = first_module_before_optimizations(xla_dump_dir()); module.empty()) {
+      notes += "XLA wrote no module_*.before_optimizations.txt to " + xla_dump_dir().string() + ". ";
+    } else {
+      const std::string text = read_bytes(module);
+      write_bytes(results_file_path(request.output_dir, request.experiment, request.model_name, "",
+                                    "dump", "hlo"),
+                  text.data(), text.size());
+    }
+  } else if (!request.save_format.empty()) {
+    const bool stablehlo = xla;
     if (step.ir_text.empty()) {
       notes += request.backend + " has no traced graph to save (it runs the model's own C++ code). ";
     } else if (request.save_format == "stablehlo" && !stablehlo) {
@@ -50,11 +91,10 @@ void write_ir_dumps(const backend_step& step, const ir_dump_request& request, js
       write_bytes(path, step.ir_text.data(), step.ir_text.size());
     }
   }
-  if (request.dump_sources && request.experiment.xla) {
+  if (request.dump_sources && xla) {
     // XLA itself wrote the dumps while compiling: the parent put --xla_dump_to=<this directory> in
     // XLA_FLAGS (runner/sweep.cpp). Say so when it wrote nothing rather than leave it empty silently.
-    const auto directory = results_file_path(request.output_dir, request.experiment,
-                                             request.model_name, "", "hlo", "");
+    const auto directory = xla_dump_dir();
     if (!std::filesystem::is_directory(directory) || std::filesystem::is_empty(directory))
       notes += "XLA wrote no HLO dumps to " + directory.string() +
                " (the child's XLA_FLAGS did not reach the PJRT plugin's compile). ";

@@ -4,6 +4,9 @@
 //                          (torchscript: also the frozen, optimised graph that runs; openxla:
 //                          the StableHLO module)
 //   --save-ir-format stablehlo  <out>/<model>/dump-<basename>.stablehlo (openxla only)
+//   --save-ir-format hlo   <out>/<model>/dump-<basename>.hlo (openxla only): the HLO module XLA
+//                          was given, before its passes, copied from XLA's own dump (the parent
+//                          points XLA_FLAGS' --xla_dump_to at <out>/<model>/hlo-<basename>/)
 //   --dump-hlo             <out>/<model>/hlo-<basename>/: the AOTInductor-generated sources
 //                          (wrapper and kernel .cpp, metadata .json) from the inductor package;
 //                          openxla: XLA's own dumps (HLO before/after optimisation, ...), written
@@ -21,7 +24,7 @@
 namespace benchmatrix {
 
 struct ir_dump_request {
-  std::string save_format;  // --save-ir-format: "", "text" or "stablehlo"
+  std::string save_format;  // --save-ir-format: "", "text", "stablehlo" or "hlo"
   bool dump_sources = false;  // --dump-hlo
   std::filesystem::path output_dir;
   experiment_config experiment;

@@ -63,7 +63,7 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       {"profile-cuda-cpu", 0, a::store_true, t::text, {}, false, "", "Record total_cpu_time_s, total_cuda_time_s and per-iteration values per repeat of a profiling pass; on CUDA also the CUPTI kernel figures (--profile-cupti)."},
       {"profile-cuda-cpu-individual-ops", 0, a::store_true, t::text, {}, false, "", "Record per aten op self/total CPU and CUDA time and calls under metrics.inductor_ops (inductor) or metrics.<backend>_ops."},
       {"profile-cupti", 0, a::store_true, t::text, {}, false, "", "CUDA: our CUPTI collector's kernel count, kernel time, busy (merged-interval) time per repeat and top kernels, in a pass of its own."},
-      {"save-ir-format", 0, a::store, t::text, {"text", "hlo", "stablehlo"}, false, "", "Save the IR in <out>/<model>/dump-<basename>.<format>: text is the traced TorchScript graph (torchscript, inductor) or the StableHLO module (openxla); stablehlo is openxla's module; hlo (XLA's optimised HLO) is what --xla-flags=--xla_dump_to=DIR writes."},
+      {"save-ir-format", 0, a::store, t::text, {"text", "hlo", "stablehlo"}, false, "", "Save the IR in <out>/<model>/dump-<basename>.<format>: text is the traced TorchScript graph (torchscript, inductor) or the StableHLO module (openxla); stablehlo is openxla's module; hlo is the HLO module XLA compiled, before its optimisations (openxla: taken from XLA's dumps, which then also stay in <out>/<model>/hlo-<basename>/)."},
       {"dump-hlo", 0, a::store_true, t::text, {}, false, "", "Into <out>/<model>/hlo-<basename>/: inductor: AOTInductor's generated sources (wrapper and kernel .cpp, metadata); openxla: XLA's HLO dumps (the parent adds --xla_dump_to=<that directory> to the child's XLA_FLAGS)."},
       {"collect-dynamo-counters", 0, a::store_true, t::text, {}, false, "", "Record our backend's counters (graphs, calls through them, compile cache, CUDA graph captures, eager fallbacks) as metrics.dynamo_counters."},
       {"dump-dynamo-counters", 0, a::store_true, t::text, {}, false, "", "Write each repeat's counters to <out>/<model>/<r>/dynamo-counters-<basename>.txt (JSON)."},
@@ -317,10 +317,6 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
   o.profile_cuda_cpu_individual_ops = flags.given("profile-cuda-cpu-individual-ops");
   o.profile_cupti = flags.given("profile-cupti");
   o.save_ir_format = text_or(flags, "save-ir-format", "");
-  if (o.save_ir_format == "hlo")
-    throw usage_error("argument --save-ir-format: hlo is what XLA compiles after its passes, which "
-                      "only XLA itself writes: use --xla-flags=--xla_dump_to=DIR with "
-                      "--xla=PJRT --dynamo=openxla (stablehlo saves the module XLA gets)");
   o.dump_hlo = flags.given("dump-hlo");
   o.collect_dynamo_counters = flags.given("collect-dynamo-counters");
   o.dump_dynamo_counters = flags.given("dump-dynamo-counters");

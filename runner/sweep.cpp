@@ -355,10 +355,12 @@ void sweep::note_interference() {
       other.config.children_beside = std::max(other.config.children_beside, m_running.size() - 1);
 }
 
-/// --dump-hlo for an XLA experiment: <out>/<model>/hlo-<basename>/ (created), where XLA writes the
-/// HLO modules it compiles. Only the timing child dumps: the verifier compiles the same module again.
+/// --dump-hlo or --save-ir-format hlo for an XLA experiment: <out>/<model>/hlo-<basename>/ (created),
+/// where XLA writes the HLO modules it compiles (the child copies the hlo format's file from there).
+/// Only the timing child dumps: the verifier compiles the same module again.
 std::optional<std::filesystem::path> sweep::xla_dump_dir(const pending_config& c, bool verifier) const {
-  if (!m_o.dump_hlo || !c.experiment.xla || verifier) return std::nullopt;
+  const bool wanted = m_o.dump_hlo || m_o.save_ir_format == "hlo";
+  if (!wanted || !c.experiment.xla || verifier) return std::nullopt;
   const auto directory = results_file_path(std::filesystem::absolute(m_o.output_dirname),
                                            c.experiment, c.model, "", "hlo", "");
   std::filesystem::create_directories(directory);
