@@ -147,10 +147,10 @@ class XlaExportTest(OutputDirTest):
         # module with those options and dumps where XLA_FLAGS says.
         dump_to = os.path.join(self.out, "xla-dump")
         script = ("import sys, numpy\n"
-                  "from benchmatrix_compile.stablehlo import load_program, run_with_jax\n"
+                  "from benchmatrix_compile.stablehlo import _numpy_dtype, load_program, run_with_jax\n"
                   "program = load_program(sys.argv[1])\n"
-                  "inputs = [numpy.zeros(a['shape'], a['dtype']) for a in program['arguments']"
-                  " if a['kind'] == 'input']\n"
+                  "inputs = [numpy.zeros(a['shape'], _numpy_dtype(a['dtype']))"
+                  " for a in program['arguments'] if a['kind'] == 'input']\n"
                   "print(len(run_with_jax(sys.argv[1], inputs)))\n")
         python_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
         run(sys.executable, "-c", script, directory,
