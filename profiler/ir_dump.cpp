@@ -1,11 +1,11 @@
 #include "profiler/ir_dump.hpp"
 
 #include "output/file_naming.hpp"
+#include "runner/text_file.hpp"
 
 #include <caffe2/serialize/inline_container.h>
 
 #include <fstream>
-#include <sstream>
 
 namespace benchmatrix {
 namespace {
@@ -33,8 +33,9 @@ size_t extract_sources(const std::filesystem::path& package, const std::filesyst
   return written;
 }
 
-/// XLA's dump of the module it was given, before its passes: <dir>/module_NNNN.<name>.before_optimizations.txt
-/// (the lowest NNNN: the first module compiled). Empty when there is none.
+/// XLA's dump of the module it was given, before its passes:
+/// <dir>/module_NNNN.<name>.before_optimizations.txt with the lowest NNNN (the first module
+/// compiled). Empty when there is none.
 std::filesystem::path first_module_before_optimizations(const std::filesystem::path& directory) {
   std::filesystem::path found;
   std::error_code error;
@@ -47,14 +48,6 @@ std::filesystem::path first_module_before_optimizations(const std::filesystem::p
     if (found.empty() || name < found.filename().string()) found = entry.path();
   }
   return found;
-}
-
-std::string read_bytes(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  return bytes.str();
 }
 
 }  // namespace
@@ -73,16 +66,15 @@ void write_ir_dumps(const backend_step& step, const ir_dump_request& request, js
     } else if (const auto module = first_module_before_optimizations(xla_dump_dir()); module.empty()) {
       notes += "XLA wrote no module_*.before_optimizations.txt to " + xla_dump_dir().string() + ". ";
     } else {
-      const std::string text = read_bytes(module);
+      const std::string text = read_text_file(module);
       write_bytes(results_file_path(request.output_dir, request.experiment, request.model_name, "",
                                     "dump", "hlo"),
                   text.data(), text.size());
     }
   } else if (!request.save_format.empty()) {
-    const bool stablehlo = xla;
     if (step.ir_text.empty()) {
       notes += request.backend + " has no traced graph to save (it runs the model's own C++ code). ";
-    } else if (request.save_format == "stablehlo" && !stablehlo) {
+    } else if (request.save_format == "stablehlo" && !xla) {
       notes += request.backend + " has no StableHLO (only --xla=PJRT --dynamo=openxla exports it; "
                "text saves its traced graph). ";
     } else {
