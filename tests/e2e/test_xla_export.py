@@ -159,5 +159,43 @@ class XlaExportTest(OutputDirTest):
         self.assertTrue(any(name.endswith(".txt") for name in os.listdir(dump_to)), os.listdir(dump_to))
 
 
+class EmbeddingBagDecompositionTest(unittest.TestCase):
+    """stablehlo.py's embedding_bag decomposition (what dlrm's bags become for XLA) against torch's
+    own kernel, on the cases dlrm does not exercise: every mode, empty bags, padding_idx,
+    per-sample weights, include_last_offset, bfloat16 weights."""
+
+    def test_matches_torch_embedding_bag(self):
+        import torch
+        from benchmatrix_compile.stablehlo import embedding_bag_decompositions
+
+        decompose = embedding_bag_decompositions()[torch.ops.aten._embedding_bag_forward_only.default]
+        generator = torch.Generator().manual_seed(7)
+        weight = torch.randn(50, 6, generator=generator)
+        indices = torch.randint(0, 50, (20,), generator=generator)
+        indices[3] = indices[11] = 4  # some rows are the padding row below
+        offsets = torch.tensor([0, 2, 2, 7, 7, 7, 15])  # bags 1, 3 and 4 are empty
+        for mode, name in ((0, "sum"), (1, "mean"), (2, "max")):
+            for padding_idx in (-1, 4):
+                for per_sample in (False, True):
+                    if per_sample and mode != 0:
+                        continue  # torch allows per-sample weights with sum only
+                    for include_last in (False, True):
+                        for dtype in (torch.float32, torch.bfloat16):
+                            with self.subTest(mode=name, padding_idx=padding_idx, per_sample=per_sample,
+                                              include_last=include_last, dtype=dtype):
+                                w = weight.to(dtype)
+                                psw = torch.rand(20, generator=generator).to(dtype) if per_sample else None
+                                bag_offsets = torch.cat([offsets, torch.tensor([20])]) if include_last else offsets
+                                expected = torch.nn.functional.embedding_bag(
+                                    indices, w, bag_offsets, mode=name, per_sample_weights=psw,
+                                    include_last_offset=include_last,
+                                    padding_idx=None if padding_idx < 0 else padding_idx)
+                                actual = decompose(w, indices, bag_offsets, False, mode, False, psw,
+                                                   include_last, padding_idx)[0]
+                                self.assertEqual(actual.dtype, expected.dtype)
+                                torch.testing.assert_close(actual, expected, rtol=1e-2 if dtype == torch.bfloat16 else 1e-5,
+                                                           atol=1e-2 if dtype == torch.bfloat16 else 1e-5)
+
+
 if __name__ == "__main__":
     unittest.main()
