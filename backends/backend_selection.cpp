@@ -4,6 +4,7 @@
 #include "backends/inductor_backend.hpp"
 #include "backends/torchscript_backend.hpp"
 #include "backends/xla_pjrt_backend.hpp"
+#include "runner/availability.hpp"
 
 #include <stdexcept>
 
@@ -25,11 +26,7 @@ backend_step select_backend(const experiment_config& experiment, model_instance&
     return make_cudagraphs_step(model, options);
   if (!experiment.xla && experiment.dynamo == "inductor")
     return make_inductor_step(model, options, context);
-  // torch_xla2=torch_export is the same program as dynamo=openxla: torch.export -> StableHLO.
-  if (experiment.xla == "PJRT" && !experiment.torch_xla2 && experiment.dynamo == "openxla")
-    return make_xla_pjrt_step(model, options, context);
-  if (experiment.xla == "PJRT" && experiment.torch_xla2 == "torch_export" && !experiment.dynamo)
-    return make_xla_pjrt_step(model, options, context);
+  if (runs_pjrt_export(experiment)) return make_xla_pjrt_step(model, options, context);
   throw std::runtime_error("this build has no backend for xla=" + experiment.xla.value_or("None") +
                            ", dynamo=" + experiment.dynamo.value_or("None") +
                            ", torch_xla2=" + experiment.torch_xla2.value_or("None"));

@@ -56,4 +56,12 @@ std::filesystem::path results_file_path(const std::filesystem::path& output_dir,
   return std::filesystem::absolute(dir / name);
 }
 
+std::filesystem::path hlo_dump_directory(const std::filesystem::path& output_dir,
+                                         const experiment_config& experiment,
+                                         const std::string& model_name) {
+  auto directory = results_file_path(output_dir, experiment, model_name, "", "hlo", "");
+  std::filesystem::create_directories(directory);
+  return directory;
+}
+
 }  // namespace benchmatrix

@@ -23,4 +23,10 @@ namespace benchmatrix {
                                                       const std::string& partial,
                                                       const std::string& extension);
 
+/// <output_dir>/<model>/hlo-<basename>/ (created): --dump-hlo's directory — AOTInductor's sources,
+/// or XLA's own dumps, which the parent points XLA_FLAGS' --xla_dump_to at.
+[[nodiscard]] std::filesystem::path hlo_dump_directory(const std::filesystem::path& output_dir,
+                                                       const experiment_config& experiment,
+                                                       const std::string& model_name);
+
 }  // namespace benchmatrix

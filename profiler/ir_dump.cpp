@@ -6,6 +6,7 @@
 #include <caffe2/serialize/inline_container.h>
 
 #include <fstream>
+#include <string_view>
 
 namespace benchmatrix {
 namespace {
@@ -41,10 +42,8 @@ std::filesystem::path first_module_before_optimizations(const std::filesystem::p
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator(directory, error)) {
     const std::string name = entry.path().filename().string();
-    const std::string suffix = ".before_optimizations.txt";
-    if (name.rfind("module_", 0) != 0 || name.size() < suffix.size() ||
-        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
-      continue;
+    constexpr std::string_view suffix = ".before_optimizations.txt";
+    if (name.rfind("module_", 0) != 0 || !std::string_view(name).ends_with(suffix)) continue;
     if (found.empty() || name < found.filename().string()) found = entry.path();
   }
   return found;
@@ -56,15 +55,17 @@ void write_ir_dumps(const backend_step& step, const ir_dump_request& request, js
                     json_allocator& a) {
   std::string notes;
   const bool xla = request.experiment.xla.has_value();  // openxla's ir_text is its module
-  // Where XLA dumped (the parent's --xla_dump_to, runner/sweep.cpp).
-  const auto xla_dump_dir = [&] {
-    return results_file_path(request.output_dir, request.experiment, request.model_name, "", "hlo", "");
+  const auto hlo_directory = [&] {
+    return hlo_dump_directory(request.output_dir, request.experiment, request.model_name);
   };
   if (request.save_format == "hlo") {
+    // XLA wrote its dumps while compiling, where the parent's --xla_dump_to said (runner/sweep.cpp).
+    const auto xla_dumps = xla ? hlo_directory() : std::filesystem::path();
+    const auto module = xla ? first_module_before_optimizations(xla_dumps) : std::filesystem::path();
     if (!xla) {
       notes += request.backend + " has no HLO (only --xla=PJRT --dynamo=openxla compiles with XLA). ";
-    } else if (const auto module = first_module_before_optimizations(xla_dump_dir()); module.empty()) {
-      notes += "XLA wrote no module_*.before_optimizations.txt to " + xla_dump_dir().string() + ". ";
+    } else if (module.empty()) {
+      notes += "XLA wrote no module_*.before_optimizations.txt to " + xla_dumps.string() + ". ";
     } else {
       const std::string text = read_text_file(module);
       write_bytes(results_file_path(request.output_dir, request.experiment, request.model_name, "",
@@ -86,17 +87,15 @@ void write_ir_dumps(const backend_step& step, const ir_dump_request& request, js
   if (request.dump_sources && xla) {
     // XLA itself wrote the dumps while compiling: the parent put --xla_dump_to=<this directory> in
     // XLA_FLAGS (runner/sweep.cpp). Say so when it wrote nothing rather than leave it empty silently.
-    const auto directory = xla_dump_dir();
-    if (!std::filesystem::is_directory(directory) || std::filesystem::is_empty(directory))
+    const auto directory = hlo_directory();
+    if (std::filesystem::is_empty(directory))
       notes += "XLA wrote no HLO dumps to " + directory.string() +
                " (the child's XLA_FLAGS did not reach the PJRT plugin's compile). ";
   } else if (request.dump_sources) {
     if (step.compiled_package.empty()) {
       notes += request.backend + " generates no code to dump (--dump-hlo keeps AOTInductor's sources). ";
     } else {
-      const auto directory = results_file_path(request.output_dir, request.experiment,
-                                               request.model_name, "", "hlo", "");
-      std::filesystem::create_directories(directory);
+      const auto directory = hlo_directory();
       try {
         if (extract_sources(step.compiled_package, directory) == 0)
           notes += "the AOTInductor package " + step.compiled_package.string() + " holds no sources. ";

@@ -6,6 +6,11 @@
 
 namespace benchmatrix {
 
+bool runs_pjrt_export(const experiment_config& e) {
+  return e.xla == "PJRT" && ((e.dynamo == "openxla" && !e.torch_xla2) ||
+                             (e.torch_xla2 == "torch_export" && !e.dynamo));
+}
+
 std::optional<std::string> unavailable_reason(const experiment_config& e) {
   if (e.accelerator == "tpu") return "accelerator=tpu is not supported by benchmatrix";
   if (e.torch_xla2 == "extract_jax")
@@ -19,9 +24,7 @@ std::optional<std::string> unavailable_reason(const experiment_config& e) {
   if (e.xla == "PJRT" && !e.dynamo && !e.torch_xla2)
     return "xla=PJRT with dynamo=None is PyTorch/XLA's lazy tensor mode, which benchmatrix does not "
            "emulate; xla=PJRT dynamo=openxla compiles the whole forward with XLA";
-  // dynamo=openxla and torch_xla2=torch_export run the same path: torch.export -> StableHLO
-  // (torchax) -> the PJRT plugin.
-  if (e.xla == "PJRT" && (e.dynamo == "openxla" || e.torch_xla2 == "torch_export")) {
+  if (runs_pjrt_export(e)) {
     if (e.test == "train")
       return "xla=PJRT " + std::string(e.torch_xla2 ? "torch_xla2=torch_export" : "dynamo=openxla") +
              " compiles the forward exported by torch.export, which gives no backward; benchmatrix "

@@ -9,6 +9,10 @@
 
 namespace benchmatrix {
 
+/// Whether the config is the whole-graph XLA path: torch.export -> StableHLO -> a PJRT plugin.
+/// xla=PJRT with dynamo=openxla, or with torch_xla2=torch_export (the same program, no dynamo).
+[[nodiscard]] bool runs_pjrt_export(const experiment_config& experiment);
+
 /// nullopt: runnable here; otherwise the reason, e.g. "no CUDA GPU visible on this host".
 [[nodiscard]] std::optional<std::string> unavailable_reason(const experiment_config& experiment);
 

@@ -361,10 +361,7 @@ void sweep::note_interference() {
 std::optional<std::filesystem::path> sweep::xla_dump_dir(const pending_config& c, bool verifier) const {
   const bool wanted = m_o.dump_hlo || m_o.save_ir_format == "hlo";
   if (!wanted || !c.experiment.xla || verifier) return std::nullopt;
-  const auto directory = results_file_path(std::filesystem::absolute(m_o.output_dirname),
-                                           c.experiment, c.model, "", "hlo", "");
-  std::filesystem::create_directories(directory);
-  return directory;
+  return hlo_dump_directory(std::filesystem::absolute(m_o.output_dirname), c.experiment, c.model);
 }
 
 /// Spawns the child's process. On failure writes the config's record and returns false.
