@@ -5,12 +5,14 @@
 //   compare_runs A.jsonl B.jsonl --format=markdown -k resnet --backend inductor
 //
 // Exit status: 0 when no row's verdict is in --fail-on (default slower,broken); 1 when one is (the
-// gate); 2 on bad input: a usage error, a missing or unreadable file, a bad regex. Corrupt lines
+// gate), or when no configuration is in both runs (unless --fail-on none); 2 on bad input: a
+// usage error, a missing or unreadable file, a bad regex. Corrupt lines
 // are reported on stderr with file:line and skipped.
 #include "output/aggregate_report.hpp"
 #include "output/run_comparison.hpp"
 #include "runner/flag_tool.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <sstream>
@@ -113,6 +115,16 @@ int run(const parsed_flags& flags) {
   else std::cout << comparison_table(c);
   std::cout.flush();
   if (!std::cout) throw std::runtime_error("cannot write the comparison to stdout");
+  const auto paired = std::count_if(c.rows.begin(), c.rows.end(),
+                                    [](const comparison_row& r) { return r.a && r.b; });
+  if (paired == 0 && !fail_on.empty()) {
+    // An empty B (a nightly run that died) or one from another machine matches nothing: a gate
+    // that passed then would hide exactly the failures it exists for.
+    std::cerr << program << ": error: no configuration is in both runs (" << c.rows.size()
+              << " in one run only): nothing was compared; check that B ran and that both runs "
+                 "used the same accelerator, suite and batch sizes (--fail-on none accepts this)\n";
+    return 1;
+  }
   return gate_fails(c, fail_on) ? 1 : 0;
 }
 
@@ -134,7 +146,7 @@ int main(int argc, char** argv) {
       "  MISSING_IN_B / NEW_IN_B   in one run only;\n"
       "  UNUSABLE       a record whose samples are NaN, non-numeric or empty, or timings on "
       "one side only.\nGeomeans of the ratios per backend and overall follow the rows. Exit "
-      "status: 0, or 1 when a verdict\nin --fail-on occurs (the nightly gate), 2 on bad input. "
+      "status: 0, or 1 when a verdict\nin --fail-on occurs (the nightly gate) or no configuration is in both runs, 2 on bad input. "
       "Corrupt lines are reported on stderr.";
   return run_flag_tool(program, description, specs(), {argv + 1, argv + argc}, run,
                        /*failure_status=*/2);

@@ -5,6 +5,7 @@
 #include "output/results_file.hpp"
 #include "output/speedup_statistics.hpp"
 #include "output/svg_chart.hpp"
+#include "output/verification_codes.hpp"
 #include "runner/text_file.hpp"
 
 #include <algorithm>
@@ -131,8 +132,7 @@ std::string shell_quote(const std::string& word) {
 
 /// Codes that mean the verifier compared nothing.
 bool unverified_code(const std::string& code) {
-  return code.empty() || code == "VERIFIER_SKIPPED" || code == "VERIFIER_DIDNT_RUN" ||
-         code == "SKIP_VERIFICATION" || code == "VERIFIER_SKIPPED_UNEXPECTEDLY";
+  return outcome_of_code(code) == verification_outcome::not_verified;
 }
 
 /// Codes a verifier gives together with an error message (the verifier raised).
@@ -150,8 +150,23 @@ struct cell {
   std::optional<long long> batch_size;
 };
 
+/// What a per-model table and its charts cover: one test on one accelerator (model) and suite. A
+/// results file may hold several (experiment_runner's default --accelerator list gives cpu and cuda
+/// records): their timings are never mixed in one table.
+struct section_key {
+  std::string test, accelerator, suite;
+  auto operator<=>(const section_key&) const = default;
+};
+
+section_key section_of(const report_record& r) {
+  return {r.test, r.accelerator + (r.accelerator_model.empty() ? "" : " — " + r.accelerator_model),
+          r.suite};
+}
+
 struct test_results {
   std::string test;
+  std::string title;  // the test, plus the accelerator and suite when the page has several
+  std::string id;     // the section's anchor
   std::map<std::string, std::string> colors;  // backend → chart colour, the same on every chart
   std::vector<std::string> backends;  // baseline first, then known order, then by name
   std::vector<std::string> models;    // case-insensitive order
@@ -180,17 +195,43 @@ std::vector<std::string> ordered_tests(const std::vector<report_record>& records
   return out;
 }
 
-test_results build_test(const std::vector<report_record>& records, const std::string& test,
-                        const html_report_options& options) {
+/// The sections of the page: tests in ordered_tests' order, then accelerators and suites in the
+/// order their first record appears.
+std::vector<section_key> ordered_sections(const std::vector<report_record>& records) {
+  std::vector<section_key> out;
+  for (const auto& test : ordered_tests(records))
+    for (const auto& r : records)
+      if (r.test == test && std::find(out.begin(), out.end(), section_of(r)) == out.end())
+        out.push_back(section_of(r));
+  return out;
+}
+
+test_results build_test(const std::vector<report_record>& records, const section_key& section,
+                        const std::vector<section_key>& every_section, const html_report_options& options) {
   test_results t;
-  t.test = test;
+  t.test = section.test;
+  bool several_accelerators = false, several_suites = false;
+  for (const auto& other : every_section) {
+    several_accelerators |= other.accelerator != section.accelerator;
+    several_suites |= other.suite != section.suite;
+  }
+  t.title = section.test;
+  t.id = section.test;
+  if (several_accelerators || several_suites) {
+    std::string where;
+    if (several_accelerators) where += section.accelerator;
+    if (several_suites) where += (where.empty() ? "" : ", ") + std::string("suite ") + section.suite;
+    t.title += " — " + where;
+    const auto position = std::find(every_section.begin(), every_section.end(), section);
+    t.id += "-" + std::to_string(position - every_section.begin() + 1);
+  }
   std::set<std::string> every_backend;
   for (const auto& r : records) every_backend.insert(r.backend);
   const auto page_order = ordered_backends(every_backend, options.baseline);
   for (size_t i = 0; i < page_order.size(); ++i) t.colors[page_order[i]] = svg::palette_color(i);
   std::set<std::string> backends, models;
   for (const auto& r : records) {
-    if (r.test != test) continue;
+    if (section_of(r) != section) continue;
     backends.insert(r.backend);
     models.insert(r.model);
     cell& c = t.cells[{r.model, r.backend}];
@@ -345,7 +386,7 @@ std::string section_summary(const std::vector<test_results>& tests, const html_r
   out += "<p class=\"note\">Geometric mean over the models that have timings on both backends of the "
          "per-model speedups (ratio of median per-iteration times), ± the propagated error.</p>\n";
   out += "<table id=\"geomean\">\n<thead><tr>" + th("Backend");
-  for (const auto& t : tests) out += th(t.test);
+  for (const auto& t : tests) out += th(t.title);
   out += "</tr></thead>\n<tbody>\n";
   for (const auto& b : backends) {
     if (b == options.baseline) continue;
@@ -393,8 +434,9 @@ std::string section_verification(const std::vector<report_record>& records,
 
   std::string out = "<section id=\"verification\">\n<h2>Verification</h2>\n";
   out += "<p class=\"note\">Records per verification_code. Pass rate: PASS over the records the verifier "
-         "ran on (every code but VERIFIER_SKIPPED, VERIFIER_DIDNT_RUN, SKIP_VERIFICATION, "
-         "VERIFIER_SKIPPED_UNEXPECTEDLY and none). Error records (a failed run) and SKIP records "
+         "ran on (every code but VERIFIER_SKIPPED, VERIFIER_DIDNT_RUN and none, and the older "
+         "SKIP_VERIFICATION, VERIFIER_SKIPPED_UNEXPECTEDLY, CANNOT_PROCEED_WITH_VERIFICATION and "
+         "NO_OUTPUT_PROVIDED). Error records (a failed run) and SKIP records "
          "(compatibility skips) are counted apart.</p>\n";
   out += "<table id=\"verification-table\">\n<thead><tr>" + th("Backend") + th("Test");
   for (const auto& c : columns) out += "<th class=\"code\">" + escape_xml(c) + "</th>";
@@ -434,7 +476,7 @@ std::string failure_cell(const report_record& r, size_t columns) {
 }
 
 std::string model_table(const test_results& t, const html_report_options& options) {
-  std::string out = "<table class=\"models\" id=\"models-" + anchor(t.test) + "\">\n<thead>\n<tr>" +
+  std::string out = "<table class=\"models\" id=\"models-" + anchor(t.id) + "\">\n<thead>\n<tr>" +
                     th("Model", "rowspan=\"2\"") + th("Batch", "rowspan=\"2\"");
   for (const auto& b : t.backends) out += th(backend_title(b), "colspan=\"3\" class=\"backend\"");
   out += "</tr>\n<tr>";
@@ -521,7 +563,7 @@ std::string speedup_chart(const test_results& t, const html_report_options& opti
   }
   const double rows = static_cast<double>(chart.categories.size());
   const double per_category = 10.0 * static_cast<double>(chart.series.size()) + 10;  // px
-  chart.frame.title = "Speedup over " + backend_title(options.baseline) + " — " + t.test;
+  chart.frame.title = "Speedup over " + backend_title(options.baseline) + " — " + t.title;
   chart.frame.x_label = "speedup (median time of " + backend_title(options.baseline) +
                         " / median time of the backend), ± propagated error";
   chart.frame.width_in = 10;
@@ -561,8 +603,9 @@ std::string distribution_grid(const test_results& t, const html_report_options& 
 }
 
 std::string section_test(const test_results& t, const html_report_options& options) {
-  const std::string id = anchor(t.test);
-  const std::string name = t.test == "eval" ? "eval (inference)" : t.test == "train" ? "train (training)" : t.test;
+  const std::string id = anchor(t.id);
+  std::string name = t.test == "eval" ? "eval (inference)" : t.test == "train" ? "train (training)" : t.test;
+  name += t.title.substr(t.test.size());  // " — accelerator, suite" when the page has several
   std::string out = "<section id=\"test-" + id + "\">\n<h2>" + escape_xml(name) + "</h2>\n<h3>Per-model results</h3>\n";
   out += "<p class=\"note\">Median per-iteration time in ms over " + escape_xml(repeats_text(options.skip_repeats)) +
          ", with min–max; speedup = median of " + escape_xml(backend_title(options.baseline)) +
@@ -784,8 +827,9 @@ std::string format_ms(double ms) {
 std::string render_html_report(const std::vector<report_record>& records, const run_context_info& context,
                                const html_report_options& options) {
   const auto tests = ordered_tests(records);
+  const auto sections = ordered_sections(records);
   std::vector<test_results> results;
-  for (const auto& t : tests) results.push_back(build_test(records, t, options));
+  for (const auto& section : sections) results.push_back(build_test(records, section, sections, options));
 
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>" +
@@ -793,7 +837,8 @@ std::string render_html_report(const std::vector<report_record>& records, const 
   out += "<h1>" + escape_xml(options.title) + "</h1>\n";
   out += "<nav><a href=\"#context\">Run context</a><a href=\"#summary\">Geomean speedups</a>"
          "<a href=\"#verification\">Verification</a>";
-  for (const auto& t : tests) out += "<a href=\"#test-" + anchor(t) + "\">" + escape_xml(t) + "</a>";
+  for (const auto& t : results)
+    out += "<a href=\"#test-" + anchor(t.id) + "\">" + escape_xml(t.title) + "</a>";
   out += "</nav>\n";
   out += section_context(records, context, options);
   if (records.empty()) {

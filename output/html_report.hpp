@@ -8,8 +8,8 @@
 //   run_context.json (command, versions, host, start time) or a note that it is absent/unreadable;
 // - geomean speedup of each backend over the baseline backend, per test;
 // - verification: per backend and test, the count of each verification_code, the pass rate over
-//   the records the verifier ran on (PASS / every code but VERIFIER_SKIPPED, VERIFIER_DIDNT_RUN,
-//   SKIP_VERIFICATION, VERIFIER_SKIPPED_UNEXPECTEDLY and none), and error and SKIP records counted
+//   the records the verifier ran on (PASS / every code output/verification_codes.hpp does not
+//   call not_verified), and error and SKIP records counted
 //   apart (a SKIP record is one whose metrics.error starts with "SKIP"; an error record one with
 //   another metrics.error, unless its code is the verifier's own EAGER_FAILED or EXCEPTION_RAISED);
 // - per test, a table with a row per model (case-insensitive order) and, per backend, the median

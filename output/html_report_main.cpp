@@ -13,6 +13,7 @@
 #include "output/aggregate_report.hpp"
 #include "output/html_report.hpp"
 #include "runner/flag_tool.hpp"
+#include "runner/text_file.hpp"
 
 #include <unistd.h>
 
@@ -42,26 +43,6 @@ std::vector<flag_spec> specs() {
 std::string text_or(const parsed_flags& flags, const std::string& name, const std::string& fallback) {
   const auto v = flags.last(name);
   return v && *v ? **v : fallback;
-}
-
-/// Writes `text` to a temporary file in the target's directory, flushes it, then renames it over
-/// `path`; the temporary file is removed when anything fails.
-void write_atomically(const std::filesystem::path& path, const std::string& text) {
-  const auto directory = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  const auto temporary = directory / ("." + path.filename().string() + ".tmp." + std::to_string(::getpid()));
-  try {
-    {
-      std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-      if (!out) throw std::runtime_error("cannot create " + temporary.string());
-      out << text;
-      if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
-    }
-    std::filesystem::rename(temporary, path);
-  } catch (...) {
-    std::error_code ec;
-    std::filesystem::remove(temporary, ec);
-    throw;
-  }
 }
 
 int run(const parsed_flags& flags) {
@@ -96,7 +77,7 @@ int run(const parsed_flags& flags) {
   if (!context.problem.empty())
     std::cerr << program << ": warning: run_context.json skipped: " << context.problem << "\n";
 
-  write_atomically(output, render_html_report(records, context, options));
+  replace_text_file(output, render_html_report(records, context, options));
   std::cout << program << ": wrote " << output.string() << " (" << records.size() << " records)\n";
   return 0;
 }

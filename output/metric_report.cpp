@@ -125,8 +125,12 @@ analysed_record analyse(const json_value& record, const metric_report_options& o
           if (k == name) return v;
         return std::nullopt;
       };
-      if (auto hi = find("max_total_time"), mid = find("median_total_time"); hi && mid)
-        compile_time = *hi - *mid;
+      // The first repeat carries the compilation: its excess over the median estimates it. (The
+      // original took max - median, the same number unless a later repeat was an outlier.)
+      const json_value* total = member(*metrics, "total_time");
+      if (auto mid = find("median_total_time");
+          mid && total && total->IsArray() && !total->Empty() && (*total)[0].IsNumber())
+        compile_time = (*total)[0].GetDouble() - *mid;
       if (const json_value* measured = member(*metrics, "compile_time_s");
           measured && measured->IsNumber())
         compile_time = measured->GetDouble();  // measured apart from the repeats
@@ -141,7 +145,11 @@ std::string csv_field(const report_cell& cell) {
   if (std::holds_alternative<std::monostate>(cell)) return "";
   if (const bool* b = std::get_if<bool>(&cell)) return *b ? "True" : "False";
   if (const int64_t* i = std::get_if<int64_t>(&cell)) return std::to_string(*i);
-  if (const double* d = std::get_if<double>(&cell)) return std::isnan(*d) ? "" : python_float_repr(*d);
+  if (const double* d = std::get_if<double>(&cell)) {
+    if (std::isnan(*d)) return "";
+    if (std::isinf(*d)) return *d > 0 ? "inf" : "-inf";  // pandas' to_csv, not JSON's Infinity
+    return python_float_repr(*d);
+  }
   return csv_quoted(std::get<std::string>(cell));
 }
 
@@ -214,6 +222,61 @@ std::string metric_csv_for_header(const std::vector<report_row>& rows,
     out += '\n';
   }
   return out;
+}
+
+namespace {
+
+/// The records of a CSV text, each without its line end; a newline inside a quoted field (an error
+/// message) stays in its record. Quotes inside fields are doubled (RFC 4180), so the quote parity
+/// tells whether a newline is inside a field.
+std::vector<std::string> csv_records(const std::string& text) {
+  std::vector<std::string> records;
+  std::string current;
+  bool quoted = false;
+  for (const char c : text) {
+    if (c == '"') quoted = !quoted;
+    if (c == '\n' && !quoted) {
+      if (!current.empty() && current.back() == '\r') current.pop_back();
+      records.push_back(std::move(current));
+      current.clear();
+      continue;
+    }
+    current += c;
+  }
+  if (quoted) throw std::runtime_error("not a CSV file: a quoted field is never closed");
+  if (!current.empty()) records.push_back(std::move(current));
+  return records;
+}
+
+/// The fields of a header record (our headers are metric names: no quotes, no commas).
+std::vector<std::string> header_fields(const std::string& record) {
+  std::vector<std::string> fields;
+  size_t start = 0;
+  for (size_t comma; (comma = record.find(',', start)) != std::string::npos; start = comma + 1)
+    fields.push_back(record.substr(start, comma - start));
+  fields.push_back(record.substr(start));
+  return fields;
+}
+
+}  // namespace
+
+database_update append_to_database(const std::string& existing, const std::vector<report_row>& rows) {
+  if (existing.empty()) return {metric_csv(rows, /*with_header=*/true), true};
+  const std::vector<std::string> records = csv_records(existing);
+  std::vector<std::string> columns = header_fields(records.front());
+  const size_t old_width = columns.size();
+  for (const std::string& column : metric_columns(rows))
+    if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
+  if (columns.size() == old_width) {
+    const bool ends_in_newline = existing.back() == '\n';
+    return {(ends_in_newline ? "" : "\n") + metric_csv_for_header(rows, columns), false};
+  }
+  const std::string padding(columns.size() - old_width, ',');
+  std::string text;
+  for (size_t i = 0; i < columns.size(); ++i) text += (i ? "," : "") + csv_field(columns[i]);
+  text += '\n';
+  for (size_t r = 1; r < records.size(); ++r) text += records[r] + padding + '\n';
+  return {text + metric_csv_for_header(rows, columns), true};
 }
 
 std::string metric_csv(const std::vector<report_row>& rows, bool with_header) {

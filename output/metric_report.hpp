@@ -4,8 +4,10 @@
 //
 // Differences from the original, on purpose: metrics that are not lists of numbers (the verifier's
 // details, dynamo_counters, inductor_ops) are left out instead of crashing the report; a record's
-// measured compile time (compile_time_s, taken outside the repeats) is its dynamo_compile_time,
-// where the original could only estimate max - median of total_time; JSONL's "accelerator"
+// measured compile time (compile_time_s, taken outside the repeats) is its dynamo_compile_time;
+// without one the estimate is the first repeat's total_time minus the median (the original took
+// max - median, wrong when a later repeat is an outlier); a database CSV is widened when rows bring
+// new columns (the original appended them under the wrong header); JSONL's "accelerator"
 // dimension is the accelerator, not (as the original's typo) the accelerator model; rows carry the
 // verification code; the report's own metric_report.jsonl is not read back as input.
 #pragma once
@@ -42,11 +44,23 @@ struct metric_report_options {
 /// The header columns `metric_csv` would write for these rows.
 [[nodiscard]] std::vector<std::string> metric_columns(const std::vector<report_row>& rows);
 
-/// Rows rendered for an existing CSV whose header is `columns` (appending to a database): cells in
-/// that order, empty where a row lacks the column. Throws std::runtime_error naming the columns a
-/// row has that the header lacks.
+/// Rows rendered for an existing CSV whose header is `columns`: cells in that order, empty where a
+/// row lacks the column. Throws std::runtime_error naming a column a row has that the header lacks.
 [[nodiscard]] std::string metric_csv_for_header(const std::vector<report_row>& rows,
                                                 const std::vector<std::string>& columns);
+
+/// What appending `rows` to a database CSV (its whole text `existing`, empty when new) makes of it.
+/// Rows whose columns the header has are appended as they are (`rewrite` false: the caller may
+/// append `text` to the file). Rows with new columns (an inductor sweep's compile_time_s after an
+/// eager-only one, XLA's xla_* metrics) widen the header: the new columns go at its end, older
+/// rows get empty cells there, and `text` is the whole new file (`rewrite` true). Throws
+/// std::runtime_error when `existing` is not a CSV (a quoted field left open).
+struct database_update {
+  std::string text;
+  bool rewrite = false;
+};
+[[nodiscard]] database_update append_to_database(const std::string& existing,
+                                                 const std::vector<report_row>& rows);
 
 /// The JSONL line of one record: {"metrics": {...}, "dimensions": {...}[, "error_message"]}.
 [[nodiscard]] std::string metric_jsonl_line(const json_value& record,

@@ -8,6 +8,7 @@
 #include "runner/flag_tool.hpp"
 #include "runner/directory_tree.hpp"
 #include "runner/log.hpp"
+#include "runner/text_file.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -29,7 +30,7 @@ std::vector<flag_spec> specs() {
       {"log-level", 0, a::store, t::text, {"info", "warning"}, false, "warning", "Logging threshold."},
       {"experiment-name", 0, a::store, t::text, {}, false, "run_all", "Accepted for compatibility; unused, as in the original."},
       {"output-dirname", 0, a::store, t::text, {}, false, "./output/", "Directory whose *.jsonl results files are read and where the report is written (must exist)."},
-      {"database", 0, a::store, t::text, {}, false, "./output/database.csv", "CSV the rows are appended to (csv format); its header is written when it is new, and must match when it is not."},
+      {"database", 0, a::store, t::text, {}, false, "./output/database.csv", "CSV the rows are appended to (csv format); its header is written when it is new, and widened (older rows padded with empty cells) when rows bring new columns."},
       {"timestamp", 0, a::store, t::real, {}, false, "now", "Timestamp of records that have none (seconds since the epoch)."},
       {"hide-errors", 0, a::store_true, t::text, {}, false, "", "Leave error messages out of the report."},
   };
@@ -38,17 +39,6 @@ std::vector<flag_spec> specs() {
 std::string last_or(const parsed_flags& flags, const std::string& name, const std::string& fallback) {
   const auto v = flags.last(name);
   return v && *v ? **v : fallback;
-}
-
-/// The header of an existing CSV file (its first line split at commas; our headers hold no quotes).
-std::vector<std::string> csv_header(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  std::vector<std::string> columns;
-  std::stringstream fields(line);
-  for (std::string field; std::getline(fields, field, ',');) columns.push_back(field);
-  return columns;
 }
 
 void write_file(const std::filesystem::path& path, const std::string& text, bool append) {
@@ -93,20 +83,18 @@ int run(const parsed_flags& flags) {
     return 0;
   }
   const std::filesystem::path database = last_or(flags, "database", "./output/database.csv");
-  std::string appended;  // checked before anything is written
-  if (std::filesystem::exists(database) && std::filesystem::file_size(database) > 0) {
-    try {
-      appended = metric_csv_for_header(rows, csv_header(database));
-    } catch (const std::runtime_error& e) {
-      throw std::runtime_error("--database " + database.string() + ": " + e.what() +
-                               "; use a new database file for this report's columns");
-    }
-  } else {
-    appended = metric_csv(rows, /*with_header=*/true);
+  database_update update;  // worked out before anything is written
+  try {
+    update = append_to_database(read_text_file(database), rows);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error("--database " + database.string() + ": " + e.what());
   }
   write_file(dir / "metric_report.csv", metric_csv(rows, true), false);
   if (database.has_parent_path()) std::filesystem::create_directories(database.parent_path());
-  write_file(database, appended, true);
+  if (update.rewrite)
+    replace_text_file(database, update.text);
+  else
+    write_file(database, update.text, true);
   return 0;
 }
 

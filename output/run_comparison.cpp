@@ -1,4 +1,5 @@
 #include "output/run_comparison.hpp"
+#include "output/verification_codes.hpp"
 
 #include "output/backend_name.hpp"
 #include "output/python_json.hpp"
@@ -120,12 +121,12 @@ run_side side_of(const json_value& record, const comparison_options& options) {
 enum class verification_level { failed, not_verified, passed };
 
 verification_level level_of(const std::optional<std::string>& code) {
-  if (!code) return verification_level::not_verified;
-  if (*code == "PASS") return verification_level::passed;
-  static const std::set<std::string> failed = {
-      "FAIL", "EAGER_FAILED", "EXCEPTION_RAISED", "NONDETERMINISTIC_EAGER_RUN",
-      "VERIFICATION_FAILED", "VERIFIER_FAILED"};
-  return failed.count(*code) ? verification_level::failed : verification_level::not_verified;
+  switch (outcome_of_code(code.value_or(""))) {
+    case verification_outcome::passed: return verification_level::passed;
+    case verification_outcome::failed: return verification_level::failed;
+    case verification_outcome::not_verified: break;
+  }
+  return verification_level::not_verified;
 }
 
 bool failed(const run_side& s) {

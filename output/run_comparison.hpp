@@ -33,10 +33,9 @@
 //                            p < alpha and ratio < 1 / (1 + threshold), else SAME (note "not
 //                            significant" when the ratio alone would have decided). With fewer
 //                            samples the threshold alone decides (no p-value; note "few samples").
-// Verification codes: PASS passes; FAIL, EAGER_FAILED, EXCEPTION_RAISED,
-// NONDETERMINISTIC_EAGER_RUN and the older VERIFICATION_FAILED and VERIFIER_FAILED fail; every
-// other code (VERIFIER_SKIPPED, VERIFIER_DIDNT_RUN, older SKIP_VERIFICATION, ...) or none means
-// "not verified" and never changes a verdict.
+// Verification codes, as output/verification_codes.hpp classes them: PASS passes; FAIL,
+// EAGER_FAILED, EXCEPTION_RAISED, NONDETERMINISTIC_EAGER_RUN and the older VERIFICATION_FAILED and
+// VERIFIER_FAILED fail; every other code or none means "not verified" and never changes a verdict.
 //
 // The geometric mean of the ratios of the timed pairs is reported per backend and over all.
 #pragma once

@@ -1,7 +1,10 @@
 #include "runner/text_file.hpp"
 
+#include <unistd.h>
+
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 namespace benchmatrix {
 
@@ -25,6 +28,25 @@ std::string read_file_tail(const std::filesystem::path& path, std::uintmax_t lim
   if (skip == 0) return text.str();
   return "[... " + std::to_string(skip) + " earlier bytes of " + what + " omitted ...]\n" +
          text.str();
+}
+
+void replace_text_file(const std::filesystem::path& path, const std::string& text) {
+  const auto directory = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  const auto temporary =
+      directory / ("." + path.filename().string() + ".tmp." + std::to_string(::getpid()));
+  try {
+    {
+      std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+      if (!out) throw std::runtime_error("cannot create " + temporary.string());
+      out << text;
+      if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
+    }
+    std::filesystem::rename(temporary, path);
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    throw;
+  }
 }
 
 }  // namespace benchmatrix

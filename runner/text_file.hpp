@@ -1,4 +1,5 @@
-// Reading whole text files and their tails (child stderr, helper logs, manifests, sources).
+// Reading whole text files and their tails (child stderr, helper logs, manifests, sources), and
+// replacing a file atomically (reports, rewritten results files).
 #pragma once
 
 #include <cstdint>
@@ -14,5 +15,10 @@ namespace benchmatrix {
 /// "[... N earlier bytes of <what> omitted ...]\n" when it is longer.
 [[nodiscard]] std::string read_file_tail(const std::filesystem::path& path, std::uintmax_t limit,
                                          const std::string& what);
+
+/// Replaces the file with `text` atomically: written to a temporary file beside it, then renamed
+/// over it, so a reader (or a crash) sees the old file or the new one, never half of one. Throws
+/// std::runtime_error naming the path when it cannot be written; the old file is then untouched.
+void replace_text_file(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace benchmatrix

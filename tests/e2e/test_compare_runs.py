@@ -272,8 +272,20 @@ class CompareRunsTest(OutputDirTest):
         _, rows = self.rows("--backend", "inductor", "-x", "dlrm")
         self.assertEqual(sorted(rows), ["hf_Bert", "hf_GPT2", "resnet18"])
         self.compare("--fail-on=none", expect=0)
-        self.compare("-k", "vgg16", expect=0)  # MISSING_IN_B does not gate by default
-        self.compare("-k", "vgg16", "--fail-on", "slower,missing_in_b", expect=1)
+        self.compare("-k", "vgg16|resnet18", expect=0)  # MISSING_IN_B does not gate by default
+        self.compare("-k", "vgg16|resnet18", "--fail-on", "slower,missing_in_b", expect=1)
+
+    def test_nothing_compared_fails_the_gate(self):
+        # a nightly run that died (empty B) or ran elsewhere must not pass as "no regression"
+        empty = os.path.join(self.out, "empty.jsonl")
+        open(empty, "w").close()
+        proc = run(COMPARE_RUNS, self.a, empty, check=False)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("no configuration is in both runs", proc.stderr)
+        self.assertIn("MISSING_IN_B", proc.stdout)
+        proc = self.compare("-k", "vgg16", expect=1)  # only in A
+        self.assertIn("nothing was compared", proc.stderr)
+        self.compare("-k", "vgg16", "--fail-on=none", expect=0)
 
     def test_total_time_metric_and_directories(self):
         a_dir, b_dir = os.path.join(self.out, "last_night"), os.path.join(self.out, "tonight")

@@ -293,6 +293,29 @@ class HtmlReportTest(OutputDirTest):
         self.assertTrue(eager_cell.startswith(format_ms(statistics.median(eager))), eager_cell)
         self.assertIn("Geomean speedup over Inductor", html)
 
+    def test_accelerators_get_their_own_tables_and_old_codes_count_as_not_verified(self):
+        # experiment_runner's default --accelerator list gives cpu and cuda records in one file: a
+        # cpu eager time must never become the baseline of a cuda inductor speedup.
+        cuda_eager = rec("resnet18", per_iter=[0.5, 0.010, 0.010, 0.010])
+        cuda_inductor = rec("resnet18", "inductor", per_iter=[0.5, 0.005, 0.005, 0.005])
+        cpu_eager = rec("resnet18", per_iter=[1.0, 0.500, 0.500, 0.500])
+        cpu_eager["experiment"].update(accelerator="cpu", accelerator_model="AMD EPYC 7B13")
+        old = rec("alexnet", per_iter=[0.1, 0.004, 0.004, 0.004], code="CANNOT_PROCEED_WITH_VERIFICATION")
+        with open(self.results, "w") as f:
+            f.write("\n".join(json.dumps(r) for r in (cuda_eager, cuda_inductor, cpu_eager, old)) + "\n")
+        self.make()
+        html, root = self.page()
+        cuda_cells = self.row(root, "models-eval-1", "resnet18")
+        self.assertEqual(text_of(cuda_cells[6]), "2.00 ± 0.00")
+        cpu_cells = self.row(root, "models-eval-2", "resnet18")
+        self.assertTrue(text_of(cpu_cells[2]).startswith("500.0"), text_of(cpu_cells[2]))
+        self.assertEqual(len(cpu_cells), 5)  # model, batch, eager's three: no inductor on the cpu
+        titles = [text_of(h) for h in root.iter("h2")]
+        self.assertIn("eval (inference) — cuda — NVIDIA H200", titles)
+        self.assertIn("eval (inference) — cpu — AMD EPYC 7B13", titles)
+        pass_rate = self.row(root, "verification-table", "Eager")[-1]
+        self.assertEqual(text_of(pass_rate), "not verified")  # CANNOT_PROCEED_WITH_VERIFICATION compared nothing
+
     def test_without_run_context_and_with_a_broken_one(self):
         os.remove(os.path.join(self.out, "run_context.json"))
         self.make()

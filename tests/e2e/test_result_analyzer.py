@@ -67,15 +67,45 @@ class ResultAnalyzerTest(OutputDirTest):
         header, body = GOLDEN_CSV.split("\n", 1)
         self.assertEqual(database, header + "\n" + body + body)
 
-    def test_database_with_other_columns_is_refused_untouched(self):
+    def test_database_is_widened_when_rows_bring_new_columns(self):
+        # An older database (fewer columns, a quoted multi-line error cell) gains this report's
+        # columns at the end of its header; its rows keep their cells, padded with empty ones.
+        os.makedirs(os.path.dirname(self.database))
+        old = 'timestamp,model_name,error_message\n1,x,"line one\nline, two"\n2,y,\n'
+        with open(self.database, "w") as f:
+            f.write(old)
+        self.analyze()
+        with open(self.database) as f:
+            database = f.read()
+        header, body = GOLDEN_CSV.split("\n", 1)
+        new_columns = [c for c in header.split(",") if c not in ("timestamp", "model_name", "error_message")]
+        self.assertEqual(database.split("\n", 1)[0],
+                         "timestamp,model_name,error_message," + ",".join(new_columns))
+        padding = "," * len(new_columns)
+        self.assertTrue(database.startswith(
+            database.split("\n", 1)[0] + "\n" + '1,x,"line one\nline, two"' + padding + "\n2,y," + padding + "\n"))
+        import csv, io
+        rows = list(csv.DictReader(io.StringIO(database)))
+        golden = list(csv.DictReader(io.StringIO(GOLDEN_CSV)))
+        self.assertEqual(len(rows), 2 + len(golden))
+        self.assertEqual(rows[0]["error_message"], "line one\nline, two")
+        for got, want in zip(rows[2:], golden):
+            self.assertEqual({k: got[k] for k in want}, want)
+        # A second report with the same columns appends, no rewrite of the older rows.
+        self.analyze()
+        with open(self.database) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(len(rows), 2 + 2 * len(golden))
+
+    def test_database_that_is_not_csv_is_refused_untouched(self):
         os.makedirs(os.path.dirname(self.database))
         with open(self.database, "w") as f:
-            f.write("timestamp,model_name\n1,x\n")
+            f.write('timestamp,model_name\n1,"never closed\n')
         proc = self.analyze(check=False)
         self.assertEqual(proc.returncode, 1)
-        self.assertIn("is not in the existing header", proc.stderr)
+        self.assertIn("a quoted field is never closed", proc.stderr)
         with open(self.database) as f:
-            self.assertEqual(f.read(), "timestamp,model_name\n1,x\n")
+            self.assertEqual(f.read(), 'timestamp,model_name\n1,"never closed\n')
 
     def test_jsonl_report_matches_golden(self):
         self.analyze("--output-format=jsonl", "--hide-errors")
