@@ -1,4 +1,5 @@
 #include "output/results_file.hpp"
+#include "runner/text_file.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -93,14 +94,9 @@ read_results(const std::filesystem::path& path,
 }
 
 void replace_results(const std::filesystem::path& path, const std::vector<std::string>& lines) {
-  const auto temporary = path.string() + ".rewrite";
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    for (const auto& line : lines) out << line << '\n';
-    out.flush();
-    if (!out) throw std::runtime_error("cannot write " + temporary);
-  }
-  std::filesystem::rename(temporary, path);
+  std::string text;
+  for (const auto& line : lines) text += line + '\n';
+  replace_text_file(path, text);
 }
 
 }  // namespace benchmatrix

@@ -31,8 +31,8 @@ private:
   int m_lock_fd = -1;
 };
 
-/// Replaces `path` with `lines` (one per line) atomically: written to "<path>.rewrite", then renamed
-/// over it, so a crash leaves the old file or the new one, never half of either. Throws
+/// Replaces `path` with `lines` (one per line) atomically (runner/text_file's replace_text_file:
+/// temporary file, fsync, rename), so a crash leaves the old file or the new one, never half. Throws
 /// std::runtime_error when it cannot write.
 void replace_results(const std::filesystem::path& path, const std::vector<std::string>& lines);
 

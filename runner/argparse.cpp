@@ -50,6 +50,20 @@ const flag_spec& spec_named(const std::vector<flag_spec>& specs, const std::stri
   throw usage_error("unrecognized arguments: --" + name);
 }
 
+/// Whether argparse would read a separate token as an option rather than as a value: it starts
+/// with '-' and is not '-' alone, a negative number or a string with a space (argparse's
+/// _parse_optional). `--output-basename --dry-run` is then a missing value, not a file named
+/// "--dry-run".
+bool looks_like_option(const std::string& token) {
+  if (token.size() < 2 || token[0] != '-') return false;
+  if (token.find(' ') != std::string::npos) return false;
+  const std::string rest = token.substr(1);
+  const bool number = rest.find_first_not_of("0123456789.") == std::string::npos &&
+                      rest.find_first_of("0123456789") != std::string::npos &&
+                      std::count(rest.begin(), rest.end(), '.') <= 1;
+  return !number;
+}
+
 }  // namespace
 
 parsed_flags::value check_flag_value(const flag_spec& spec, const std::string& text) {
@@ -94,6 +108,14 @@ parsed_flags parse_flags(const std::vector<flag_spec>& specs,
       description.add_options()(names.c_str(), po::value<std::string>());
     }
   }
+  // Without a positional flag, stray words are gathered under a hidden key so that they are
+  // reported with the unknown flags, in command-line order, as argparse does
+  // ("unrecognized arguments: --timeout 5").
+  const char* const stray_key = "benchmatrix-stray-arguments";
+  if (!positional) {
+    description.add_options()(stray_key, po::value<std::vector<std::string>>()->multitoken());
+    positionals.add(stray_key, -1);
+  }
   po::parsed_options parsed(&description);
   try {
     parsed = po::command_line_parser(arguments)
@@ -102,11 +124,6 @@ parsed_flags parse_flags(const std::vector<flag_spec>& specs,
                  .style(po::command_line_style::default_style)
                  .allow_unregistered()
                  .run();
-  } catch (const po::too_many_positional_options_error&) {
-    std::string stray;
-    for (const auto& a : arguments)
-      if (a.empty() || a[0] != '-') stray += (stray.empty() ? "" : " ") + a;
-    throw usage_error("unrecognized arguments: " + stray);
   } catch (const po::unknown_option& e) {
     throw usage_error("unrecognized arguments: " + e.get_option_name());
   } catch (const po::ambiguous_option& e) {
@@ -119,12 +136,18 @@ parsed_flags parse_flags(const std::vector<flag_spec>& specs,
   parsed_flags result;
   std::string unrecognized;
   for (const auto& option : parsed.options)
-    if (option.unregistered || option.string_key.empty())
+    if (option.unregistered || option.string_key.empty() || option.string_key == stray_key)
       for (const auto& token : option.original_tokens)
         unrecognized += (unrecognized.empty() ? "" : " ") + token;
   if (!unrecognized.empty()) throw usage_error("unrecognized arguments: " + unrecognized);
   for (const auto& option : parsed.options) {
     const flag_spec& spec = spec_named(specs, option.string_key);
+    // Tokens after the first are values given apart from the flag (`--flag value`).
+    if (spec.action != flag_action::store_true && spec.action != flag_action::positional &&
+        option.original_tokens.size() > 1 && looks_like_option(option.original_tokens[1]))
+      throw usage_error("argument " + display_name(spec) + ": expected " +
+                        (spec.action == flag_action::extend ? "at least one argument"
+                                                            : "one argument"));
     if (spec.action == flag_action::store_true) {
       if (!option.value.empty() && !option.value.front().empty())
         throw usage_error("argument " + display_name(spec) + ": ignored explicit argument '" +

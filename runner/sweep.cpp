@@ -30,6 +30,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -248,8 +249,8 @@ void sweep::load_resume_state() {
     std::filesystem::remove(path, ec);
     return;
   }
-  std::vector<std::string> kept;
   std::vector<std::string> retried;
+  std::set<size_t> retried_line_numbers;
   const auto lines = read_results(path, [&](size_t number, const std::string& error) {
     log_warning("Ignoring corrupt line " + std::to_string(number) + " of " + path.string() +
                 " (" + error + "); its config will run again");
@@ -261,14 +262,13 @@ void sweep::load_resume_state() {
     if (model == record.MemberEnd() || experiment == record.MemberEnd()) {
       log_warning("Ignoring line " + std::to_string(line.line_number) + " of " + path.string() +
                   ": not a results record (no model/experiment)");
-      kept.push_back(line.text);
       continue;
     }
     if (m_o.retry_failed && is_failed_record(record)) {
       retried.push_back(line.text);
+      retried_line_numbers.insert(line.line_number);
       continue;
     }
-    kept.push_back(line.text);
     try {
       m_done[fingerprint(model->value, experiment->value, m_o.batch_size)] = line.text;
     } catch (const std::exception& e) {
@@ -283,6 +283,12 @@ void sweep::load_resume_state() {
       for (const auto& text : retried) out << text << '\n';
       if (!out) throw std::runtime_error("cannot write " + retried_path);
     }
+    // Every other line stays as it was, corrupt ones included (they are the user's to inspect).
+    std::vector<std::string> kept;
+    std::ifstream in(path);
+    size_t number = 0;
+    for (std::string text; std::getline(in, text);)
+      if (!retried_line_numbers.count(++number) && !text.empty()) kept.push_back(text);
     replace_results(path, kept);
     log_info("--retry-failed: " + std::to_string(retried.size()) + " failed record(s) moved to " +
              retried_path + "; their configs run again");

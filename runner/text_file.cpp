@@ -1,5 +1,6 @@
 #include "runner/text_file.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -41,6 +42,11 @@ void replace_text_file(const std::filesystem::path& path, const std::string& tex
       out << text;
       if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
     }
+    // On disk before the rename: a crash right after must not leave an empty file in its place.
+    const int fd = ::open(temporary.c_str(), O_RDONLY);
+    const bool synced = fd >= 0 && ::fsync(fd) == 0;
+    if (fd >= 0) ::close(fd);
+    if (!synced) throw std::runtime_error("cannot fsync " + temporary.string());
     std::filesystem::rename(temporary, path);
   } catch (...) {
     std::error_code ignored;

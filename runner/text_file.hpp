@@ -16,7 +16,7 @@ namespace benchmatrix {
 [[nodiscard]] std::string read_file_tail(const std::filesystem::path& path, std::uintmax_t limit,
                                          const std::string& what);
 
-/// Replaces the file with `text` atomically: written to a temporary file beside it, then renamed
+/// Replaces the file with `text` atomically: written to a temporary file beside it, fsynced, then renamed
 /// over it, so a reader (or a crash) sees the old file or the new one, never half of one. Throws
 /// std::runtime_error naming the path when it cannot be written; the old file is then untouched.
 void replace_text_file(const std::filesystem::path& path, const std::string& text);

@@ -58,6 +58,21 @@ class ResumeTest(OutputDirTest):
         retried = read_records(self.results + ".retried")
         self.assertEqual([r["model"]["model_name"] for r in retried], ["throw_error"])
 
+    def test_retry_failed_keeps_corrupt_lines_where_they_were(self):
+        args = ["--suite-name=faulty", "-k", "throw_error", "--accelerator=cpu", "--xla=None",
+                "--dynamo=None", "--test=eval", "--repeat=1", f"--output-dirname={self.out}"]
+        run(FAULTY_RUNNER, *args)
+        truncated = '{"model": {"model_name": "cut_off_by_a_cra'
+        with open(self.results, "a") as f:
+            f.write(truncated + "\n")
+        proc = run(FAULTY_RUNNER, *args, "--retry-failed")
+        self.assertIn("Ignoring corrupt line 2", proc.stderr)
+        with open(self.results) as f:
+            lines = f.read().splitlines()
+        self.assertEqual(lines[0], truncated)  # kept for the user, not silently dropped
+        self.assertEqual(len(lines), 2)
+        self.assertEqual(json.loads(lines[1])["model"]["model_name"], "throw_error")
+
 
 def read_records_lenient(path):
     records = []

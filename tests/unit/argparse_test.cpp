@@ -82,6 +82,26 @@ TEST_CASE("usage errors name the flag and what was expected") {
   CHECK_THROWS_WITH_AS(parse({"--suite-name=dummy", "--experiment-config={}"}),
                        doctest::Contains("must be given together"), usage_error);
   CHECK_THROWS_AS(parse({"--suite-name=dummy", "--repeat"}), usage_error);
+  // argparse names the unknown flag with its stray value, in command-line order
+  CHECK_THROWS_WITH_AS(parse({"--suite-name", "dummy", "--timeout", "5"}),
+                       "unrecognized arguments: --timeout 5", usage_error);
+  // a value flag never takes the next flag as its value (argparse: expected one argument)
+  CHECK_THROWS_WITH_AS(parse({"--suite-name=dummy", "--output-basename", "--dry-run"}),
+                       "argument --output-basename: expected one argument", usage_error);
+  CHECK_THROWS_WITH_AS(parse({"--suite-name=dummy", "-k", "--no-skip"}),
+                       "argument -k/--filter: expected one argument", usage_error);
+  CHECK_THROWS_WITH_AS(parse({"--suite-name=dummy", "--xla-flags", "--xla_dump_to=/tmp"}),
+                       "argument --xla-flags: expected one argument", usage_error);
+}
+
+TEST_CASE("values that argparse does not mistake for flags") {
+  // negative numbers, '-' alone and words with a space are values, attached values are values
+  CHECK(parse({"--suite-name=dummy", "--xla-flags", "--xla_a=1 --xla_b=2"}).xla_flags ==
+        std::vector<std::optional<std::string>>{"--xla_a=1 --xla_b=2"});
+  CHECK(parse({"--suite-name=dummy", "--xla-flags=--xla_dump_to=/tmp"}).xla_flags ==
+        std::vector<std::optional<std::string>>{"--xla_dump_to=/tmp"});
+  CHECK(parse({"--suite-name=dummy", "-k", "-"}).filter == std::vector<std::string>{"-"});
+  CHECK(parse({"--suite-name=dummy", "--timestamp", "-3"}).timestamp == -3.0);
 }
 
 TEST_CASE("a matrix preset supplies flags; the command line overrides it") {
