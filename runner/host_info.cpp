@@ -32,15 +32,42 @@ std::vector<std::string> query_gpu_names() {
 
 }  // namespace
 
-std::string cpu_model_name() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
+namespace {
+
+/// The first "key: value" line of `stream` with this key, its value trimmed; "" when none.
+std::string field_of(std::istream& stream, const std::string& key) {
   std::string line;
-  while (std::getline(cpuinfo, line)) {
+  while (std::getline(stream, line)) {
     const auto colon = line.find(':');
-    if (colon != std::string::npos && trim(line.substr(0, colon)) == "model name")
+    if (colon != std::string::npos && trim(line.substr(0, colon)) == key)
       return trim(line.substr(colon + 1));
   }
-  return "unknown CPU";
+  return "";
+}
+
+/// lscpu's "Model name:" as the original reads it (it names ARM cores from its tables, where
+/// /proc/cpuinfo has no model name); "" when lscpu is missing or says nothing.
+std::string lscpu_model_name() {
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen("LC_ALL=C lscpu 2>/dev/null", "r"), ::pclose);
+  if (!pipe) return "";
+  std::string text;
+  char buffer[4096];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe.get())) > 0;) text.append(buffer, n);
+  if (::pclose(pipe.release()) != 0) return "";
+  std::istringstream lines(text);
+  return field_of(lines, "Model name");
+}
+
+}  // namespace
+
+std::string cpu_model_name() {
+  static const std::string name = [] {
+    if (auto from_lscpu = lscpu_model_name(); !from_lscpu.empty()) return from_lscpu;
+    std::ifstream cpuinfo("/proc/cpuinfo");  // the same text on x86, where lscpu reads it too
+    auto from_cpuinfo = field_of(cpuinfo, "model name");
+    return from_cpuinfo.empty() ? std::string("unknown CPU") : from_cpuinfo;
+  }();
+  return name;
 }
 
 const std::vector<std::string>& gpu_names() {

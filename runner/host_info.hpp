@@ -8,7 +8,8 @@
 
 namespace benchmatrix {
 
-/// The "model name" of the first processor in /proc/cpuinfo (what lscpu prints as Model name).
+/// lscpu's "Model name:" (the original's source), else /proc/cpuinfo's "model name", else
+/// "unknown CPU". Asked once per process.
 [[nodiscard]] std::string cpu_model_name();
 
 /// GPU names from `nvidia-smi --query-gpu=gpu_name --format=csv,noheader`; empty when there is no

@@ -42,7 +42,7 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       {"pure-wall-time", 0, a::store_true, t::text, {}, false, "", "Time each step with CUDA events (minimum of adaptive repeats, L2 flushed); CUDA only."},
       {"randomize-input", 0, a::store_true, t::text, {}, false, "", "Fill floating inputs with randn before every step."},
       {"collect-full-output", 0, a::store_true, t::text, {}, false, "", "Train steps return prediction, loss and gradients (perturbs timing)."},
-      {"filter-by-single-graph", 0, a::store_true, t::text, {}, false, "", "Compiled backends must capture the whole step as one graph (no effect on eager)."},
+      {"filter-by-single-graph", 0, a::store_true, t::text, {}, false, "", "Accepted for compatibility (torch.compile fullgraph=True in the original); changes nothing here: every compiled backend already captures the whole step as one graph or fails with an error record, never splitting it."},
       {"disable-tf32", 0, a::store_true, t::text, {}, false, "", "Do not force TF32 (high) float32 matmul precision."},
       {"matmul-precision", 0, a::store, t::text, {"default", "high", "highest"}, true, "None", "float32 matmul precision; applies only with --disable-tf32, as in the original."},
       // Verification (§1.4, §6)
@@ -287,7 +287,6 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
   o.pure_wall_time = flags.given("pure-wall-time");
   o.randomize_input = flags.given("randomize-input");
   o.collect_full_output = flags.given("collect-full-output");
-  o.filter_by_single_graph = flags.given("filter-by-single-graph");
   o.disable_tf32 = flags.given("disable-tf32");
   if (const auto v = flags.last("matmul-precision"); v && *v) o.matmul_precision = **v;
   o.verify = flags.given("verify");

@@ -37,7 +37,6 @@ struct runner_options {
   bool pure_wall_time = false;
   bool randomize_input = false;
   bool collect_full_output = false;
-  bool filter_by_single_graph = false;
   bool disable_tf32 = false;
   std::optional<std::string> matmul_precision;
   // A kernel library (ops/kernel_library.hpp) whose aten overrides the backend's steps run with:
