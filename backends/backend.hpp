@@ -70,13 +70,17 @@ forward_and_loss(const forward_function& forward, const model_inputs& inputs,
 struct backend_context {
   std::string model_name;
   std::filesystem::path cache_dir;  // --cache-dir
-  bool cold_start = false;          // --cold-start: rebuild cached artifacts
+  bool cold_start = false;          // --cold-start: rebuild cached artifacts, with fresh
+                                    // Inductor/Triton caches, once per sweep:
+  std::string sweep_token;          // the sweep's --timestamp; the children of one sweep (timing,
+                                    // verifier, accuracy baseline) share its fresh build
 };
 
 /// How a backend prepared its step (tracing, compiling or loading, capture, warm-up), measured
 /// apart from the timed repeats.
 struct compile_report {
   double compile_time_s = 0;       // wall time of the whole preparation
+  std::optional<double> compiler_s;  // the compile helper's own wall time, when this child ran it
   std::optional<bool> cache_hit;   // for backends with cached artifacts
   std::string cache_note;          // why a cached entry was rebuilt, if it was
 };

@@ -313,7 +313,8 @@ backend_step make_xla_pjrt_step(model_instance& model, const step_options& optio
       recipe.key(), program_name, recipe.description, context.cold_start,
       [&](const std::filesystem::path& directory) {
         export_stablehlo(recipe, options.device, directory);
-      });
+      },
+      context.sweep_token);
   const exported_program program = read_program(entry.artifact);
   if (program.outputs.size() != tensor_leaves(std::vector<c10::IValue>{traced->output_structure}).size())
     throw std::runtime_error("the StableHLO module returns " + std::to_string(program.outputs.size()) +

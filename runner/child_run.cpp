@@ -6,6 +6,7 @@
 #include "runner/accuracy_metric.hpp"
 #include "output/backend_name.hpp"
 #include "output/file_naming.hpp"
+#include "output/python_json.hpp"
 #include "output/results_file.hpp"
 #include "runner/availability.hpp"
 #include "runner/host_info.hpp"
@@ -79,6 +80,8 @@ backend_context make_backend_context(const runner_options& o, const std::string&
   context.model_name = model_name;
   context.cache_dir = std::filesystem::absolute(o.cache_dir);
   context.cold_start = o.cold_start;
+  // the parent's --timestamp, the same for every child of a sweep; none for a child run by hand
+  if (o.timestamp > 0) context.sweep_token = python_float_repr(o.timestamp);
   return context;
 }
 
@@ -108,6 +111,7 @@ void add_xla_metrics(json_value& metrics, const xla_counters& compile,
 
 void add_compile_metrics(json_value& metrics, const compile_report& report, json_allocator& a) {
   metrics.AddMember("compile_time_s", report.compile_time_s, a);
+  if (report.compiler_s) metrics.AddMember("compile_helper_s", *report.compiler_s, a);
   if (report.cache_hit) metrics.AddMember("compile_cache_hit", *report.cache_hit, a);
   if (!report.cache_note.empty())
     metrics.AddMember("compile_cache_rebuilt", json_value(report.cache_note.c_str(), a), a);

@@ -44,7 +44,7 @@ private:
 
 /// "" when the entry is valid, else why it is not. Fills build_seconds from the manifest.
 std::string check_entry(const std::filesystem::path& directory, const std::string& artifact_name,
-                        double& build_seconds) {
+                        double& build_seconds, std::string& rebuilt_for) {
   const auto manifest_path = directory / "manifest.json";
   if (!std::filesystem::is_regular_file(manifest_path)) return "manifest.json is missing";
   json_document manifest;
@@ -71,11 +71,14 @@ std::string check_entry(const std::filesystem::path& directory, const std::strin
     return artifact_name + "'s SHA-256 differs from the manifest's";
   if (manifest.HasMember("build_seconds") && manifest["build_seconds"].IsNumber())
     build_seconds = manifest["build_seconds"].GetDouble();
+  if (manifest.HasMember("rebuilt_for") && manifest["rebuilt_for"].IsString())
+    rebuilt_for = manifest["rebuilt_for"].GetString();
   return "";
 }
 
 void write_manifest(const std::filesystem::path& directory, const std::string& artifact_name,
-                    const std::string& description, double build_seconds) {
+                    const std::string& description, double build_seconds,
+                    const std::string& rebuilt_for) {
   const auto artifact = directory / artifact_name;
   if (!std::filesystem::is_regular_file(artifact))
     throw std::runtime_error("the compile step wrote no " + artifact.string());
@@ -86,6 +89,7 @@ void write_manifest(const std::filesystem::path& directory, const std::string& a
   manifest.AddMember("bytes", json_value(static_cast<uint64_t>(std::filesystem::file_size(artifact))), a);
   manifest.AddMember("build_seconds", build_seconds, a);
   manifest.AddMember("description", json_value(description.c_str(), a), a);
+  if (!rebuilt_for.empty()) manifest.AddMember("rebuilt_for", json_value(rebuilt_for.c_str(), a), a);
   std::ofstream out(directory / "manifest.json", std::ios::trunc);
   out << to_python_json(manifest) << '\n';
   if (!out.flush()) throw std::runtime_error("cannot write " + (directory / "manifest.json").string());
@@ -128,7 +132,8 @@ bool compile_cache::remove(const std::string& key) {
 
 cache_entry compile_cache::get_or_build(
     const std::string& key, const std::string& artifact_name, const std::string& description,
-    bool rebuild, const std::function<void(const std::filesystem::path&)>& build) {
+    bool rebuild, const std::function<void(const std::filesystem::path&)>& build,
+    const std::string& rebuild_token) {
   check_key(key);
   exclusive_file_lock lock(m_root / (key + ".lock"));
   const auto directory = m_root / key;
@@ -136,8 +141,10 @@ cache_entry compile_cache::get_or_build(
   entry.artifact = directory / artifact_name;
   const bool exists = std::filesystem::exists(directory);
   if (exists) {
-    std::string problem = check_entry(directory, artifact_name, entry.build_seconds);
-    if (problem.empty() && !rebuild) {
+    std::string rebuilt_for;
+    std::string problem = check_entry(directory, artifact_name, entry.build_seconds, rebuilt_for);
+    const bool fresh_for_this_token = !rebuild_token.empty() && rebuilt_for == rebuild_token;
+    if (problem.empty() && (!rebuild || fresh_for_this_token)) {
       entry.hit = true;
       return entry;
     }
@@ -146,10 +153,11 @@ cache_entry compile_cache::get_or_build(
       log_warning("compile cache entry " + directory.string() + " is corrupt (" + problem +
                   "); rebuilding it");
   }
-  // A build killed mid-way (timeout, Ctrl-C) left its staging directory: no one else builds this
-  // key while we hold its lock, so any is stale.
+  // A build or removal killed mid-way (timeout, Ctrl-C) left its staging or trash directory: no
+  // one else builds or removes this key while we hold its lock, so any is stale.
   for (const auto& name : directory_entries(m_root.string()))
-    if (name.rfind(".build-" + key + "-", 0) == 0) remove_tree((m_root / name).string());
+    if (name.rfind(".build-" + key + "-", 0) == 0 || name.rfind(".trash-" + key + "-", 0) == 0)
+      remove_tree((m_root / name).string());
   // Built aside, so that a failed build leaves the old entry (if any) as it was.
   const auto staging = private_sibling(m_root, "build", key);
   remove_tree(staging.string());
@@ -159,7 +167,9 @@ cache_entry compile_cache::get_or_build(
     build(staging);
     entry.build_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    write_manifest(staging, artifact_name, description, entry.build_seconds);
+    write_manifest(staging, artifact_name, description, entry.build_seconds,
+                   rebuild ? rebuild_token : std::string());
+    entry.built = true;
   } catch (...) {
     remove_tree(staging.string());
     throw;

@@ -1,7 +1,8 @@
 // A directory of compiled artifacts (AOTInductor packages), one entry per content-hash key.
 //
 //   <root>/<key>/<artifact>        the artifact, written by the builder
-//   <root>/<key>/manifest.json     {"artifact", "sha256", "bytes", "build_seconds", "description"}
+//   <root>/<key>/manifest.json     {"artifact", "sha256", "bytes", "build_seconds", "description"
+//                                   [, "rebuilt_for"]}
 //   <root>/<key>.lock              flock(2) held while an entry is checked or built
 //
 // Concurrent processes that want the same key serialise on its lock: one builds, the others wait and
@@ -23,6 +24,7 @@ struct cache_entry {
   bool hit = false;                // true: a valid entry existed and was used as is
   std::string rebuilt_because;     // why an existing entry was rebuilt ("" when none existed or hit)
   double build_seconds = 0;        // the builder's wall time; for a hit, the time it took originally
+  bool built = false;              // true: this call ran the builder (build_seconds is its time now)
 };
 
 class compile_cache {
@@ -32,11 +34,14 @@ public:
 
   /// The valid entry for `key` (a hex digest), or a new one: `build(directory)` must write
   /// `artifact_name` into the directory it is given (throwing on failure, which leaves no entry).
-  /// `rebuild` replaces even a valid entry (--cold-start). `description` is stored in the manifest
-  /// for people reading the cache (what the key was made of).
+  /// `rebuild` replaces even a valid entry (--cold-start), except one that a rebuild with the same
+  /// non-empty `rebuild_token` made (a sweep's token: its verifier and baseline children reuse the
+  /// fresh build of its timing child instead of compiling a third time). `description` is stored
+  /// in the manifest for people reading the cache (what the key was made of).
   cache_entry get_or_build(const std::string& key, const std::string& artifact_name,
                            const std::string& description, bool rebuild,
-                           const std::function<void(const std::filesystem::path&)>& build);
+                           const std::function<void(const std::filesystem::path&)>& build,
+                           const std::string& rebuild_token = "");
 
   /// Removes the entry for `key` under its lock (run_and_check --clear_cache). Returns whether an
   /// entry existed.

@@ -78,7 +78,43 @@ TEST_CASE("a cache entry is built once, then hit") {
   const auto cold = cache.get_or_build(key, "model.pt2", "test", true, build);
   CHECK_FALSE(cold.hit);
   CHECK(cold.rebuilt_because == "--cold-start");
+  CHECK(cold.built);
   CHECK(builds == 2);
+}
+
+TEST_CASE("--cold-start rebuilds once per sweep: later children of the same sweep reuse it") {
+  temporary_directory dir;
+  bm::compile_cache cache(dir.path / "cache");
+  int builds = 0;
+  const auto build = [&](const std::filesystem::path& d) {
+    ++builds;
+    write(d / "model.pt2", "package bytes");
+  };
+  (void)cache.get_or_build(key, "model.pt2", "test", false, build);  // an older run's entry
+  const auto timing = cache.get_or_build(key, "model.pt2", "test", true, build, "1795324126.25");
+  CHECK_FALSE(timing.hit);
+  CHECK(builds == 2);
+  // the verifier child of the same sweep: a hit, not a third compile
+  const auto verifier = cache.get_or_build(key, "model.pt2", "test", true, build, "1795324126.25");
+  CHECK(verifier.hit);
+  CHECK_FALSE(verifier.built);
+  CHECK(builds == 2);
+  // the next sweep with --cold-start compiles afresh again
+  CHECK_FALSE(cache.get_or_build(key, "model.pt2", "test", true, build, "1795325000.5").hit);
+  CHECK(builds == 3);
+}
+
+TEST_CASE("leftovers of a killed build or removal are cleaned by the next build of the key") {
+  temporary_directory dir;
+  bm::compile_cache cache(dir.path / "cache");
+  const auto stale_build = dir.path / "cache" / (".build-" + key + "-999999");
+  const auto stale_trash = dir.path / "cache" / (".trash-" + key + "-999999");
+  std::filesystem::create_directories(stale_build);
+  std::filesystem::create_directories(stale_trash);
+  (void)cache.get_or_build(key, "model.pt2", "test", false,
+                           [](const std::filesystem::path& d) { write(d / "model.pt2", "x"); });
+  CHECK_FALSE(std::filesystem::exists(stale_build));
+  CHECK_FALSE(std::filesystem::exists(stale_trash));
 }
 
 TEST_CASE("remove drops one entry, and the next get_or_build builds it again") {
