@@ -9,12 +9,13 @@ per iteration, with CUDA events, after warm-up:
   compile      torch.compile(module)                          (Inductor, default mode)
   compile_ro   torch.compile(module, mode="reduce-overhead")  (Inductor with CUDA graphs)
 One JSON line per model and mode: {"model", "mode", "per_iter_ms": [...], "median_ms",
-"compile_s"}; a model whose conversion or compile fails gets {"model", "mode", "error"} and the
+"compile_s", "host", "device", "timestamp"}; a model whose conversion or compile fails gets {"model", "mode", "error"} and the
 others go on (a device-side assert still ends the process: CUDA cannot recover from it). Usage: python bench/torch_compile_anchor.py CACHE_DIR [--models a,b] [--iters 50]
 """
 import argparse
 import json
 import os
+import socket
 import statistics
 import sys
 import time
@@ -62,13 +63,15 @@ def main():
     args = parser.parse_args()
     wanted = set(filter(None, args.models.split(",")))
     torch.set_float32_matmul_precision("high")  # as experiment_runner without --disable-tf32
+    # Every line names the machine and time, so a ratio is only ever taken within one machine.
+    machine = {"host": socket.gethostname(), "device": torch.cuda.get_device_name()}
     for model, directory in entries(args.cache_dir, wanted):
         for mode in ("eager", "compile", "compile_ro"):
             try:
-                print(json.dumps(time_mode(directory, model, mode, args)), flush=True)
+                line = time_mode(directory, model, mode, args)
             except Exception as error:  # one model's failure is its own line, not the run's end
-                print(json.dumps({"model": model, "mode": mode, "error": f"{type(error).__name__}: {error}"[:2000]}),
-                      flush=True)
+                line = {"model": model, "mode": mode, "error": f"{type(error).__name__}: {error}"[:2000]}
+            print(json.dumps({**line, **machine, "timestamp": time.time()}), flush=True)
 
 
 def time_mode(directory, model, mode, args):
