@@ -33,7 +33,8 @@
 //  Reduced inputs (tests only): 4 indices per lookup; the tables stay full size.
 // Output: float32 [B, 1] (after ReLU). With this init the final ReLU is often dead for (nearly)
 // every sample, as in the original (seed 1337: 2 of 2048 outputs are non-zero), so the gradients
-// are then (nearly) all zero; the train step does the same work either way.
+// are then (nearly) all zero; the train step does the same work either way. (tests/models fills
+// the last bias with 1 before its train step, so that the step it checks reaches every layer.)
 // Interaction indices: the original builds li, lj every forward with torch.tensor(list) on the
 // host; here they are two int64 buffers (interaction_li, interaction_lj; not in the original's
 // state_dict) built once and moved with the model, the same values without a host-to-device copy

@@ -1,7 +1,8 @@
 // The model zoo's contract, checked for every registered torchbench model on the CPU at a tiny batch
 // with reduced inputs (model_build_options::reduced_inputs): the architecture's parameter count,
 // the eval output's structure, shapes and dtypes, a float64 run (the verifier's golden reference),
-// and one train step that yields finite gradients for every parameter and changes the parameters.
+// and one train step that yields finite gradients for every parameter and changes the parameters
+// (where an expectation names parameter groups, each of them gets a non-zero gradient and changes).
 //
 // Every model of the suite must have an entry in `expectations` (and every entry a model): adding a
 // model without saying what it must produce fails here.
@@ -36,9 +37,15 @@ struct model_expectation {
   std::optional<std::string> float64_output;
   /// Parameters that get no gradient in TorchBench's train step too (unused by forward), by name.
   std::set<std::string> parameters_without_gradient;
-  /// True where the original's output is all zeros at the test inputs (dlrm: the ReLU after its
-  /// last layer), so that every gradient is zero and a step changes nothing — faithfully.
-  bool step_may_leave_parameters_unchanged = false;
+  /// Test only: parameters filled with a value (under no_grad) before the train step, where the
+  /// original's output is all zeros at the test inputs (dlrm: the ReLU after its last layer), which
+  /// would make every gradient zero and the step a no-op that proves nothing. The model itself
+  /// stays faithful; the test moves it off the dead ReLU.
+  std::map<std::string, double> filled_before_step;
+  /// Name prefixes of parameter groups the train step must reach: for each, at least one parameter
+  /// whose name starts with it gets a non-zero gradient and changes. Empty: only "some parameter
+  /// changed" is required.
+  std::vector<std::string> groups_that_must_learn;
 };
 
 constexpr int64_t k_test_batch = 2;  // the smallest batch for which train-mode BatchNorm works
@@ -150,9 +157,23 @@ void check_eval(const model_definition& definition, const model_expectation& exp
   CHECK(all_finite(output64));
 }
 
+/// A gradient's values: dense as it is, sparse (dlrm's sparse=True embedding tables) coalesced.
+torch::Tensor gradient_values(const torch::Tensor& grad) {
+  return grad.is_sparse() ? grad.coalesce().values() : grad;
+}
+
 void check_train_step(const model_definition& definition, const model_expectation& expected) {
   reset_rng_state();
   model_instance model = definition.build(test_options(/*training=*/true));
+  {
+    torch::NoGradGuard no_grad;
+    const auto parameters = model.module->named_parameters();
+    for (const auto& [name, value] : expected.filled_before_step) {
+      INFO("filled_before_step names " << name);
+      REQUIRE(parameters.contains(name));
+      parameters[name].fill_(value);
+    }
+  }
   std::vector<torch::Tensor> before;
   for (const auto& p : model.module->parameters()) before.push_back(p.detach().clone());
 
@@ -164,19 +185,28 @@ void check_train_step(const model_definition& definition, const model_expectatio
   step(model.example_inputs);
 
   int64_t changed = 0;
+  std::set<std::string> groups_learned;
   size_t i = 0;
   for (const auto& item : model.module->named_parameters()) {
     const auto& p = item.value();
-    if (!torch::equal(p.detach(), before.at(i++))) ++changed;
+    const bool parameter_changed = !torch::equal(p.detach(), before.at(i++));
+    if (parameter_changed) ++changed;
     INFO("parameter " << item.key());
     if (expected.parameters_without_gradient.count(item.key())) continue;
     REQUIRE(p.grad().defined());
-    // Embedding tables with sparse=True (dlrm) have sparse gradients: check their values.
-    const auto grad = p.grad().is_sparse() ? p.grad().coalesce().values() : p.grad();
+    const auto grad = gradient_values(p.grad());
     const bool finite = torch::isfinite(grad).all().item<bool>();
     CHECK(finite);
+    const bool non_zero = grad.ne(0).any().item<bool>();
+    for (const auto& group : expected.groups_that_must_learn)
+      if (item.key().rfind(group, 0) == 0 && non_zero && parameter_changed)
+        groups_learned.insert(group);
   }
-  if (!expected.step_may_leave_parameters_unchanged) CHECK(changed > 0);
+  CHECK(changed > 0);
+  for (const auto& group : expected.groups_that_must_learn) {
+    INFO("no parameter named " << group << "* got a non-zero gradient and changed");
+    CHECK(groups_learned.count(group) == 1);
+  }
 }
 
 TEST_CASE("every torchbench model meets its expectations") {
