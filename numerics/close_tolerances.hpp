@@ -16,4 +16,14 @@ struct rtol_atol {
 /// bool) {0, 0}: exact.
 [[nodiscard]] rtol_atol default_rtol_atol(std::string_view dtype);
 
+/// The relative difference of one element, as torch.testing.assert_close's message computes it
+/// (torch/testing/_comparison.py, make_tensor_mismatch_msg: abs_diff / abs(expected)):
+/// |actual - expected| / |expected|, so +inf where expected is 0 and actual is not; 0 where both
+/// are equal (0 and 0, equal infinities). The "max rel error" of numeric_check and of --metrics
+/// accuracy (verifier/assert_close.hpp) is its maximum over every element (torch's message takes
+/// mismatching elements only; ours also reports passing tensors); an element that is NaN on one
+/// side only counts as +inf in both max abs and max rel error, NaN on both sides as 0 where NaNs
+/// are equal (numeric_check, equal_nan) and as +inf where they are not (--metrics accuracy).
+[[nodiscard]] double relative_difference(double actual, double expected);
+
 }  // namespace benchmatrix

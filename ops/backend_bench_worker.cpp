@@ -512,7 +512,8 @@ int run_op(const json_document& plan, const json_document& suite, replay_context
       w.Null();
     else
       w.String(error.c_str());
-    // Standard JSON: a non-finite error (NaN against a number) is null; the status says it failed.
+    // Standard JSON: a non-finite error is null (NaN against a number, whose status says it failed;
+    // or a rel error where the expected value is 0 and the actual one is not).
     const auto error_value = [&](double value) {
       if (std::isfinite(value))
         w.Double(value);

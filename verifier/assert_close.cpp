@@ -87,8 +87,10 @@ struct comparer {
       difference = (actual - expected).abs().to(torch::kDouble);
     }
     if (difference.numel() == 0) return;
+    // numerics/close_tolerances.hpp's relative_difference, element-wise: |a - e| / |e|, inf where
+    // e is 0 and a is not, 0 where they are equal (difference is already 0 there).
     const auto magnitude = expected.abs().to(torch::kDouble);
-    const auto relative = torch::where((magnitude != 0) & (difference != 0), difference / magnitude,
+    const auto relative = torch::where(difference != 0, difference / magnitude,
                                        torch::zeros_like(difference));
     const auto nan_free_max = [](const torch::Tensor& t) {
       return torch::where(torch::isnan(t), torch::full_like(t, INFINITY), t).max().item<double>();

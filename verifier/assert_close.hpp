@@ -29,7 +29,9 @@ struct close_tolerances {
 struct close_result {
   bool passed = true;
   double max_abs_error = 0;  // max |actual - expected| over every compared element
-  double max_rel_error = 0;  // max |actual - expected| / |expected| over elements with expected != 0
+  // max |actual - expected| / |expected| over every element: inf where expected is 0 and actual
+  // is not, or where either is NaN (numerics/close_tolerances.hpp, relative_difference)
+  double max_rel_error = 0;
   int tensors_compared = 0;
   std::string mismatch;      // the first failing leaf: its path, flat index and both values
 };

@@ -45,5 +45,16 @@ TEST_CASE("assert_close: one tolerance overrides only its own default; errors an
   CHECK_FALSE(assert_close(torch::ones({2}), torch::ones({3}), {}).passed);
 }
 
+TEST_CASE("assert_close: max rel error is torch.testing's |a - e| / |e|, inf where e is 0") {
+  // torch.testing reports "Greatest relative difference: inf" for 0.5 against 0.
+  const auto r = assert_close(torch::tensor({1.0f, 0.5f}), torch::tensor({2.0f, 0.0f}), {10.0, 1.0});
+  CHECK(r.passed);
+  CHECK(std::isinf(r.max_rel_error));
+  CHECK(r.max_abs_error == doctest::Approx(1.0));
+  // equal zeros are no error at all
+  const auto zeros = assert_close(torch::tensor({0.0f, 4.0f}), torch::tensor({0.0f, 5.0f}), {});
+  CHECK(zeros.max_rel_error == doctest::Approx(0.2));
+}
+
 }  // namespace
 }  // namespace benchmatrix
