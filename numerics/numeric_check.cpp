@@ -1,17 +1,22 @@
 // numeric_check --a DIR_A --b DIR_B: compares two experiment_runner --export directories (one
-// subdirectory per config, .npy files plus manifest.json; runner/numerics_export.hpp). Configs are
-// matched by directory name and tensors by file name. Per tensor: dtype and shape must agree; then
+// subdirectory per config, .npy files plus manifest.json; runner/numerics_export.hpp), or two config
+// directories themselves (a directory holding manifest.json or .npy files is one config). Configs
+// are matched by directory name and tensors by file name. Each file's data must have the SHA-256
+// its manifest lists (else CORRUPTED, not compared). Per tensor: dtype and shape must agree; then
 // element-wise, as torch.testing.assert_close, |a - b| <= atol + rtol * |b| (b: the --b side) with
 // the default tolerances per original dtype, NaN equal to NaN at the same position (equal_nan) and
 // a NaN against a number a mismatch. --rtol and --atol each override only their own default.
 // --max-ulp N also accepts float32 and bfloat16 elements within N ULPs (numerics/ulp_distance.hpp).
-// Reports every mismatching tensor (count, max abs/rel error, first mismatch with both values) and
-// every config or tensor present on one side only. Exit 0: all match; 1: any mismatch or one-sided
-// file; 2: bad input.
+// Reports every mismatching tensor (count, max abs/rel error, first mismatch with both values),
+// every config, tensor or manifest present on one side only, corrupted or unreadable files, and
+// configs with no tensor on either side ("NOTHING TO COMPARE", with the manifest's note; never
+// counted as a match). Exit 0: every entry matches and at least one tensor was compared; 1: any
+// mismatch, one-sided, corrupted or unreadable entry, or nothing compared at all; 2: bad input.
 #include "numerics/close_tolerances.hpp"
 #include "numerics/npy_file.hpp"
 #include "numerics/ulp_distance.hpp"
 #include "output/python_json.hpp"
+#include "runner/content_hash.hpp"
 #include "runner/flag_tool.hpp"
 #include "runner/text_file.hpp"
 
@@ -64,19 +69,42 @@ std::set<std::string> entries(const fs::path& dir, bool directories) {
   return out;
 }
 
-/// file name → original torch dtype, from manifest.json (empty when there is none).
-std::map<std::string, std::string> manifest_dtypes(const fs::path& dir) {
-  std::map<std::string, std::string> out;
+/// A config directory (one config's export): it holds manifest.json or .npy files itself.
+bool is_config_directory(const fs::path& dir) {
+  return fs::exists(dir / "manifest.json") || !entries(dir, false).empty();
+}
+
+/// What a config's manifest.json says about its files (runner/numerics_export.hpp).
+struct manifest_info {
+  bool present = false;
+  std::string error;  // unreadable or malformed: why (then nothing else is known)
+  std::map<std::string, std::string> dtypes, hashes;  // file name → original torch dtype, SHA-256
+  std::string note;                                   // why a config has nothing to export
+};
+
+manifest_info read_manifest(const fs::path& dir) {
+  manifest_info m;
   const auto path = dir / "manifest.json";
-  if (!fs::exists(path)) return out;
+  if (!fs::exists(path)) return m;
+  m.present = true;
   try {
     const auto d = parse_json(read_text_file(path.string()), path.string());
-    for (const auto& t : d["tensors"].GetArray())
-      out[t["file"].GetString()] = t["dtype"].GetString();
+    if (!d.IsObject() || !d.HasMember("tensors") || !d["tensors"].IsArray())
+      throw std::runtime_error("no \"tensors\" list");
+    if (d.HasMember("note") && d["note"].IsString()) m.note = d["note"].GetString();
+    for (const auto& t : d["tensors"].GetArray()) {
+      if (!t.IsObject() || !t.HasMember("file") || !t["file"].IsString() || !t.HasMember("dtype") ||
+          !t["dtype"].IsString() || !t.HasMember("sha256") || !t["sha256"].IsString())
+        throw std::runtime_error("a tensor entry without file, dtype or sha256");
+      m.dtypes[t["file"].GetString()] = t["dtype"].GetString();
+      m.hashes[t["file"].GetString()] = t["sha256"].GetString();
+    }
   } catch (const std::exception& e) {
-    throw bad_input(std::string("cannot read ") + path.string() + ": " + e.what());
+    m = manifest_info{};
+    m.present = true;
+    m.error = e.what();
   }
-  return out;
+  return m;
 }
 
 std::string dtype_of_descr(const std::string& descr) {
@@ -166,14 +194,13 @@ bool compare_tensor(const std::string& label, const npy_array& a, const npy_arra
     bool ok;
     if (std::isnan(x) || std::isnan(y)) {
       ok = std::isnan(x) && std::isnan(y);
+      if (!ok) max_abs = max_rel = INFINITY;  // NaN against a number: an unbounded error
     } else if (x == y) {
       ok = true;
     } else {
-      const double diff = std::abs(x - y);
-      if (!std::isnan(diff)) {
-        max_abs = std::max(max_abs, diff);
-        max_rel = std::max(max_rel, y == 0 ? INFINITY : diff / std::abs(y));
-      }
+      const double diff = std::abs(x - y);  // inf against -inf: inf
+      max_abs = std::max(max_abs, diff);
+      max_rel = std::max(max_rel, relative_difference(x, y));
       ok = !is_bool && std::isfinite(x) && std::isfinite(y) && diff <= tol.atol + tol.rtol * std::abs(y);
       if (!ok && unit) {
         float fx, fy;
@@ -210,56 +237,156 @@ bool compare_tensor(const std::string& label, const npy_array& a, const npy_arra
   return false;
 }
 
-npy_array load(const fs::path& path) {
+/// One side's copy of a tensor: loaded, and checked against its manifest entry. Prints a line and
+/// returns nullopt when it is unreadable, corrupted (data SHA-256 differs from the manifest's) or
+/// missing from a manifest that exists (its integrity cannot be checked).
+std::optional<npy_array> load_checked(const std::string& label, const char* side,
+                                      const fs::path& path, const manifest_info& manifest) {
+  npy_array array;
   try {
-    return read_npy(path);
+    array = read_npy(path);
   } catch (const std::exception& e) {
-    throw bad_input(e.what());
+    std::cout << label << ": UNREADABLE in " << side << ": " << e.what() << "\n";
+    return std::nullopt;
   }
+  if (!manifest.present || !manifest.error.empty()) return array;  // reported with the config
+  const auto file = path.filename().string();
+  const auto expected = manifest.hashes.find(file);
+  if (expected == manifest.hashes.end()) {
+    std::cout << label << ": NOT IN " << side << "'s manifest.json (its SHA-256 cannot be checked)\n";
+    return std::nullopt;
+  }
+  const std::string actual = sha256_hex(array.data);
+  if (actual != expected->second) {
+    std::cout << label << ": CORRUPTED in " << side << ": the data's SHA-256 " << actual
+              << " differs from manifest.json's " << expected->second << " (not compared)\n";
+    return std::nullopt;
+  }
+  return array;
+}
+
+struct tally {
+  std::size_t tensors = 0;          // tensor pairs compared element-wise
+  std::size_t configs = 0;          // configs with at least one tensor compared
+  std::size_t empty_configs = 0;    // configs without any tensor on either side
+  std::size_t failures = 0;         // mismatching, one-sided, corrupted or unreadable entries
+};
+
+/// Compares one config (`name` empty: A and B are themselves config directories).
+void compare_config(const std::string& name, const fs::path& dir_a, const fs::path& dir_b,
+                    const options& o, tally& t) {
+  const std::string shown = name.empty() ? "." : name;
+  const auto label_of = [&](const std::string& tensor) {
+    return name.empty() ? tensor : name + "/" + tensor;
+  };
+  const manifest_info manifest_a = read_manifest(dir_a), manifest_b = read_manifest(dir_b);
+  if (manifest_a.present != manifest_b.present) {
+    std::cout << label_of("manifest.json") << ": ONLY IN " << (manifest_a.present ? "A" : "B")
+              << "\n";
+    ++t.failures;
+  }
+  for (const auto& [side, m] : {std::pair{"A", &manifest_a}, std::pair{"B", &manifest_b}})
+    if (!m->error.empty()) {
+      std::cout << label_of("manifest.json") << ": UNREADABLE in " << side << ": " << m->error
+                << "\n";
+      ++t.failures;
+    }
+  const auto names_a = entries(dir_a, false), names_b = entries(dir_b, false);
+  std::set<std::string> names(names_a.begin(), names_a.end());
+  names.insert(names_b.begin(), names_b.end());
+  // Listed in a manifest, yet on neither side (a file on one side only is reported below).
+  std::set<std::string> missing;
+  for (const auto* m : {&manifest_a, &manifest_b})
+    for (const auto& [file, hash] : m->hashes)
+      if (const auto stem = fs::path(file).stem().string(); !names.count(stem) && !missing.count(stem)) {
+        missing.insert(stem);
+        std::cout << label_of(stem) << ": MISSING on both sides (listed in "
+                  << (m == &manifest_a ? "A" : "B") << "'s manifest.json)\n";
+        ++t.failures;
+      }
+  const std::string note = !manifest_a.note.empty() ? manifest_a.note : manifest_b.note;
+  if (names.empty()) {
+    std::cout << shown << ": NOTHING TO COMPARE (no tensors on either side"
+              << (note.empty() ? "" : "; manifest note: " + note) << ")\n";
+    ++t.empty_configs;
+    return;
+  }
+  if (!note.empty()) std::cout << shown << ": note: " << note << "\n";
+  const std::size_t compared_before = t.tensors;
+  for (const auto& tensor : names) {
+    const std::string label = label_of(tensor);
+    if (!names_b.count(tensor) || !names_a.count(tensor)) {
+      std::cout << label << ": ONLY IN " << (names_a.count(tensor) ? "A" : "B") << "\n";
+      ++t.failures;
+      continue;
+    }
+    const auto file = tensor + ".npy";
+    const auto a = load_checked(label, "A", dir_a / file, manifest_a);
+    const auto b = load_checked(label, "B", dir_b / file, manifest_b);
+    if (!a || !b) {
+      ++t.failures;
+      continue;
+    }
+    ++t.tensors;
+    const auto dtype = [&](const manifest_info& m, const npy_array& x) {
+      const auto found = m.dtypes.find(file);
+      return found != m.dtypes.end() ? found->second : dtype_of_descr(x.descr);
+    };
+    if (!compare_tensor(label, *a, *b, dtype(manifest_a, *a), dtype(manifest_b, *b), o))
+      ++t.failures;
+  }
+  if (t.tensors > compared_before) ++t.configs;
 }
 
 int run(const options& o) {
   for (const auto& dir : {o.a, o.b})
     if (!fs::is_directory(dir)) throw bad_input("no such directory: " + dir.string());
-  const auto configs_a = entries(o.a, true), configs_b = entries(o.b, true);
-  std::set<std::string> configs(configs_a.begin(), configs_a.end());
-  configs.insert(configs_b.begin(), configs_b.end());
-  std::size_t tensors = 0, failures = 0;
-  for (const auto& config : configs) {
-    if (!configs_b.count(config) || !configs_a.count(config)) {
-      std::cout << config << ": ONLY IN " << (configs_a.count(config) ? "A" : "B") << "\n";
-      ++failures;
-      continue;
-    }
-    const auto dir_a = o.a / config, dir_b = o.b / config;
-    const auto dtypes_a = manifest_dtypes(dir_a), dtypes_b = manifest_dtypes(dir_b);
-    const auto names_a = entries(dir_a, false), names_b = entries(dir_b, false);
-    std::set<std::string> names(names_a.begin(), names_a.end());
-    names.insert(names_b.begin(), names_b.end());
-    for (const auto& name : names) {
-      const std::string label = config + "/" + name;
-      if (!names_b.count(name) || !names_a.count(name)) {
-        std::cout << label << ": ONLY IN " << (names_a.count(name) ? "A" : "B") << "\n";
-        ++failures;
+  // Either two export directories (one subdirectory per config) or two config directories.
+  const bool config_a = is_config_directory(o.a), config_b = is_config_directory(o.b);
+  if (config_a != config_b) {
+    const auto& config = config_a ? o.a : o.b;
+    const auto& root = config_a ? o.b : o.a;
+    throw bad_input(config.string() + " is one config's directory (it holds manifest.json or .npy "
+                    "files) but " + root.string() + " is not; give two --export directories or two "
+                    "config directories");
+  }
+  tally t;
+  std::size_t config_count = 1;
+  if (config_a) {
+    compare_config("", o.a, o.b, o, t);
+  } else {
+    const auto configs_a = entries(o.a, true), configs_b = entries(o.b, true);
+    std::set<std::string> configs(configs_a.begin(), configs_a.end());
+    configs.insert(configs_b.begin(), configs_b.end());
+    config_count = configs.size();
+    for (const auto& config : configs) {
+      if (!configs_b.count(config) || !configs_a.count(config)) {
+        std::cout << config << ": ONLY IN " << (configs_a.count(config) ? "A" : "B") << "\n";
+        ++t.failures;
         continue;
       }
-      ++tensors;
-      const auto a = load(dir_a / (name + ".npy")), b = load(dir_b / (name + ".npy"));
-      const auto dtype = [&](const std::map<std::string, std::string>& m, const npy_array& x) {
-        const auto it = m.find(name + ".npy");
-        return it != m.end() ? it->second : dtype_of_descr(x.descr);
-      };
-      if (!compare_tensor(label, a, b, dtype(dtypes_a, a), dtype(dtypes_b, b), o)) ++failures;
+      compare_config(config, o.a / config, o.b / config, o, t);
     }
   }
-  if (failures == 0) {
-    std::cout << "A and B numerically match: " << tensors << " tensors in " << configs.size()
-              << " configs.\n";
-    return 0;
+  const std::string empty_note =
+      t.empty_configs ? "; " + std::to_string(t.empty_configs) +
+                            " config(s) with nothing to compare, not counted as a match"
+                      : "";
+  if (t.failures) {
+    std::cout << t.failures << " mismatching, one-sided, corrupted or unreadable entries ("
+              << t.tensors << " tensors compared in " << t.configs << " configs" << empty_note
+              << ").\n";
+    return 1;
   }
-  std::cout << failures << " mismatching or one-sided entries (" << tensors
-            << " tensors compared in " << configs.size() << " configs).\n";
-  return 1;
+  if (t.tensors == 0) {
+    std::cout << "Nothing was compared: no tensor in A and B (" << config_count
+              << " configs found" << empty_note
+              << "). Are these --export directories, and did the run export anything?\n";
+    return 1;
+  }
+  std::cout << "A and B numerically match: " << t.tensors << " tensors in " << t.configs
+            << " configs" << empty_note << ".\n";
+  return 0;
 }
 
 options parse(const parsed_flags& flags) {
@@ -286,9 +413,11 @@ options parse(const parsed_flags& flags) {
 int main(int argc, char** argv) {
   const char* const description =
       "Compares two experiment_runner --export directories config by config (subdirectory "
-      "name) and tensor\nby tensor (file name): dtype, shape, then |a - b| <= atol + rtol * |b| "
-      "element-wise (torch.testing.assert_close;\nNaN equals NaN at the same position). Exit "
-      "status: 0 all match, 1 any mismatch or file on one side only,\n2 bad input.";
+      "name), or two\nconfig directories (holding manifest.json or .npy files), tensor by tensor "
+      "(file name): each file's\nSHA-256 against its manifest, dtype, shape, then |a - b| <= atol "
+      "+ rtol * |b| element-wise\n(torch.testing.assert_close; NaN equals NaN at the same "
+      "position). Exit status: 0 all match,\n1 any mismatch, file on one side only, corrupted "
+      "file, or no tensor compared at all, 2 bad input.";
   return run_flag_tool(program, description, specs(), {argv + 1, argv + argc},
                        [](const parsed_flags& flags) { return run(parse(flags)); },
                        /*failure_status=*/2);

@@ -190,6 +190,8 @@ int run_child(const runner_options& o, const suite_config* config) {
     identity.seed = benchmark_seed;  // set before the model is built and before each repeat
     identity.device = device.str();
     identity.torch_version = libtorch_version();
+    identity.cuda_version = cuda_build_version();
+    if (device.is_cuda()) identity.cudnn_version = cudnn_runtime_version();
     const auto directory = std::filesystem::path(o.export_dir) /
                            export_config_name(experiment, model_name, model.batch_size);
     try {

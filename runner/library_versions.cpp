@@ -1,5 +1,7 @@
 #include "runner/library_versions.hpp"
 
+#include <ATen/detail/CUDAHooksInterface.h>
+#include <c10/util/Exception.h>
 #include <torch/version.h>
 
 namespace benchmatrix {
@@ -12,6 +14,16 @@ std::optional<std::string> cuda_build_version() {
 #else
   return std::nullopt;
 #endif
+}
+
+std::optional<long> cudnn_runtime_version() {
+  try {
+    const auto& hooks = at::detail::getCUDAHooks();
+    if (!hooks.hasCuDNN()) return std::nullopt;  // no CUDA library, or LibTorch built without cuDNN
+    return hooks.versionRuntimeCuDNN();
+  } catch (const c10::Error&) {
+    return std::nullopt;  // the hooks could not load cuDNN
+  }
 }
 
 }  // namespace benchmatrix

@@ -7,6 +7,7 @@
 #include "output/python_json.hpp"
 #include "runner/content_hash.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <stdexcept>
 #include <vector>
@@ -105,6 +106,13 @@ void write_numerics_export(const std::filesystem::path& directory, const export_
   d.AddMember("seed", static_cast<int64_t>(identity.seed), a);
   d.AddMember("device", text(identity.device, a), a);
   d.AddMember("torch_version", text(identity.torch_version, a), a);
+  d.AddMember("cuda_version",
+              identity.cuda_version ? text(*identity.cuda_version, a) : json_value(rapidjson::kNullType),
+              a);
+  d.AddMember("cudnn_version",
+              identity.cudnn_version ? json_value(static_cast<int64_t>(*identity.cudnn_version))
+                                     : json_value(rapidjson::kNullType),
+              a);
   json_value list(rapidjson::kArrayType);
   for (const auto& t : tensors) {
     json_value item(rapidjson::kObjectType);
@@ -120,6 +128,17 @@ void write_numerics_export(const std::filesystem::path& directory, const export_
     list.PushBack(item, a);
   }
   d.AddMember("tensors", list, a);
+  const bool no_output =
+      output && std::none_of(tensors.begin(), tensors.end(),
+                             [](const exported_tensor& t) { return t.role == "output"; });
+  if (no_output)
+    d.AddMember("note",
+                text(identity.test == "train"
+                         ? "no output tensors: a train step returns none without "
+                           "--collect-full-output (it then returns prediction, loss and gradients)"
+                         : "no output tensors: the step returned no tensor",
+                     a),
+                a);
   const auto path = directory / "manifest.json";
   const auto temporary = directory / "manifest.json.partial";
   {

@@ -4,14 +4,19 @@
 // model's inputs (input_0, input_1, ...) and outputs (output_0, ...), in map_tensors order.
 // bfloat16/float16 are widened to float32 exactly ('<f4'); integers and bool keep their own numpy
 // dtype; the manifest keeps the original torch dtype and the SHA-256 of each array's data bytes
-// (hashlib.sha256(numpy.load(f).tobytes()).hexdigest()). Every file is written to a temporary name
-// and renamed into place.
+// (hashlib.sha256(numpy.load(f).tobytes()).hexdigest()), and the library versions the numbers came
+// from (LibTorch, CUDA build, cuDNN on CUDA; benchmatrix's own revision is not recorded: a build-time
+// revision goes stale between reconfigures, and one refreshed every build would relink every tool).
+// When the output was asked for but the step returned no tensor (a train step without
+// --collect-full-output), "note" says so. Every file is written to a temporary name and renamed
+// into place.
 #pragma once
 
 #include "backends/backend.hpp"
 #include "runner/experiment_config.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace benchmatrix {
@@ -25,6 +30,8 @@ struct export_identity {
   std::string model, suite, backend, test, accelerator, accelerator_model, device, torch_version;
   long long batch_size = 0;
   long long seed = 0;
+  std::optional<std::string> cuda_version;  // the CUDA toolkit LibTorch was built with; null: none
+  std::optional<long> cudnn_version;        // cuDNN loaded at run time; null: not run on CUDA
 };
 
 /// Writes the inputs and/or the output (either may be null: not exported) and the manifest into

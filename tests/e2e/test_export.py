@@ -12,8 +12,23 @@ from harness import RUNNER, OutputDirTest, read_records, run
 
 NUMERIC_CHECK = os.environ.get("NUMERIC_CHECK", "../../build/numeric_check")
 MANIFEST_KEYS = ["model", "suite", "backend", "test", "batch_size", "accelerator",
-                 "accelerator_model", "seed", "device", "torch_version", "tensors"]
+                 "accelerator_model", "seed", "device", "torch_version", "cuda_version",
+                 "cudnn_version", "tensors"]
 TENSOR_KEYS = ["name", "file", "role", "dtype", "stored_dtype", "shape", "sha256"]
+
+
+def save_exported(path, array):
+    """Replaces an exported array as a different run would have written it: the data and its
+    manifest entry's SHA-256 (else numeric_check reports the file as corrupted)."""
+    numpy.save(path, array)
+    manifest_path = os.path.join(os.path.dirname(path), "manifest.json")
+    with open(manifest_path, encoding="utf-8") as f:
+        manifest = json.load(f)
+    for t in manifest["tensors"]:
+        if t["file"] == os.path.basename(path):
+            t["sha256"] = hashlib.sha256(array.tobytes()).hexdigest()
+    with open(manifest_path, "w", encoding="utf-8") as f:
+        json.dump(manifest, f)
 
 
 class ExportTest(OutputDirTest):
@@ -26,7 +41,16 @@ class ExportTest(OutputDirTest):
     def check_manifest(self, config_dir):
         with open(os.path.join(config_dir, "manifest.json"), encoding="utf-8") as f:
             manifest = json.load(f)
-        self.assertEqual(list(manifest), MANIFEST_KEYS)
+        self.assertEqual(list(manifest), MANIFEST_KEYS + (["note"] if "note" in manifest else []))
+        # the LibTorch and CUDA build this binary links (the pip torch it was built against)
+        try:
+            import torch
+            self.assertEqual(manifest["torch_version"], torch.__version__.split("+")[0])
+            self.assertEqual(manifest["cuda_version"], torch.version.cuda)
+        except ImportError:
+            pass
+        if manifest["device"] == "cpu":
+            self.assertIsNone(manifest["cudnn_version"])
         files = sorted(os.path.basename(p) for p in glob.glob(os.path.join(config_dir, "*.npy")))
         self.assertEqual(sorted(t["file"] for t in manifest["tensors"]), files)
         for t in manifest["tensors"]:
@@ -71,7 +95,7 @@ class ExportTest(OutputDirTest):
         array = numpy.load(path)
         original = float(array[3, 5])
         array[3, 5] = original * 1.5 + 0.25
-        numpy.save(path, array)
+        save_exported(path, array)
         proc = run(NUMERIC_CHECK, "--a", changed, "--b", exported, check=False)
         self.assertEqual(proc.returncode, 1, proc.stdout)
         line = next(l for l in proc.stdout.splitlines() if "output_0" in l)
@@ -89,7 +113,7 @@ class ExportTest(OutputDirTest):
 
         # NaN at the same position is equal; NaN against a number is not
         array[0, 0] = numpy.nan
-        numpy.save(path, array)
+        save_exported(path, array)
         proc = run(NUMERIC_CHECK, "--a", changed, "--b", exported, "--atol=10", check=False)
         self.assertEqual(proc.returncode, 1)
         self.assertIn("first at [0, 0]: a=NaN", proc.stdout)
@@ -140,6 +164,19 @@ class ExportTest(OutputDirTest):
         proc = run(NUMERIC_CHECK, "--a", exported, "--b", exported)
         self.assertIn("numerically match", proc.stdout)
 
+    def test_train_without_full_output_has_a_note_and_nothing_to_compare(self):
+        exported = self.export("--suite-name=dummy", "--test=train", "--export=output")
+        [config] = os.listdir(exported)
+        manifest = self.check_manifest(os.path.join(exported, config))
+        self.assertEqual(manifest["tensors"], [])
+        self.assertIn("--collect-full-output", manifest["note"])
+        proc = run(NUMERIC_CHECK, "--a", exported, "--b", exported, check=False)
+        self.assertEqual(proc.returncode, 1, proc.stdout)
+        self.assertIn(f"{config}: NOTHING TO COMPARE", proc.stdout)
+        self.assertIn("--collect-full-output", proc.stdout)
+        self.assertIn("Nothing was compared", proc.stdout)
+        self.assertNotIn("numerically match", proc.stdout)
+
     def test_export_needs_export_dir_and_the_reverse(self):
         for args in (["--export=both"], [f"--export-dir={self.out}"]):
             proc = run(RUNNER, "--suite-name=dummy", "--dry-run", *args, check=False)
@@ -165,6 +202,112 @@ class ExportTest(OutputDirTest):
             f"--export-dir={blocker}", check=False)
         [record] = read_records(self.results)
         self.assertIn("--export: cannot create the export directory", record["metrics"]["error"])
+
+
+def write_config(directory, tensors, note=None, manifest=True):
+    """A config directory as experiment_runner --export writes one: float32 arrays and a manifest."""
+    os.makedirs(directory, exist_ok=True)
+    entries = []
+    for name, values in tensors.items():
+        array = numpy.asarray(values, dtype=numpy.float32)
+        numpy.save(os.path.join(directory, name + ".npy"), array)
+        entries.append({"name": name, "file": name + ".npy", "role": name.split("_")[0],
+                        "dtype": "float32", "stored_dtype": "<f4", "shape": list(array.shape),
+                        "sha256": hashlib.sha256(array.tobytes()).hexdigest()})
+    if manifest:
+        document = {"model": "m", "tensors": entries}
+        if note:
+            document["note"] = note
+        with open(os.path.join(directory, "manifest.json"), "w", encoding="utf-8") as f:
+            json.dump(document, f)
+
+
+class NumericCheckInputTest(OutputDirTest):
+    """numeric_check on crafted export directories: nothing compared is never a match, a config
+    directory is accepted as such, one-sided manifests and corrupted files are reported."""
+
+    def path(self, *parts):
+        return os.path.join(self.out, *parts)
+
+    def check(self, a, b, status):
+        proc = run(NUMERIC_CHECK, "--a", self.path(a), "--b", self.path(b), check=False)
+        self.assertEqual(proc.returncode, status, proc.stdout + proc.stderr)
+        return proc
+
+    def test_two_empty_directories_compare_nothing(self):
+        os.makedirs(self.path("e1"))
+        os.makedirs(self.path("e2"))
+        proc = self.check("e1", "e2", 1)
+        self.assertIn("Nothing was compared: no tensor in A and B (0 configs found)", proc.stdout)
+        self.assertNotIn("numerically match", proc.stdout)
+
+    def test_a_config_without_tensors_is_not_a_match(self):
+        for side in ("a", "b"):
+            write_config(self.path(side, "c1"), {"input_0": [1.0, 2.0]})
+            write_config(self.path(side, "c2"), {})
+        proc = self.check("a", "b", 0)
+        self.assertIn("c2: NOTHING TO COMPARE (no tensors on either side)", proc.stdout)
+        self.assertIn("numerically match: 1 tensors in 1 configs; 1 config(s) with nothing to compare",
+                      proc.stdout)
+        shutil.rmtree(self.path("a", "c1"))
+        shutil.rmtree(self.path("b", "c1"))
+        proc = self.check("a", "b", 1)
+        self.assertIn("Nothing was compared", proc.stdout)
+
+    def test_config_directories_are_compared_directly(self):
+        write_config(self.path("a"), {"input_0": [1.0, 2.0], "output_0": [3.0]})
+        write_config(self.path("b"), {"input_0": [1.0, 2.0], "output_0": [3.5]})
+        proc = self.check("a", "b", 1)
+        self.assertIn("input_0: OK", proc.stdout)
+        self.assertIn("output_0: MISMATCH 1 of 1 elements", proc.stdout)
+        proc = self.check("a", "a", 0)
+        self.assertIn("numerically match: 2 tensors in 1 configs", proc.stdout)
+        # .npy files without a manifest make a config directory too
+        os.makedirs(self.path("bare1"))
+        numpy.save(self.path("bare1", "x.npy"), numpy.ones(3, numpy.float32))
+        shutil.copytree(self.path("bare1"), self.path("bare2"))
+        proc = self.check("bare1", "bare2", 0)
+        self.assertIn("x: OK", proc.stdout)
+        # one config directory against a directory of configs: bad input
+        write_config(self.path("root", "c1"), {"input_0": [1.0, 2.0]})
+        proc = self.check("a", "root", 2)
+        self.assertIn("is one config's directory", proc.stderr)
+
+    def test_manifest_on_one_side_only(self):
+        write_config(self.path("a", "c"), {"input_0": [1.0]})
+        write_config(self.path("b", "c"), {"input_0": [1.0]}, manifest=False)
+        proc = self.check("a", "b", 1)
+        self.assertIn("c/manifest.json: ONLY IN A", proc.stdout)
+        self.assertIn("c/input_0: OK", proc.stdout)
+
+    def test_corrupted_file_is_reported(self):
+        write_config(self.path("a", "c"), {"input_0": [1.0, 2.0], "output_0": [5.0]})
+        shutil.copytree(self.path("a"), self.path("b"))
+        path = self.path("b", "c", "output_0.npy")
+        with open(path, "rb") as f:
+            data = f.read()
+        with open(path, "wb") as f:  # one bit of the data: still a valid .npy, not what was exported
+            f.write(data[:-1] + bytes([data[-1] ^ 0x01]))
+        proc = self.check("a", "b", 1)
+        self.assertIn("c/output_0: CORRUPTED in B: the data's SHA-256", proc.stdout)
+        self.assertIn("c/input_0: OK", proc.stdout)
+        # truncated: unreadable, reported, the other tensors still compared
+        with open(path, "wb") as f:
+            f.write(data[:100])
+        proc = self.check("a", "b", 1)
+        self.assertIn("c/output_0: UNREADABLE in B", proc.stdout)
+        self.assertIn("c/input_0: OK", proc.stdout)
+        # a file the manifest does not list cannot be checked
+        numpy.save(self.path("a", "c", "extra.npy"), numpy.zeros(1, numpy.float32))
+        shutil.copy(self.path("a", "c", "extra.npy"), self.path("b", "c", "extra.npy"))
+        proc = self.check("a", "b", 1)
+        self.assertIn("c/extra: NOT IN A's manifest.json", proc.stdout)
+
+    def test_relative_error_is_infinite_where_b_is_zero(self):
+        write_config(self.path("a"), {"output_0": [1e-6, 2.0]})
+        write_config(self.path("b"), {"output_0": [0.0, 2.0]})
+        proc = self.check("a", "b", 0)  # within atol 1e-5
+        self.assertIn("max rel error Infinity", proc.stdout)
 
 
 if __name__ == "__main__":
