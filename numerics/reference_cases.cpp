@@ -268,6 +268,9 @@ std::string reference_readme(const reference_config& c) {
   for (std::size_t i = 0; i < c.input_channels_sweep.size(); ++i)
     s << (i ? ", " : "") << c.input_channels_sweep[i] << " (" << c.k(c.input_channels_sweep[i])
       << ")";
+  s << "\n- float32 on CUDA: cuDNN convolutions and matmuls without TF32 unless generated with\n"
+       "  `--allow-tf32`; system_info.json records cudnn_allow_tf32, cuda_matmul_allow_tf32 and\n"
+       "  float32_matmul_precision.";
   s << "\n\n## Layout\n\n```\nsystem_info.json  config.json  "
        "README.md\n<dtype>/k<K:04d>_ic<ic:03d>_"
        "conv2d_{input,weight,bias,output}.npy\n<dtype>/"

@@ -55,6 +55,25 @@ void write_text(const fs::path& path, const std::string& text) {
     throw std::runtime_error("cannot write " + path.string());
 }
 
+std::string matmul_precision_name(at::Float32MatmulPrecision precision) {
+  switch (precision) {
+  case at::Float32MatmulPrecision::HIGHEST:
+    return "highest";
+  case at::Float32MatmulPrecision::HIGH:
+    return "high";
+  case at::Float32MatmulPrecision::MEDIUM:
+    return "medium";
+  }
+  return "unknown";
+}
+
+/// TF32 on or off for cuDNN convolutions and CUDA float32 matmuls (matmul precision high or
+/// highest), for the whole process.
+void set_tf32(bool allow) {
+  at::globalContext().setAllowTF32CuDNN(allow);
+  at::globalContext().setFloat32MatmulPrecision(allow ? "high" : "highest");
+}
+
 std::string system_info_json(const std::string& requested, const torch::Device& device) {
   json_document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
@@ -71,9 +90,18 @@ std::string system_info_json(const std::string& requested, const torch::Device& 
   d.AddMember("requested_device", text(requested), a);
   d.AddMember("device", text(device.str()), a);
   d.AddMember("input_generator", "cpu", a);
+  // What float32 conv2d and matmul ran with on CUDA (torch.backends.cudnn.allow_tf32,
+  // torch.backends.cuda.matmul.allow_tf32, torch.get_float32_matmul_precision()); recorded on the
+  // CPU too, where they change nothing.
+  const auto& context = at::globalContext();
+  d.AddMember("cudnn_allow_tf32", context.allowTF32CuDNN(), a);
+  d.AddMember("cuda_matmul_allow_tf32", context.allowTF32CuBLAS(), a);
+  d.AddMember("float32_matmul_precision", text(matmul_precision_name(context.float32MatmulPrecision())), a);
   if (device.is_cuda()) {
     if (const auto v = cuda_build_version())
       d.AddMember("cuda_version", text(*v), a);
+    if (const auto v = cudnn_runtime_version())
+      d.AddMember("cudnn_version", static_cast<int64_t>(*v), a);
     if (!gpu_names().empty()) {
       const auto index = static_cast<std::size_t>(device.has_index() ? device.index() : 0);
       if (index < gpu_names().size())
@@ -125,6 +153,7 @@ void generate_reference_outputs(const generate_options& options) {
     config.input_channels_sweep = options.input_channels;
   }
   const torch::Device device = choose_device(options.device);
+  set_tf32(options.allow_tf32);
   fs::create_directories(options.out_dir);
   write_text(options.out_dir / "system_info.json", system_info_json(options.device, device));
   write_text(options.out_dir / "config.json", config_json(config));

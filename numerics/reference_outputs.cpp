@@ -3,7 +3,7 @@
 // §4), with the inputs saved, drawn on the CPU generator wherever the outputs are computed, and a
 // ULP comparison of two machines' outputs.
 //
-//   reference_outputs generate [--device cpu|cuda|cuda:N] [--out DIR] [--ic 8 16 ...]
+//   reference_outputs generate [--device cpu|cuda|cuda:N] [--out DIR] [--ic 8 16 ...] [--allow-tf32]
 //   reference_outputs verify DIR          regenerate inputs, compare hashes (✓/✗ per dtype and ic)
 //   reference_outputs summary DIR         system info, configuration, cases
 //   reference_outputs compare DIR_A DIR_B [--max-ulp N]   mean and max ULP distance per case
@@ -60,7 +60,16 @@ std::vector<subcommand> subcommands() {
          {},
          false,
          "",
-         "Input channels to generate (default: the whole sweep 8 ... 8192)."}}},
+         "Input channels to generate (default: the whole sweep 8 ... 8192)."},
+        {"allow-tf32",
+         0,
+         a::store_true,
+         t::text,
+         {},
+         false,
+         "",
+         "Let float32 cuDNN convolutions and CUDA matmuls use TF32 (off by default, as in the "
+         "seed: golden\noutputs at full float32 precision; system_info.json records the flags)."}}},
       {"verify",
        "Regenerates every case's inputs and checks their SHA-256 against the metadata, and every "
        ".npy's data\nagainst it: one line per dtype and ic, exit 1 when any fails.",
@@ -114,6 +123,7 @@ int run_generate(const parsed_flags& flags) {
   generate_options options;
   options.out_dir = text_or(flags, "out", "torch_reference_outputs");
   options.device = text_or(flags, "device", "cpu");
+  options.allow_tf32 = flags.given("allow-tf32");
   for (const auto& ic : texts(flags, "ic"))
     options.input_channels.push_back(std::stoll(ic));
   try {

@@ -73,6 +73,10 @@ class ReferenceOutputsTest(unittest.TestCase):
             info = json.load(f)
         self.assertEqual(info["device"], "cpu")
         self.assertEqual(info["input_generator"], "cpu")
+        # TF32 off by default, as the seed sets it; no cuDNN on the CPU
+        self.assertEqual((info["cudnn_allow_tf32"], info["cuda_matmul_allow_tf32"],
+                          info["float32_matmul_precision"]), (False, False, "highest"))
+        self.assertNotIn("cudnn_version", info)
         self.assertIn("[4/4] float32 ic=16 K=144", self.generate_log)
 
     def test_npy_files_load_with_numpy_and_match_the_metadata(self):
@@ -183,6 +187,23 @@ class ReferenceOutputsTest(unittest.TestCase):
             for ic in SWEEP:
                 self.assertIn(f"{dtype} ic={ic} K={ic * 9}  {prefix(ic)}", proc.stdout)
         self.assertIn("libtorch_version: 2.11.0", proc.stdout)
+
+    def test_cuda_absent_falls_back_to_the_cpu_with_a_warning(self):
+        if torch.cuda.is_available():
+            self.skipTest("CUDA is available here: no fallback to test")
+        for extra, tf32, precision in (([], False, "highest"), (["--allow-tf32"], True, "high")):
+            out = os.path.join(self._tmp.name, "fallback")
+            shutil.rmtree(out, ignore_errors=True)
+            proc = run(REFERENCE_OUTPUTS, "generate", "--device", "cuda", "--out", out, "--ic", "8",
+                       *extra)
+            self.assertIn("CUDA was asked for (cuda) but is not available; using the CPU", proc.stderr)
+            with open(os.path.join(out, "system_info.json"), encoding="utf-8") as f:
+                info = json.load(f)
+            self.assertEqual((info["requested_device"], info["device"]), ("cuda", "cpu"))
+            self.assertEqual((info["cudnn_allow_tf32"], info["cuda_matmul_allow_tf32"],
+                              info["float32_matmul_precision"]), (tf32, tf32, precision))
+            self.assertNotIn("cudnn_version", info)
+            self.assertIn("2 of 2 cases verified", run(REFERENCE_OUTPUTS, "verify", out).stdout)
 
     def test_bad_input_exits_2(self):
         missing = os.path.join(self._tmp.name, "missing")
