@@ -27,14 +27,28 @@ c10::IValue run_step(const step_function& step, const model_instance& model, tor
 
 }  // namespace
 
+experiment_config accuracy_baseline_config(const experiment_config& experiment,
+                                           const nullable_string& dynamo) {
+  experiment_config baseline = experiment;
+  baseline.dynamo = dynamo;
+  // openxla only runs with xla=PJRT (the matrix's validity rule, runner/experiment_config.cpp);
+  // every other baseline runs without XLA.
+  baseline.xla = dynamo == "openxla" ? nullable_string("PJRT") : std::nullopt;
+  baseline.torch_xla2.reset();
+  if (dynamo != "openxla") {
+    baseline.xla_flags.reset();
+    baseline.keep_model_data_on_cuda = false;
+  }
+  return baseline;
+}
+
 void add_accuracy_metrics(json_value& metrics, json_allocator& a, const runner_options& o,
                           const experiment_config& experiment, const std::string& model_name,
                           model_instance& model, const step_options& step,
                           const step_function& backend_step) {
-  experiment_config baseline = experiment;
-  baseline.dynamo = o.accuracy_baseline;  // a --dynamo value alone: None is plain eager
-  baseline.xla.reset();
-  const std::string baseline_name = display_backend_name(baseline.dynamo, baseline.xla, std::nullopt);
+  const experiment_config baseline = accuracy_baseline_config(experiment, o.accuracy_baseline);
+  const std::string baseline_name =
+      display_backend_name(baseline.dynamo, baseline.xla, baseline.torch_xla2);
   const auto text = [&](const char* key, const std::string& value) {
     metrics.AddMember(json_value(key, a), json_value(value.c_str(), a), a);
   };
@@ -61,7 +75,8 @@ void add_accuracy_metrics(json_value& metrics, json_allocator& a, const runner_o
     text("accuracy_error", message_of(e));
     return;
   }
-  if (baseline.dynamo == experiment.dynamo && baseline.xla == experiment.xla)
+  if (baseline.dynamo == experiment.dynamo && baseline.xla == experiment.xla &&
+      baseline.torch_xla2 == experiment.torch_xla2)
     text("accuracy_note", "the config's backend is the baseline: two runs of it compared");
   close_tolerances tolerances;
   tolerances.rtol = o.accuracy_rtol;

@@ -8,9 +8,16 @@
 
 #include "backends/backend.hpp"
 #include "output/python_json.hpp"
+#include "runner/experiment_config.hpp"
 #include "runner/runner_options.hpp"
 
 namespace benchmatrix {
+
+/// The experiment the --baseline backend runs as: the config's accelerator and test with
+/// dynamo = `dynamo` (nullopt: eager), xla=PJRT for openxla (its only valid pairing) and no XLA
+/// otherwise, no torch_xla2.
+[[nodiscard]] experiment_config accuracy_baseline_config(const experiment_config& experiment,
+                                                         const nullable_string& dynamo);
 
 /// Adds "accuracy" (1/0), "accuracy_max_abs_error", "accuracy_max_rel_error",
 /// "accuracy_baseline", and as they apply "accuracy_mismatch", "accuracy_note" or

@@ -16,6 +16,9 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
   using t = flag_type;
   const std::vector<std::string> dynamo_choices = {"None", "inductor", "openxla", "torchscript",
                                                    "cudagraphs"};
+  // --baseline: a --dynamo value, or "eager" (what records and the issue call None).
+  std::vector<std::string> baseline_choices = dynamo_choices;
+  baseline_choices.push_back("eager");
   return {
       // Model selection
       {"suite-name", 0, a::store, t::text, suites, false, "", "Suite of models to run (required, or from --matrix)."},
@@ -55,7 +58,7 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       {"verify-tolerance", 0, a::store, t::real, {}, true, "per test, device and model", "Tolerance of the accuracy check (default: 1e-2 eval; train 1e-3 on CUDA, 8e-2 for tolerance.even_higher models, 1e-4 elsewhere)."},
       {"verify-cosine-similarity", 0, a::store_true, t::text, {}, false, "", "Accuracy check by cosine similarity (>= 0.99) for every model, as tolerance.cosine models get."},
       {"metrics", 0, a::append, t::text, {"accuracy"}, false, "", "Extra metrics per config; accuracy: compare the config's eval outputs with --baseline's on the same inputs (torch.testing.assert_close semantics), after the timed repeats."},
-      {"baseline", 0, a::store, t::text, dynamo_choices, true, "None", "Backend whose outputs --metrics accuracy compares against (a --dynamo value; None is eager)."},
+      {"baseline", 0, a::store, t::text, baseline_choices, true, "None", "Backend whose outputs --metrics accuracy compares against: a --dynamo value (openxla runs with xla=PJRT), or eager, the same as None (plain eager)."},
       {"rtol", 0, a::store, t::real, {}, false, "per dtype", "Relative tolerance of --metrics accuracy (default: torch.testing's for the dtype); overrides only the relative one."},
       {"atol", 0, a::store, t::real, {}, false, "per dtype", "Absolute tolerance of --metrics accuracy (default: torch.testing's for the dtype); overrides only the absolute one."},
       // Profiling: separate passes after the timed repeats
@@ -303,7 +306,7 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
   for (const char* name : {"baseline", "rtol", "atol"})
     if (flags.given(name) && !accuracy)
       throw usage_error(std::string("argument --") + name + ": only with --metrics accuracy");
-  if (const auto v = flags.last("baseline"); v) o.accuracy_baseline = *v;
+  if (const auto v = flags.last("baseline"); v && *v != "eager") o.accuracy_baseline = *v;
   for (auto [name, field] : {std::pair{"rtol", &runner_options::accuracy_rtol},
                              std::pair{"atol", &runner_options::accuracy_atol}})
     if (const auto v = flags.last(name); v && *v) {

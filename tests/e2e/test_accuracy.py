@@ -2,6 +2,7 @@
 baseline backend's on the same inputs (torch.testing.assert_close semantics), recorded in metrics."""
 import os
 import unittest
+from unittest import mock
 
 import torch
 
@@ -75,6 +76,45 @@ class AccuracyTest(OutputDirTest):
         for r in self.sweep("--dynamo=None", "--metrics=accuracy", "--baseline=cudagraphs"):
             self.assertNotIn("accuracy", r["metrics"])
             self.assertIn("accuracy_error", r["metrics"])
+
+    def test_eager_is_a_synonym_of_none(self):
+        for r in self.sweep("--dynamo=None", "--metrics=accuracy", "--baseline=eager"):
+            m = r["metrics"]
+            self.assert_consistent(m)
+            self.assertEqual(m["accuracy_baseline"], "eager")
+            self.assertEqual(m["accuracy"], 1, m)
+            self.assertIn("two runs", m["accuracy_note"])  # eager against the eager baseline
+        proc = run(RUNNER, "--help")
+        self.assertIn("eager, the same as None", " ".join(proc.stdout.split()))
+
+    def test_openxla_baseline_runs_with_pjrt(self):
+        # Without a PJRT plugin for the CPU the baseline cannot run: the reason is PJRT's, not "no
+        # backend for xla=None" (the baseline used to lose its xla=PJRT).
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("BENCHMATRIX_PJRT_PLUGIN", "BENCHMATRIX_XLA_EXPORT_ONLY")}
+        with mock.patch.dict(os.environ, env, clear=True):
+            records = self.sweep("--dynamo=None", "--metrics=accuracy", "--baseline=openxla")
+        for r in records:
+            m = r["metrics"]
+            self.assertNotIn("accuracy", m)
+            self.assertEqual(m["accuracy_baseline"], "openxla+dynamo")
+            self.assertIn("xla=PJRT is not available on accelerator=cpu", m["accuracy_error"])
+
+    def test_openxla_baseline_reaches_the_xla_backend(self):
+        try:
+            import torchax  # noqa: F401  (the StableHLO export's helper needs it)
+        except ImportError:
+            self.skipTest("no torchax: the openxla export cannot run here")
+        # BENCHMATRIX_XLA_EXPORT_ONLY: the openxla backend exports the dummy model's StableHLO and
+        # stops; that it got there shows the baseline was built as xla=PJRT dynamo=openxla.
+        env = dict(os.environ, BENCHMATRIX_XLA_EXPORT_ONLY="1")
+        env.pop("BENCHMATRIX_TEST_BACKEND", None)
+        run(RUNNER, *DUMMY, "--dynamo=None", "--metrics=accuracy", "--baseline=openxla",
+            f"--output-dirname={self.out}", "--no-resume", env=env, timeout=900)
+        for r in read_records(self.results):
+            m = r["metrics"]
+            self.assertNotIn("accuracy", m)
+            self.assertIn("StableHLO exported to", m["accuracy_error"])
 
     def test_planted_mismatch_fails_and_rtol_alone_makes_it_pass(self):
         [r] = self.sweep("--metrics=accuracy", binary=FAULTY_RUNNER, common=FAULTY, backend="perturb:0.5")
