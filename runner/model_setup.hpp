@@ -9,6 +9,7 @@
 #include "suites/suite_config.hpp"
 
 #include <optional>
+#include <string>
 
 namespace benchmatrix {
 
@@ -16,6 +17,24 @@ struct prepared_model {
   model_instance model;
   step_options step;
 };
+
+/// A model's batch size for one config, and why a requested one was not used.
+struct batch_size_choice {
+  long long batch_size = 1;
+  /// Set when --batch-size or the YAML's batch_size entry was ignored (the model does not allow
+  /// changing its batch size, or is in dont_change_batch_size): the warning to log.
+  std::optional<std::string> ignored;
+};
+
+/// TorchBench's order (dynamo_bench.md §3, §5.0): the model's own default when it does not allow
+/// customising it (ALLOW_CUSTOMIZE_BSIZE=False) or is in dont_change_batch_size; otherwise
+/// --batch-size, then the YAML's batch_size.{training|inference}.<model>, then the model's default.
+/// The default is DEFAULT_TRAIN_BSIZE for train, DEFAULT_EVAL_BSIZE for eval, or the model's CPU
+/// eval default on the CPU where it has one (BERT_pytorch: 2). `config` may be null.
+[[nodiscard]] batch_size_choice resolve_batch_size(const model_definition& definition,
+                                                   const runner_options& options,
+                                                   const suite_config* config, bool training,
+                                                   bool cpu);
 
 /// Python's nn.Module.to(dtype): only floating-point parameters and buffers change dtype. LibTorch's
 /// Module::to(dtype) casts every tensor, integer buffers included (BatchNorm's num_batches_tracked,
@@ -26,8 +45,10 @@ void convert_floating_point_state(torch::nn::Module& module, torch::ScalarType d
 void apply_matmul_precision(const runner_options& options);
 
 /// Builds the model afresh (RNG reset to 1337 first, so every call gives the same weights and
-/// inputs) and applies the config's precision. `force_dtype` (the verifier's float64 golden run)
-/// casts the module and floating inputs to that dtype instead, with AMP off.
+/// inputs) at resolve_batch_size's batch (logging a warning when it ignores a requested one) and
+/// applies the config's precision (runner/precision_rule.hpp). `force_dtype` (the verifier's
+/// float64 golden run) casts the module and floating inputs to that dtype instead, with AMP off;
+/// it must be float16, bfloat16 or float64.
 [[nodiscard]] prepared_model prepare_model(const model_definition& definition,
                                            const runner_options& options,
                                            const suite_config* config,

@@ -21,7 +21,8 @@ namespace benchmatrix {
 /// `start_pos` int, dlrm's list of index tensors) travel exactly as TorchBench passes them.
 using model_inputs = std::vector<c10::IValue>;
 
-/// What the child asks a model builder for. The batch size is already resolved (CLI > YAML > default).
+/// What the child asks a model builder for. The batch size is already resolved (CLI > YAML >
+/// default; resolve_batch_size in runner/model_setup.hpp).
 struct model_build_options {
   int64_t batch_size = 1;
   torch::Device device = torch::kCPU;
@@ -48,6 +49,9 @@ struct model_definition {
   std::string name;                               // exactly as TorchBench spells it
   std::optional<int64_t> default_train_batch_size;  // nullopt: eval-only model (train raises)
   int64_t default_eval_batch_size = 1;
+  /// DEFAULT_EVAL_BSIZE on the CPU, where the model's __init__ lowers it for device == "cpu"
+  /// (BERT_pytorch: max(1, 16 / 8) = 2); nullopt: default_eval_batch_size on every device.
+  std::optional<int64_t> default_cpu_eval_batch_size;
   bool allow_customize_batch_size = true;  // false: --batch-size and YAML batch sizes are ignored
   std::function<model_instance(const model_build_options&)> build;
 };

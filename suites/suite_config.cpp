@@ -111,8 +111,10 @@ suite_config suite_config::load_text(const std::string& yaml, const std::string&
     flatten_names(root["dont_change_batch_size"], origin + ": dont_change_batch_size",
                   c.m_dont_change_batch_size);
     const auto dtype = child(root, "dtype", origin + ": dtype");
-    flatten_names(child(dtype, "force_amp_for_fp16_bf16_models", origin), origin, c.m_force_amp);
-    flatten_names(child(dtype, "force_fp16_for_bf16_models", origin), origin, c.m_force_fp16);
+    flatten_names(child(dtype, "force_amp_for_fp16_bf16_models", origin + ": dtype"),
+                  origin + ": dtype.force_amp_for_fp16_bf16_models", c.m_force_amp);
+    flatten_names(child(dtype, "force_fp16_for_bf16_models", origin + ": dtype"),
+                  origin + ": dtype.force_fp16_for_bf16_models", c.m_force_fp16);
     const auto tolerance = child(root, "tolerance", origin + ": tolerance");
     for (const char* list : {"higher", "even_higher", "cosine"})
       flatten_names(child(tolerance, list, origin), origin + ": tolerance." + list,

@@ -368,8 +368,10 @@ model_definition make_bert_pytorch_definition() {
   model_definition definition;
   definition.name = "BERT_pytorch";
   definition.default_train_batch_size = 16; // DEFAULT_TRAIN_BSIZE
-  // DEFAULT_EVAL_BSIZE; TorchBench divides it by 8 (to 2) when the device is the CPU.
-  definition.default_eval_batch_size = 16;
+  definition.default_eval_batch_size = 16; // DEFAULT_EVAL_BSIZE
+  // TorchBench's __init__ sets DEFAULT_EVAL_BSIZE = max(1, int(16 / 8)) when device == "cpu", so
+  // the CPU's eval default (no --batch-size, no YAML entry) is 2.
+  definition.default_cpu_eval_batch_size = 2;
   definition.allow_customize_batch_size = true;
   definition.build = build_bert_pytorch;
   return definition;

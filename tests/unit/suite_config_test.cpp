@@ -58,6 +58,43 @@ TEST_CASE("batch sizes and dont_change_batch_size") {
   CHECK(c.dont_change_batch_size("fixed"));
 }
 
+TEST_CASE("dtype.force_* lists: nested lists flattened, each list read into its own rule") {
+  const auto c = suite_config::load_text(R"(
+dtype:
+  force_amp_for_fp16_bf16_models: [DALLE2_pytorch, [Super_SloMo, [tts_angular]]]
+  force_fp16_for_bf16_models: [vision_maskrcnn]
+)",
+                                         "torchbench.yaml");
+  CHECK(c.force_amp("DALLE2_pytorch"));
+  CHECK(c.force_amp("Super_SloMo"));
+  CHECK(c.force_amp("tts_angular"));
+  CHECK_FALSE(c.force_amp("vision_maskrcnn"));
+  CHECK(c.force_fp16("vision_maskrcnn"));
+  CHECK_FALSE(c.force_fp16("tts_angular"));
+  CHECK_FALSE(c.force_amp("resnet50"));
+  CHECK_FALSE(c.force_fp16("resnet50"));
+
+  // Absent or empty lists force nothing (configs/torchbench.yaml has both empty).
+  const auto empty = suite_config::load_text("dtype:\n  force_amp_for_fp16_bf16_models: []\n",
+                                             "torchbench.yaml");
+  CHECK_FALSE(empty.force_amp("tts_angular"));
+  CHECK_FALSE(empty.force_fp16("vision_maskrcnn"));
+  CHECK_FALSE(suite_config::load_text("skip: {all: []}\n", "t.yaml").force_fp16("x"));
+}
+
+TEST_CASE("a malformed dtype list is an error naming the list") {
+  CHECK_THROWS_WITH_AS(
+      suite_config::load_text("dtype:\n  force_fp16_for_bf16_models: {a: 1}\n", "t.yaml"),
+      doctest::Contains("t.yaml: dtype.force_fp16_for_bf16_models: expected a list of model names"),
+      std::runtime_error);
+  CHECK_THROWS_WITH_AS(
+      suite_config::load_text("dtype:\n  force_amp_for_fp16_bf16_models: {a: 1}\n", "t.yaml"),
+      doctest::Contains("t.yaml: dtype.force_amp_for_fp16_bf16_models: expected a list"),
+      std::runtime_error);
+  CHECK_THROWS_WITH_AS(suite_config::load_text("dtype: [a, b]\n", "t.yaml"),
+                       doctest::Contains("t.yaml: dtype: expected a mapping"), std::runtime_error);
+}
+
 TEST_CASE("malformed YAML is an error naming the file and the key") {
   CHECK_THROWS_WITH_AS(suite_config::load_text("batch_size:\n  training: {dlrm: many}\n", "t.yaml"),
                        doctest::Contains("t.yaml: batch_size.training.dlrm: expected a positive integer"),
