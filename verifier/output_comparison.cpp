@@ -1,13 +1,13 @@
 #include "verifier/output_comparison.hpp"
 
-#include "verifier/same.hpp"
-
 #include <functional>
 #include <limits>
 
 namespace benchmatrix {
 namespace {
 
+/// A container's children with their path steps in Python's indexing syntax ("[1]", "['key']"),
+/// as same() names a failing leaf.
 std::vector<std::pair<std::string, c10::IValue>> children(const c10::IValue& value) {
   std::vector<std::pair<std::string, c10::IValue>> out;
   if (value.isTuple() || value.isList()) {
@@ -17,7 +17,7 @@ std::vector<std::pair<std::string, c10::IValue>> children(const c10::IValue& val
       out.emplace_back("[" + std::to_string(i) + "]", elements[i]);
   } else if (value.isGenericDict()) {
     for (const auto& entry : value.toGenericDict())
-      out.emplace_back("." + entry.key().toStringRef(), entry.value());
+      out.emplace_back("['" + entry.key().toStringRef() + "']", entry.value());
   }
   return out;
 }
@@ -37,11 +37,36 @@ double badness(const leaf_comparison& c) {
   return c.max_abs_error;
 }
 
+/// Cosine similarity of two same-shaped float64 tensors, flattened. Equal tensors (NaNs in the
+/// same places, two all-zero tensors) score 1, as same()'s cosine mode passes them by its allclose
+/// early exit: torch's cosine_similarity of two zero vectors is 0, which would read as "unrelated".
+double cosine_of(const torch::Tensor& x, const torch::Tensor& y) {
+  if (x.numel() == 0 || torch::allclose(x, y, /*rtol=*/0, /*atol=*/0, /*equal_nan=*/true))
+    return 1.0;
+  return torch::cosine_similarity(x.flatten(), y.flatten(), /*dim=*/0, /*eps=*/1e-12)
+      .item<double>();
+}
+
+/// same() on one leaf; a raise counts as a failure (as PyTorch's check_accuracy counts it).
+bool leaf_passes(const c10::IValue& a, const c10::IValue& b, const c10::IValue& golden,
+                 const same_options& options) {
+  try {
+    return same(a, b, golden, options);
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 }  // namespace
 
 std::optional<leaf_comparison> worst_output(const c10::IValue& ref, const c10::IValue& res,
-                                            const c10::IValue& fp64) {
+                                            const c10::IValue& fp64, const same_options* options) {
   std::optional<leaf_comparison> worst;
+  const auto outranks = [](const leaf_comparison& c, const leaf_comparison& current) {
+    const bool failing = c.passed == false, current_failing = current.passed == false;
+    if (failing != current_failing) return failing;
+    return badness(c) > badness(current);
+  };
   std::function<void(const std::string&, const c10::IValue&, const c10::IValue&,
                      const c10::IValue&)>
       walk = [&](const std::string& path, const c10::IValue& a, const c10::IValue& b,
@@ -54,15 +79,14 @@ std::optional<leaf_comparison> worst_output(const c10::IValue& ref, const c10::I
           leaf_comparison c;
           c.path = path;
           c.max_abs_error = x.numel() ? (x - y).abs().max().item<double>() : 0.0;
-          c.cosine_similarity =
-              x.numel() ? torch::cosine_similarity(x.flatten(), y.flatten(), 0, 1e-12).item<double>()
-                        : 1.0;
+          c.cosine_similarity = cosine_of(x, y);
           if (golden.isTensor() && golden.toTensor().sizes() == x.sizes()) {
             const auto g = golden.toTensor().to(torch::kDouble);
             c.ref_rmse_vs_fp64 = rmse(g, x);
             c.res_rmse_vs_fp64 = rmse(g, y);
           }
-          if (!worst || badness(c) > badness(*worst)) worst = c;
+          if (options) c.passed = leaf_passes(a, b, golden, *options);
+          if (!worst || outranks(c, *worst)) worst = c;
           return;
         }
         for (const auto& [name, child] : children(a))

@@ -137,29 +137,45 @@ bool same_scalar(const c10::IValue& ref, const c10::IValue& res) {
   return false;
 }
 
+/// Python's indexing syntax for one step into a container: "[3]" or "['key']".
+std::string index_path(size_t i) { return "[" + std::to_string(i) + "]"; }
+std::string key_path(const std::string& key) { return "['" + key + "']"; }
+
+/// The recursion of same(). `path` is this node's path from the root; on a failing leaf (or a
+/// raise) it is copied to `where` (first one only, as `why`).
 bool same_impl(const c10::IValue& ref, const c10::IValue& res, const c10::IValue& fp64_or_none,
-               const same_options& o, std::string* why) {
+               const same_options& o, std::string* why, const std::string& path,
+               std::string* where) {
+  const auto fail_here = [&] {
+    if (where && where->empty() && !path.empty()) *where = path;
+    return false;
+  };
+  const auto raise_here = [&](const std::string& message) -> bool {
+    if (where && where->empty()) *where = path;
+    throw same_error(path.empty() ? message : message + " at " + path);
+  };
   // As Python, at every level: a missing fp64 reference is the eager reference itself.
   const c10::IValue& fp64_ref = fp64_or_none.isNone() ? ref : fp64_or_none;
   if (ref.isTuple() || ref.isList()) {
     if (!res.isTuple() && !res.isList())
-      throw same_error("type mismatch " + ref.tagKind() + " " + res.tagKind());
+      return raise_here("type mismatch " + ref.tagKind() + " " + res.tagKind());
     const auto refs = elements_of(ref);
     const auto ress = elements_of(res);
     if (refs.size() != ress.size()) {
       explain(why, "Length mismatch");
-      return false;
+      return fail_here();
     }
     if (!fp64_ref.isTuple() && !fp64_ref.isList())
-      throw same_error("fp64_ref is a " + fp64_ref.tagKind() + " where ref is a sequence");
+      return raise_here("fp64_ref is a " + fp64_ref.tagKind() + " where ref is a sequence");
     const auto fp64s = elements_of(fp64_ref);
     const size_t n = std::min(refs.size(), fp64s.size());  // Python's zip stops at the shortest
     for (size_t i = 0; i < n; ++i)
-      if (!same_impl(refs[i], ress[i], fp64s[i], o, why)) return false;
+      if (!same_impl(refs[i], ress[i], fp64s[i], o, why, path + index_path(i), where))
+        return false;
     return true;
   }
   if (ref.isGenericDict()) {
-    if (!res.isGenericDict()) throw same_error("type mismatch dict " + res.tagKind());
+    if (!res.isGenericDict()) return raise_here("type mismatch dict " + res.tagKind());
     const auto ref_dict = ref.toGenericDict();
     const auto res_dict = res.toGenericDict();
     std::vector<std::string> keys;
@@ -168,25 +184,33 @@ bool same_impl(const c10::IValue& ref, const c10::IValue& res, const c10::IValue
     for (const auto& entry : res_dict) res_keys.push_back(entry.key().toStringRef());
     std::sort(keys.begin(), keys.end());
     std::sort(res_keys.begin(), res_keys.end());
-    if (keys != res_keys) throw same_error("keys mismatch");
+    if (keys != res_keys) return raise_here("keys mismatch");
     const auto fp64_dict = fp64_ref.toGenericDict();
     for (const auto& key : keys) {
-      if (!same_impl(ref_dict.at(key), res_dict.at(key), fp64_dict.at(key), o, why)) {
+      if (!same_impl(ref_dict.at(key), res_dict.at(key), fp64_dict.at(key), o, why,
+                     path + key_path(key), where)) {
         explain(why, "Accuracy failed for key name " + key);
         return false;
       }
     }
     return true;
   }
-  if (ref.isTensor() || ref.isDouble())
-    return same_tensor(to_tensor(ref), to_tensor(res), to_tensor(fp64_ref), o, why);
+  if (ref.isTensor() || ref.isDouble()) {
+    bool passed = false;
+    try {
+      passed = same_tensor(to_tensor(ref), to_tensor(res), to_tensor(fp64_ref), o, why);
+    } catch (const same_error& e) {
+      return raise_here(e.what());
+    }
+    return passed || fail_here();
+  }
   if (ref.isString() || ref.isInt() || ref.isNone() || ref.isBool() || ref.isDevice()) {
     if (o.ignore_non_fp) return true;
     const bool r = same_scalar(ref, res);
     if (!r) explain(why, "Accuracy failed (" + ref.tagKind() + ")");
-    return r;
+    return r || fail_here();
   }
-  throw same_error("unsupported type: " + ref.tagKind());
+  return raise_here("unsupported type: " + ref.tagKind());
 }
 
 }  // namespace
@@ -196,8 +220,8 @@ double rmse(const torch::Tensor& ref, const torch::Tensor& res) {
 }
 
 bool same(const c10::IValue& ref, const c10::IValue& res, const c10::IValue& fp64_ref,
-          const same_options& options, std::string* why) {
-  return same_impl(ref, res, fp64_ref, options, why);
+          const same_options& options, std::string* why, std::string* where) {
+  return same_impl(ref, res, fp64_ref, options, why, "", where);
 }
 
 bool bitwise_same(const c10::IValue& ref, const c10::IValue& res, bool equal_nan,

@@ -35,10 +35,13 @@ public:
 
 /// True when `res` matches `ref`, judged against `fp64_ref` (the float64 golden run; None: `ref`
 /// itself, as in Python). Short-circuits like Python's all(): the first failing leaf decides.
-/// `why`, when given, receives the message Python would log for the failing leaf.
+/// `why`, when given, receives the message Python would log for the failing leaf; `where`, when
+/// given, the path of that leaf from the root in Python's indexing syntax ("" for the root itself,
+/// "[1]", "[2]['fc.weight.grad']"), so a failure can be located in a nested output. Where same()
+/// raises, `where` names the node it raised at.
 [[nodiscard]] bool same(const c10::IValue& ref, const c10::IValue& res,
                         const c10::IValue& fp64_ref, const same_options& options,
-                        std::string* why = nullptr);
+                        std::string* why = nullptr, std::string* where = nullptr);
 
 /// bitwise_same: same() with tol 0 (exact equality; NaNs equal only with equal_nan).
 [[nodiscard]] bool bitwise_same(const c10::IValue& ref, const c10::IValue& res,

@@ -69,6 +69,33 @@ TEST_CASE("same() gives torch._dynamo.utils.same's verdict on every generated ca
   CHECK(verdicts[2] > 0);
 }
 
+TEST_CASE("same() names the first failing leaf and where it raised") {
+  same_options options;
+  const auto a = torch::ones({3});
+  c10::Dict<std::string, torch::Tensor> ref_dict, res_dict;
+  ref_dict.insert("logits", a);
+  ref_dict.insert("aux", a);
+  res_dict.insert("logits", a + 1);
+  res_dict.insert("aux", a);
+  const auto ref = c10::ivalue::Tuple::create({a, ref_dict, a});
+  const auto res = c10::ivalue::Tuple::create({a, res_dict, a + 1});
+  std::string why, where;
+  CHECK_FALSE(same(ref, res, c10::IValue(), options, &why, &where));
+  CHECK(where == "[1]['logits']");  // the first failing leaf; [2] fails too
+  CHECK_FALSE(why.empty());
+  where.clear();
+  CHECK_FALSE(same(a, a + 1, c10::IValue(), options, nullptr, &where));
+  CHECK(where.empty());  // the root itself
+  where.clear();
+  CHECK(same(ref, ref, c10::IValue(), options, nullptr, &where));
+  CHECK(where.empty());
+  const auto nested = c10::ivalue::Tuple::create({a, c10::ivalue::Tuple::create({a, a})});
+  const auto flat = c10::ivalue::Tuple::create({a, a});
+  CHECK_THROWS_WITH_AS((void)same(nested, flat, c10::IValue(), options, nullptr, &where),
+                       "type mismatch Tuple Tensor at [1]", same_error);
+  CHECK(where == "[1]");
+}
+
 TEST_CASE("bitwise_same is exact equality") {
   const auto a = torch::randn({10});
   CHECK(bitwise_same(a, a.clone()));
