@@ -132,6 +132,7 @@ prepared_model prepare_model(const model_definition& definition, const runner_op
   step.device = device;
   step.use_sgd = trains_with_sgd(definition.name);
   step.collect_full_output = o.collect_full_output;
+  prepared.precision = plan;
   return prepared;
 }
 

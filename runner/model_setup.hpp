@@ -5,6 +5,7 @@
 
 #include "backends/backend.hpp"
 #include "runner/experiment_config.hpp"
+#include "runner/precision_rule.hpp"
 #include "runner/runner_options.hpp"
 #include "suites/suite_config.hpp"
 
@@ -16,6 +17,8 @@ namespace benchmatrix {
 struct prepared_model {
   model_instance model;
   step_options step;
+  /// The precision rules' decision it was built with (the verifier's tolerance depends on it).
+  precision_plan precision;
 };
 
 /// A model's batch size for one config, and why a requested one was not used.

@@ -55,7 +55,7 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       {"cold-start", 0, a::store_true, t::text, {}, false, "", "Compile afresh, ignoring (and replacing) cached artifacts, as PyTorch's --cold-start-latency."},
       {"verify", 0, a::store_true, t::text, {}, false, "", "After each config's timing child, a verifier child checks its accuracy against eager and float64 (PASS, FAIL, ...)."},
       {"verify-iterations", 0, a::store, t::integer, {}, false, "1", "Model steps in each verifier run."},
-      {"verify-tolerance", 0, a::store, t::real, {}, true, "per test, device and model", "Tolerance of the accuracy check (default: 1e-2 eval; train 1e-3 on CUDA, 8e-2 for tolerance.even_higher models, 1e-4 elsewhere)."},
+      {"verify-tolerance", 0, a::store, t::real, {}, true, "per test, device and model", "Tolerance of the accuracy check (default: by test, device, precision and the suite YAML's tolerance lists: 1e-2 eval, 8e-2 for float16 tolerance.even_higher models; train 1e-3 on CUDA, 8e-2 for tolerance.even_higher models, 1e-4 elsewhere)."},
       {"verify-cosine-similarity", 0, a::store_true, t::text, {}, false, "", "Accuracy check by cosine similarity (>= 0.99) for every model, as tolerance.cosine models get."},
       {"metrics", 0, a::append, t::text, {"accuracy"}, false, "", "Extra metrics per config; accuracy: compare the config's eval outputs with --baseline's on the same inputs (torch.testing.assert_close semantics), after the timed repeats."},
       {"baseline", 0, a::store, t::text, baseline_choices, true, "None", "Backend whose outputs --metrics accuracy compares against: a --dynamo value (openxla runs with xla=PJRT), or eager, the same as None (plain eager)."},

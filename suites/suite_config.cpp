@@ -116,7 +116,7 @@ suite_config suite_config::load_text(const std::string& yaml, const std::string&
     flatten_names(child(dtype, "force_fp16_for_bf16_models", origin + ": dtype"),
                   origin + ": dtype.force_fp16_for_bf16_models", c.m_force_fp16);
     const auto tolerance = child(root, "tolerance", origin + ": tolerance");
-    for (const char* list : {"higher", "even_higher", "cosine"})
+    for (const char* list : {"higher", "even_higher", "higher_fp16", "higher_bf16", "cosine"})
       flatten_names(child(tolerance, list, origin), origin + ": tolerance." + list,
                     c.m_tolerance[list]);
     const auto accuracy_skip =

@@ -34,7 +34,8 @@ public:
   /// dtype.force_amp_for_fp16_bf16_models / dtype.force_fp16_for_bf16_models.
   [[nodiscard]] bool force_amp(const std::string& model) const;
   [[nodiscard]] bool force_fp16(const std::string& model) const;
-  /// tolerance.<list>: "higher", "even_higher" or "cosine".
+  /// tolerance.<list>: "higher", "even_higher", "higher_fp16", "higher_bf16" or "cosine" (the
+  /// verifier's rule: verifier/tolerance.hpp).
   [[nodiscard]] bool in_tolerance_list(const std::string& list, const std::string& model) const;
   /// accuracy.skip.large_models or accuracy.skip.eager_not_deterministic: the verifier skips it.
   [[nodiscard]] bool skip_verifier(const std::string& model) const;
@@ -52,7 +53,7 @@ private:
   name_set m_dont_change_batch_size;
   name_set m_force_amp;
   name_set m_force_fp16;
-  std::map<std::string, name_set> m_tolerance;  // higher | even_higher | cosine
+  std::map<std::string, name_set> m_tolerance;  // higher | even_higher | higher_fp16 | ...
   name_set m_verifier_skip;
   std::map<std::string, std::vector<deny_rule>> m_deny;
 };

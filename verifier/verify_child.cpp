@@ -10,21 +10,13 @@
 #include "runner/timing_loop.hpp"
 #include "verifier/output_comparison.hpp"
 #include "verifier/same.hpp"
+#include "verifier/tolerance.hpp"
 
 #include <iostream>
 #include <stdexcept>
 
 namespace benchmatrix {
 namespace {
-
-/// The tolerance of TorchBenchModel.tolerance() (xla_runner.md §6), unless --verify-tolerance.
-double verification_tolerance(const runner_options& o, const suite_config* config,
-                              const std::string& model, bool training, bool cuda) {
-  if (o.verify_tolerance) return *o.verify_tolerance;
-  if (!training) return 1e-2;
-  if (!cuda) return 1e-4;
-  return config && config->in_tolerance_list("even_higher", model) ? 8e-2 : 1e-3;
-}
 
 /// An exception's message, without LibTorch's C++ backtrace (records stay readable).
 std::string message_of(const std::exception& e) {
@@ -34,11 +26,23 @@ std::string message_of(const std::exception& e) {
 
 enum class run_kind { eager, backend };
 
+struct run_result {
+  c10::IValue output;       // the last step's full output, on the CPU
+  run_precision precision = run_precision::float32;  // what it computed in (sets the tolerance)
+};
+
+run_precision precision_of(const precision_plan& plan) {
+  if (plan.use_amp) return run_precision::float16_amp;  // autocast's dtype is float16
+  if (plan.cast == cast_dtype::float16) return run_precision::float16;
+  if (plan.cast == cast_dtype::bfloat16) return run_precision::bfloat16;
+  return run_precision::float32;  // float64 (the golden run) never asks for a tolerance
+}
+
 /// One verifier run: a fresh model, `verify_iterations` steps on one copy of the inputs, the last
 /// step's full output moved to the CPU (the model and its device memory go when this returns).
-c10::IValue run_once(const model_definition& definition, const runner_options& o,
-                     const suite_config* config, const experiment_config& experiment,
-                     run_kind kind, std::optional<torch::ScalarType> force_dtype = {}) {
+run_result run_once(const model_definition& definition, const runner_options& o,
+                    const suite_config* config, const experiment_config& experiment,
+                    run_kind kind, std::optional<torch::ScalarType> force_dtype = {}) {
   prepared_model prepared = prepare_model(definition, o, config, experiment, force_dtype);
   prepared.step.collect_full_output = true;
   const step_function step =
@@ -58,11 +62,17 @@ c10::IValue run_once(const model_definition& definition, const runner_options& o
     synchronize_device(prepared.step.device);
   }
   // Sparse gradients (dlrm's embedding tables) densified, as same() would do anyway.
-  return map_tensors(output, [](const torch::Tensor& t) {
-    const auto cpu = t.detach().cpu();
-    return cpu.is_sparse() ? cpu.to_dense() : cpu;
-  });
+  return {map_tensors(output,
+                      [](const torch::Tensor& t) {
+                        const auto cpu = t.detach().cpu();
+                        return cpu.is_sparse() ? cpu.to_dense() : cpu;
+                      }),
+          precision_of(prepared.precision)};
 }
+
+/// same()'s path of a failing leaf, from the outputs' root: "output", "output[1]",
+/// "output[2]['fc.weight.grad']".
+std::string output_path(const std::string& where) { return "output" + where; }
 
 struct verification {
   std::string code;
@@ -82,35 +92,52 @@ void verify(verification& v, const model_definition& definition, const runner_op
   experiment_config eager = experiment;
   eager.xla.reset();
   eager.dynamo.reset();
+  v.set("iterations", json_value(o.verify_iterations));
 
-  c10::IValue eager_output;
+  run_result eager_run, second_run;
   try {
-    eager_output = run_once(definition, o, config, eager, run_kind::eager);
-    const c10::IValue second = run_once(definition, o, config, eager, run_kind::eager);
-    std::string why;
-    same_options exact;
-    exact.tol = 0;
-    exact.equal_nan = true;
-    if (!same(eager_output, second, c10::IValue(), exact, &why)) {
-      v.code = "NONDETERMINISTIC_EAGER_RUN";
-      v.set_text("message", "two eager runs differ: " + why);
-      return;
-    }
-  } catch (const same_error&) {
-    throw;  // a comparison problem, not eager's
+    eager_run = run_once(definition, o, config, eager, run_kind::eager);
+    second_run = run_once(definition, o, config, eager, run_kind::eager);
   } catch (const std::exception& e) {
     v.code = "EAGER_FAILED";
     v.set_text("error", message_of(e));
     return;
   }
+  const c10::IValue& eager_output = eager_run.output;
+  {
+    // Bitwise: tol 0, NaNs equal. A comparison that raises (the two runs' structures or shapes
+    // differ) counts as the runs differing, as PyTorch's check_accuracy (eager_two_runs_differ).
+    std::string why, where;
+    same_options exact;
+    exact.tol = 0;
+    exact.equal_nan = true;
+    bool deterministic = false;
+    try {
+      deterministic = same(eager_output, second_run.output, c10::IValue(), exact, &why, &where);
+    } catch (const std::exception& e) {
+      why = "comparing them raised: " + message_of(e);
+    }
+    if (!deterministic) {
+      v.code = "NONDETERMINISTIC_EAGER_RUN";
+      v.set_text("message", "two eager runs differ: " + why);
+      v.set_text("failed_output", output_path(where));
+      return;
+    }
+  }
 
-  const double tol = verification_tolerance(o, config, definition.name, training,
-                                            experiment.accelerator == "cuda");
-  bool cosine =
-      o.verify_cosine_similarity || (config && config->in_tolerance_list("cosine", definition.name));
+  tolerance_inputs tolerance_in;
+  tolerance_in.model = definition.name;
+  tolerance_in.training = training;
+  tolerance_in.cuda = experiment.accelerator == "cuda";
+  tolerance_in.precision = eager_run.precision;
+  tolerance_in.tolerance_override = o.verify_tolerance;
+  tolerance_in.cosine_override = o.verify_cosine_similarity;
+  const tolerance_choice tolerance = choose_tolerance(tolerance_in, config);
+  bool cosine = tolerance.cosine;
   c10::IValue fp64_output;
   try {
-    fp64_output = run_once(definition, o, config, eager, run_kind::eager, torch::kDouble);
+    fp64_output =
+        run_once(definition, o, config, eager, run_kind::eager, torch::kDouble).output;
   } catch (const std::exception& e) {
     log_warning("failed running fp64 golden ref; using cosine similarity: " + message_of(e));
     v.set_text("fp64_error", message_of(e));
@@ -118,19 +145,24 @@ void verify(verification& v, const model_definition& definition, const runner_op
   }
   // --backend-library: the references above ran without its overrides; the backend runs with them.
   if (!o.backend_library.empty()) load_kernel_library(o.backend_library);
-  const c10::IValue actual = run_once(definition, o, config, experiment, run_kind::backend);
+  const c10::IValue actual =
+      run_once(definition, o, config, experiment, run_kind::backend).output;
 
   same_options options;
-  options.tol = tol;
+  options.tol = tolerance.tolerance;
   options.cos_similarity = cosine;
   options.equal_nan = true;
-  std::string why;
-  const bool passed = same(eager_output, actual, fp64_output, options, &why);
+  std::string why, where;
+  const bool passed = same(eager_output, actual, fp64_output, options, &why, &where);
   v.code = passed ? "PASS" : "FAIL";
-  v.set("tolerance", json_value(tol));
+  v.set("tolerance", json_value(tolerance.tolerance));
+  v.set_text("tolerance_rule", tolerance.rule);
+  v.set_text("precision", precision_name(eager_run.precision));
   v.set("cosine", json_value(cosine));
+  if (!passed) v.set_text("failed_output", output_path(where));
   if (!why.empty()) v.set_text("message", why);
-  const auto worst = worst_output(eager_output, actual, fp64_output);
+  // On a FAIL, the worst among the leaves that fail on their own: the figures describe a failure.
+  const auto worst = worst_output(eager_output, actual, fp64_output, &options);
   if (worst) {
     v.set_text("worst_output", worst->path);
     v.set("max_abs_error", json_value(worst->max_abs_error));
