@@ -492,12 +492,17 @@ void sweep::finish(running_child& child, const child_exit& exit, bool timed_out)
     child.config.timing_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                                                child.config_started)
                                      .count();
-  if (!child.verifier && m_o.verify && !g_interrupted &&
-      !is_skip_record(parse_json(line, "the child's record"))) {
-    // One record per config: the timing record waits for its verifier's code, which runs on the
-    // same GPU (the config keeps it).
-    start_verifier(child.config, std::move(line), child.config_started);
-    return;
+  if (!child.verifier && m_o.verify && !g_interrupted) {
+    json_document record = parse_json(line, "the child's record");
+    if (mark_unverified_if_timing_failed(record)) {
+      // No verifier after a failed timing child: a hang would cost a second timeout.
+      line = to_python_json(record);
+    } else if (!is_skip_record(record)) {
+      // One record per config: the timing record waits for its verifier's code, which runs on the
+      // same GPU (the config keeps it).
+      start_verifier(child.config, std::move(line), child.config_started);
+      return;
+    }
   }
   complete(child.config, line, child.config_started);
 }

@@ -1,5 +1,7 @@
 #include "runner/verification_record.hpp"
 
+#include "runner/resume.hpp"
+
 #include <stdexcept>
 
 namespace benchmatrix {
@@ -18,6 +20,15 @@ void set_member(json_value& object, const char* key, json_value value, json_allo
   } else {
     object.AddMember(json_value(key, a), value, a);
   }
+}
+
+/// `text`'s first line; past `limit` characters, its middle replaced by " ... " (a timeout's
+/// message is one long line whose end, "timed out after N seconds", matters).
+std::string first_line_elided(const std::string& text, size_t limit) {
+  std::string line = text.substr(0, text.find('\n'));
+  if (line.size() <= limit) return line;
+  const size_t half = (limit - 5) / 2;
+  return line.substr(0, half) + " ... " + line.substr(line.size() - half);
 }
 
 }  // namespace
@@ -40,6 +51,15 @@ void set_verification(json_document& record, const std::string& code, const std:
   details.AddMember("error", json_value(error.c_str(), a), a);
   set_member(metrics_of(record), "verification", std::move(details), a);
   set_member(record, "verification_code", json_value(code.c_str(), a), a);
+}
+
+bool mark_unverified_if_timing_failed(json_document& record) {
+  if (!is_failed_record(record)) return false;
+  const auto& error = metrics_of(record)["error"];
+  const std::string text = error.IsString() ? error.GetString() : "(metrics.error is not a string)";
+  set_verification(record, "VERIFIER_DIDNT_RUN",
+                   "the timing child failed: " + first_line_elided(text, 300));
+  return true;
 }
 
 }  // namespace benchmatrix

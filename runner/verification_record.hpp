@@ -17,4 +17,11 @@ void merge_verification(json_document& record, const json_value& result);
 /// (the verifier did not report: crash, timeout, launch failure).
 void set_verification(json_document& record, const std::string& code, const std::string& error);
 
+/// A timing record whose child failed (metrics.error that is not a SKIP: crash, timeout, unreadable
+/// record) gets no verifier — it would spend a second timeout, or put a verdict next to an error:
+/// sets VERIFIER_DIDNT_RUN with metrics.verification.error "the timing child failed: <the first line
+/// of metrics.error, its middle elided past 300 characters>" and returns true. Any other record is
+/// left alone (false): the verifier runs.
+bool mark_unverified_if_timing_failed(json_document& record);
+
 }  // namespace benchmatrix
