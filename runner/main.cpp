@@ -19,7 +19,8 @@ namespace {
 
 constexpr const char* program = "experiment_runner";
 
-/// configs/ of this checkout (compiled in), unless BENCHMATRIX_CONFIG_DIR points elsewhere.
+/// configs/ of this checkout (compiled in), unless BENCHMATRIX_CONFIG_DIR points elsewhere (suite
+/// YAMLs <suite>.yaml and matrices/ presets are read from there).
 std::string config_dir() {
   if (const char* dir = std::getenv("BENCHMATRIX_CONFIG_DIR")) return dir;
   return BENCHMATRIX_DEFAULT_CONFIG_DIR;
@@ -55,10 +56,13 @@ int main(int argc, char** argv) {
   }
   set_log_level(options.log_level);
   try {
+    // <config dir>/<suite>.yaml: skip lists, batch sizes, tolerances. Required for torchbench;
+    // other suites (dummy, the test suites) run without one unless it exists (a test may point
+    // BENCHMATRIX_CONFIG_DIR at a directory holding one).
     std::unique_ptr<suite_config> config;
-    if (options.suite_name == "torchbench")
-      config = std::make_unique<suite_config>(
-          suite_config::load_file(config_dir() + "/torchbench.yaml"));
+    const auto suite_yaml = std::filesystem::path(config_dir()) / (options.suite_name + ".yaml");
+    if (options.suite_name == "torchbench" || std::filesystem::exists(suite_yaml))
+      config = std::make_unique<suite_config>(suite_config::load_file(suite_yaml.string()));
     if (options.is_child()) {
       const char* role = std::getenv(child_role_variable);
       if (role && std::string(role) == "verifier") return run_verifier_child(options, config.get());

@@ -1,14 +1,17 @@
 // Test-only suite "verifier_checks" and test backend for the --verify end-to-end tests: a model with
-// two outputs, one whose output changes from run to run, one whose eager run throws, one that hangs
-// only in the verifier child; and, when BENCHMATRIX_TEST_BACKEND is set, a backend that perturbs
-// the last output by a given amount ("perturb:<amount>") or throws ("throw"). Linked only into
-// experiment_runner_with_faults.
+// two outputs; one whose output changes from run to run; one whose output changes structure from
+// run to run; models that fail only in the verifier child (eager throws, it hangs, it aborts, its
+// second step throws); one without a float64 kernel; one that hangs in every child. When
+// BENCHMATRIX_TEST_BACKEND is set, a backend that perturbs the last output by a given amount
+// ("perturb:<amount>"), throws ("throw"), or throws only in the verifier child
+// ("throw-in-verifier"). Linked only into experiment_runner_with_faults.
 #include "backends/backend.hpp"
 #include "runner/sweep.hpp"
 #include "suites/model.hpp"
 
 #include <chrono>
 #include <cstdlib>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -67,6 +70,21 @@ c10::IValue add_to_last(const c10::IValue& output, double amount) {
   return c10::ivalue::Tuple::create(std::move(elements));
 }
 
+/// True in the --verify child (the parent sets the role in its environment).
+bool in_verifier() {
+  const char* role = std::getenv(child_role_variable);
+  return role && std::string(role) == "verifier";
+}
+
+/// `d` with `hook` run before each build (faults at construction).
+model_definition before_build(model_definition d, std::function<void()> hook) {
+  d.build = [build = d.build, hook](const model_build_options& o) {
+    hook();
+    return build(o);
+  };
+  return d;
+}
+
 model_definition deterministic() { return two_heads_model("two_outputs"); }
 model_definition nondeterministic() {
   // Each forward adds a growing offset: no two runs agree bitwise.
@@ -75,18 +93,64 @@ model_definition nondeterministic() {
     return add_to_last(out, 1e-3 * ++calls);
   });
 }
+model_definition structure_changes() {
+  // Every other forward returns only the first head: comparing two runs raises in same().
+  return two_heads_model("structure_changes", [](c10::IValue out) -> c10::IValue {
+    static int calls = 0;
+    return ++calls % 2 ? out : out.toTupleRef().elements()[0];
+  });
+}
 model_definition eager_throws() {
-  return two_heads_model("eager_throws", [](c10::IValue) -> c10::IValue {
-    throw std::runtime_error("eager forward failed on purpose");
+  // Throws only in the verifier, as eager can where the timed backend ran (eager on a TPU in the
+  // original); a timing child that fails gets no verifier at all.
+  return two_heads_model("eager_throws", [](c10::IValue out) -> c10::IValue {
+    if (in_verifier()) throw std::runtime_error("eager forward failed on purpose");
+    return out;
   });
 }
 model_definition hangs_in_verifier() {
-  model_definition d = two_heads_model("hangs_in_verifier");
-  d.build = [build = d.build](const model_build_options& o) {
-    const char* role = std::getenv(child_role_variable);
-    if (role && std::string(role) == "verifier")
+  return before_build(two_heads_model("hangs_in_verifier"), [] {
+    if (in_verifier())
       for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
-    return build(o);
+  });
+}
+model_definition hangs_always() {
+  return before_build(two_heads_model("hangs_always"), [] {
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  });
+}
+model_definition crashes_in_verifier() {
+  return before_build(two_heads_model("crashes_in_verifier"), [] {
+    if (in_verifier()) std::abort();
+  });
+}
+model_definition no_float64() {
+  // Raises on float64 inputs, as a model with an op lacking a float64 kernel: the verifier falls
+  // back to cosine similarity.
+  model_definition d = two_heads_model("no_float64");
+  d.build = [build = d.build](const model_build_options& o) {
+    model_instance m = build(o);
+    m.forward = [forward = m.forward](const model_inputs& in) {
+      if (in[0].toTensor().scalar_type() == torch::kDouble)
+        throw std::runtime_error("no float64 kernel, on purpose");
+      return forward(in);
+    };
+    return m;
+  };
+  return d;
+}
+model_definition second_step_throws_in_verifier() {
+  // In the verifier, each model instance's second forward throws: --verify-iterations=2 gives
+  // EAGER_FAILED, the default 1 passes.
+  model_definition d = two_heads_model("second_step_throws_in_verifier");
+  d.build = [build = d.build](const model_build_options& o) {
+    model_instance m = build(o);
+    m.forward = [forward = m.forward, calls = std::make_shared<int>(0)](const model_inputs& in) {
+      if (in_verifier() && ++*calls == 2)
+        throw std::runtime_error("second step of this model instance failed on purpose");
+      return forward(in);
+    };
+    return m;
   };
   return d;
 }
@@ -96,15 +160,17 @@ const bool test_backend_installed = [] {
     const char* spec = std::getenv("BENCHMATRIX_TEST_BACKEND");
     if (!spec) return step;
     const std::string s = spec;
-    if (s == "throw")
+    if (s == "throw" || (s == "throw-in-verifier" && in_verifier()))
       return [](const model_inputs&) -> c10::IValue {
         throw std::runtime_error("the test backend failed on purpose");
       };
+    if (s == "throw-in-verifier") return step;
     if (s.rfind("perturb:", 0) == 0) {
       const double amount = std::stod(s.substr(8));
       return [step, amount](const model_inputs& in) { return add_to_last(step(in), amount); };
     }
-    throw std::runtime_error("BENCHMATRIX_TEST_BACKEND: expected throw or perturb:<amount>, got " + s);
+    throw std::runtime_error(
+        "BENCHMATRIX_TEST_BACKEND: expected throw, throw-in-verifier or perturb:<amount>, got " + s);
   });
   return true;
 }();
@@ -113,7 +179,12 @@ const bool test_backend_installed = [] {
 
 BENCHMATRIX_REGISTER_MODEL("verifier_checks", deterministic);
 BENCHMATRIX_REGISTER_MODEL("verifier_checks", nondeterministic);
+BENCHMATRIX_REGISTER_MODEL("verifier_checks", structure_changes);
 BENCHMATRIX_REGISTER_MODEL("verifier_checks", eager_throws);
 BENCHMATRIX_REGISTER_MODEL("verifier_checks", hangs_in_verifier);
+BENCHMATRIX_REGISTER_MODEL("verifier_checks", hangs_always);
+BENCHMATRIX_REGISTER_MODEL("verifier_checks", crashes_in_verifier);
+BENCHMATRIX_REGISTER_MODEL("verifier_checks", no_float64);
+BENCHMATRIX_REGISTER_MODEL("verifier_checks", second_step_throws_in_verifier);
 
 }  // namespace benchmatrix
