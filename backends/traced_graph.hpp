@@ -30,7 +30,8 @@ struct traced_forward {
 };
 
 /// Traces one forward on the model's example inputs, under autocast when options.use_amp (the
-/// graph then holds the casts). Eval (`parameters_as_inputs` false): the
+/// graph then holds the casts), after one untraced forward that settles state a model changes on
+/// its first call (llama's KV-cache re-cast), so the graph holds the steady-state step. Eval (`parameters_as_inputs` false): the
 /// parameters stop requiring grad and become graph constants (the tracer's rule for inference).
 /// Train: the parameters are graph inputs after the model inputs, so autograd reaches them. The
 /// tracing run leaves no trace: RNG states and buffers (BatchNorm statistics) are restored.
