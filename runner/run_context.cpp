@@ -3,6 +3,7 @@
 #include "output/python_json.hpp"
 #include "runner/host_info.hpp"
 #include "runner/placement.hpp"
+#include "runner/text_file.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -38,7 +39,8 @@ json_value text_array(const std::vector<std::string>& items, json_allocator& all
 
 }  // namespace
 
-void write_run_context(const std::filesystem::path& path, const run_context& context) {
+void write_run_context(const std::filesystem::path& path, const run_context& context,
+                       bool keep_earlier) {
   json_document document;
   document.SetObject();
   auto& allocator = document.GetAllocator();
@@ -51,17 +53,25 @@ void write_run_context(const std::filesystem::path& path, const run_context& con
   document.AddMember("cpu_model", text(context.cpu_model), allocator);
   document.AddMember("gpus", text_array(context.gpus, allocator), allocator);
   document.AddMember("started", json_value(context.started), allocator);
-
-  const auto temporary = path.string() + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << to_python_json(document) << "\n";
-    if (!out.flush()) throw std::runtime_error("cannot write " + temporary);
+  if (keep_earlier && std::filesystem::exists(path)) {
+    try {
+      const json_document previous = parse_json(read_text_file(path), path.string());
+      json_value earlier(rapidjson::kArrayType);
+      if (previous.IsObject() && previous.HasMember("earlier_sweeps") &&
+          previous["earlier_sweeps"].IsArray())
+        for (const auto& sweep : previous["earlier_sweeps"].GetArray())
+          earlier.PushBack(json_value(sweep, allocator), allocator);
+      json_value last(rapidjson::kObjectType);
+      for (const char* key : {"command", "started", "hostname"})
+        if (previous.IsObject() && previous.HasMember(key))
+          last.AddMember(json_value(key, allocator), json_value(previous[key], allocator), allocator);
+      if (!last.ObjectEmpty()) earlier.PushBack(last, allocator);
+      if (!earlier.Empty()) document.AddMember("earlier_sweeps", earlier, allocator);
+    } catch (const std::exception&) {
+      // an unreadable earlier context is history we cannot keep; this sweep's is still written
+    }
   }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    throw std::runtime_error("cannot replace " + path.string());
-  }
+  replace_text_file(path, to_python_json(document) + "\n");
 }
 
 }  // namespace benchmatrix

@@ -26,8 +26,13 @@ struct run_context {
                                               std::optional<std::string> cuda_version);
 
 /// Replaces `path` atomically (temporary file + rename) with the context as one JSON object:
-/// {"command", "torch_version", "cuda_version", "hostname", "cpu_model", "gpus", "started"}.
+/// {"command", "torch_version", "cuda_version", "hostname", "cpu_model", "gpus", "started"
+/// [, "earlier_sweeps"]}. With `keep_earlier` (a sweep that resumes into the same results file),
+/// the file it replaces is kept as history: its "earlier_sweeps" and then its own {"command",
+/// "started", "hostname"} become this one's "earlier_sweeps", oldest first, so the report of a
+/// resumed run names every command that wrote its records (an unreadable old file is dropped).
 /// Throws std::runtime_error when the file cannot be written.
-void write_run_context(const std::filesystem::path& path, const run_context& context);
+void write_run_context(const std::filesystem::path& path, const run_context& context,
+                       bool keep_earlier = false);
 
 }  // namespace benchmatrix

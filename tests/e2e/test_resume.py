@@ -27,6 +27,22 @@ class ResumeTest(OutputDirTest):
         self.assertEqual(proc.stderr.count("SKIP already completed benchmark"), 2)
         self.assertEqual(len(read_records_lenient(self.results)), 2)
 
+    def test_a_resumed_sweep_keeps_the_earlier_commands_in_run_context(self):
+        context_path = os.path.join(self.out, "run_context.json")
+        run(RUNNER, *DUMMY, "--test=eval", f"--output-dirname={self.out}")
+        with open(context_path) as f:
+            first = json.load(f)
+        self.assertNotIn("earlier_sweeps", first)
+        run(RUNNER, *DUMMY, "--test=eval", "--test=train", f"--output-dirname={self.out}")
+        with open(context_path) as f:
+            second = json.load(f)
+        self.assertIn("--test=train", second["command"])
+        self.assertEqual(second["earlier_sweeps"],
+                         [{k: first[k] for k in ("command", "started", "hostname")}])
+        run(RUNNER, *DUMMY, "--test=eval", "--no-resume", f"--output-dirname={self.out}")
+        with open(context_path) as f:
+            self.assertNotIn("earlier_sweeps", json.load(f))  # a fresh file has no history
+
     def test_a_record_written_by_the_python_runner_counts_as_done(self):
         with open("/proc/cpuinfo") as f:
             cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
