@@ -14,7 +14,7 @@ c10::IValue traced_forward::unflatten(const std::vector<torch::Tensor>& leaves) 
 }
 
 traced_forward trace_forward(model_instance& model, bool parameters_as_inputs,
-                             const step_options& options) {
+                             const step_options& options, bool settle_first) {
   traced_forward traced;
   traced.parameters_are_inputs = parameters_as_inputs;
   const auto parameters = model.module->parameters();
@@ -27,13 +27,13 @@ traced_forward trace_forward(model_instance& model, bool parameters_as_inputs,
   if (parameters_as_inputs) inputs.insert(inputs.end(), parameters.begin(), parameters.end());
 
   forward_side_effects_guard restore(*model.module);
-  {
+  if (settle_first) {
     // One untraced forward first, so that the graph records the model's steady state, as eager's
     // timed repeats see it after warm-up: a forward that settles lazy state on its first call
     // (llama re-casts its float32 KV cache to the activations' dtype and keeps the result) would
-    // otherwise be traced with that first-call work frozen in, repeated on every call (llama on
-    // the CPU: 134 MB of cache converted per layer per call, 23x slower than eager). Buffers and
-    // generators are restored by the guard above.
+    // otherwise be traced with that first-call work frozen in, repeated on every call (llama under
+    // TorchScript on the CPU: 134 MB of cache converted per layer per call, 23x slower than
+    // eager). Buffers and generators are restored by the guard above.
     torch::NoGradGuard settle_without_grad;
     autocast_scope autocast(options.device.type(), options.use_amp);
     (void)model.forward(model.example_inputs);

@@ -30,14 +30,18 @@ struct traced_forward {
 };
 
 /// Traces one forward on the model's example inputs, under autocast when options.use_amp (the
-/// graph then holds the casts), after one untraced forward that settles state a model changes on
-/// its first call (llama's KV-cache re-cast), so the graph holds the steady-state step. Eval (`parameters_as_inputs` false): the
+/// graph then holds the casts). With `settle_first`, after one untraced forward that settles state
+/// a model changes on its first call (llama's KV-cache re-cast), so the graph holds the
+/// steady-state step: for TorchScript, which runs the graph as traced. Not for torch.export-based
+/// backends (inductor, XLA): the settled graph writes into a constant (llama's cache), which
+/// export's functionalization refuses, while the first-call graph writes into the re-cast's fresh
+/// result, and Inductor's freezing folds that re-cast of a constant away. Eval (`parameters_as_inputs` false): the
 /// parameters stop requiring grad and become graph constants (the tracer's rule for inference).
 /// Train: the parameters are graph inputs after the model inputs, so autograd reaches them. The
 /// tracing run leaves no trace: RNG states and buffers (BatchNorm statistics) are restored.
 /// Throws std::runtime_error (with the tracer's message) for a forward the tracer cannot record.
 [[nodiscard]] traced_forward trace_forward(model_instance& model, bool parameters_as_inputs,
-                                           const step_options& options);
+                                           const step_options& options, bool settle_first = false);
 
 /// A script module whose forward(self, *leaves) is the traced graph: savable with save(), loadable
 /// by torch.jit.load in Python (the inductor compile helper's input).
