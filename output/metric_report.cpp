@@ -1,6 +1,9 @@
 #include "output/metric_report.hpp"
 #include "output/text_cells.hpp"
 
+#include <boost/algorithm/string/classification.hpp>
+#include <boost/algorithm/string/split.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -251,10 +254,7 @@ std::vector<std::string> csv_records(const std::string& text) {
 /// The fields of a header record (our headers are metric names: no quotes, no commas).
 std::vector<std::string> header_fields(const std::string& record) {
   std::vector<std::string> fields;
-  size_t start = 0;
-  for (size_t comma; (comma = record.find(',', start)) != std::string::npos; start = comma + 1)
-    fields.push_back(record.substr(start, comma - start));
-  fields.push_back(record.substr(start));
+  boost::split(fields, record, boost::is_any_of(","));
   return fields;
 }
 

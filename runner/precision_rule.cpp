@@ -11,6 +11,11 @@ const char* cast_dtype_name(cast_dtype dtype) {
   return "unknown";
 }
 
+const char* precision_plan_name(const precision_plan& plan) {
+  if (plan.use_amp) return "float16 autocast";  // autocast's dtype is float16
+  return plan.cast ? cast_dtype_name(*plan.cast) : "float32";
+}
+
 precision_plan choose_precision(const precision_request& request) {
   precision_plan plan;
   if (request.forced) {

@@ -27,7 +27,15 @@ struct precision_plan {
   bool use_amp = false;            // float16 autocast around forward and loss (no GradScaler)
   std::optional<cast_dtype> cast;  // nullopt: the model's own dtype (float32)
   bool operator==(const precision_plan&) const = default;
+
+  /// Whether the step computes in float16: a float16 cast, or float16 autocast.
+  [[nodiscard]] bool float16() const { return use_amp || cast == cast_dtype::float16; }
+  /// Whether it computes in bfloat16 (inference's default cast; never under autocast).
+  [[nodiscard]] bool bfloat16() const { return !use_amp && cast == cast_dtype::bfloat16; }
 };
+
+/// What a plan computes in, for records: "float16 autocast", or the cast's dtype, or "float32".
+[[nodiscard]] const char* precision_plan_name(const precision_plan& plan);
 
 /// The rules, in order:
 ///  1. `forced`: cast to it, AMP off.

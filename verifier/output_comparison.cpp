@@ -6,18 +6,18 @@
 namespace benchmatrix {
 namespace {
 
-/// A container's children with their path steps in Python's indexing syntax ("[1]", "['key']"),
-/// as same() names a failing leaf.
+/// A container's children with their path steps (same.hpp's index_path and key_path), as same()
+/// names a failing leaf.
 std::vector<std::pair<std::string, c10::IValue>> children(const c10::IValue& value) {
   std::vector<std::pair<std::string, c10::IValue>> out;
   if (value.isTuple() || value.isList()) {
     const auto elements =
         value.isTuple() ? value.toTupleRef().elements().vec() : value.toListRef().vec();
     for (size_t i = 0; i < elements.size(); ++i)
-      out.emplace_back("[" + std::to_string(i) + "]", elements[i]);
+      out.emplace_back(index_path(i), elements[i]);
   } else if (value.isGenericDict()) {
     for (const auto& entry : value.toGenericDict())
-      out.emplace_back("['" + entry.key().toStringRef() + "']", entry.value());
+      out.emplace_back(key_path(entry.key().toStringRef()), entry.value());
   }
   return out;
 }

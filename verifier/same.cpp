@@ -137,10 +137,6 @@ bool same_scalar(const c10::IValue& ref, const c10::IValue& res) {
   return false;
 }
 
-/// Python's indexing syntax for one step into a container: "[3]" or "['key']".
-std::string index_path(size_t i) { return "[" + std::to_string(i) + "]"; }
-std::string key_path(const std::string& key) { return "['" + key + "']"; }
-
 /// The recursion of same(). `path` is this node's path from the root; on a failing leaf (or a
 /// raise) it is copied to `where` (first one only, as `why`).
 bool same_impl(const c10::IValue& ref, const c10::IValue& res, const c10::IValue& fp64_or_none,
@@ -214,6 +210,9 @@ bool same_impl(const c10::IValue& ref, const c10::IValue& res, const c10::IValue
 }
 
 }  // namespace
+
+std::string index_path(size_t index) { return "[" + std::to_string(index) + "]"; }
+std::string key_path(const std::string& key) { return "['" + key + "']"; }
 
 double rmse(const torch::Tensor& ref, const torch::Tensor& res) {
   return torch::sqrt(torch::mean(torch::square(ref - res))).item<double>();

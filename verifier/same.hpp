@@ -33,6 +33,11 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+/// One step of a path into a nested output, in Python's indexing syntax: "[3]" into a tuple or
+/// list, "['key']" into a dict. same()'s `where` and output_comparison's leaf paths are made of them.
+[[nodiscard]] std::string index_path(size_t index);
+[[nodiscard]] std::string key_path(const std::string& key);
+
 /// True when `res` matches `ref`, judged against `fp64_ref` (the float64 golden run; None: `ref`
 /// itself, as in Python). Short-circuits like Python's all(): the first failing leaf decides.
 /// `why`, when given, receives the message Python would log for the failing leaf; `where`, when

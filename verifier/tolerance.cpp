@@ -9,16 +9,6 @@ constexpr double eval_floor = 1e-2;  // the XLA runner's eval tolerance
 
 }  // namespace
 
-const char* precision_name(run_precision precision) {
-  switch (precision) {
-    case run_precision::float32: return "float32";
-    case run_precision::bfloat16: return "bfloat16";
-    case run_precision::float16: return "float16";
-    case run_precision::float16_amp: return "float16 autocast";
-  }
-  return "unknown";
-}
-
 tolerance_choice choose_tolerance(const tolerance_inputs& in, const suite_config* config) {
   const auto listed = [&](const char* list) {
     return config && config->in_tolerance_list(list, in.model);
@@ -30,8 +20,8 @@ tolerance_choice choose_tolerance(const tolerance_inputs& in, const suite_config
     c.rule = "--verify-tolerance";
     return c;
   }
-  const std::string precision = precision_name(in.precision);
-  if (in.precision == run_precision::float16 || in.precision == run_precision::float16_amp) {
+  const std::string precision = precision_plan_name(in.precision);
+  if (in.precision.float16()) {
     if (listed("even_higher")) {
       c.tolerance = 8e-2;
       c.rule = precision + ", tolerance.even_higher: 8e-2";
@@ -42,7 +32,7 @@ tolerance_choice choose_tolerance(const tolerance_inputs& in, const suite_config
       c.tolerance = 1e-3;
       c.rule = precision + ": 1e-3";
     }
-  } else if (in.precision == run_precision::bfloat16 && listed("higher_bf16")) {
+  } else if (in.precision.bfloat16() && listed("higher_bf16")) {
     c.tolerance = 1e-2;
     c.rule = precision + ", tolerance.higher_bf16: 1e-2";
   } else if (in.training && in.cuda) {

@@ -20,6 +20,7 @@
 // training only), or — decided by the caller — the float64 golden run failed.
 #pragma once
 
+#include "runner/precision_rule.hpp"
 #include "suites/suite_config.hpp"
 
 #include <optional>
@@ -27,21 +28,11 @@
 
 namespace benchmatrix {
 
-/// The dtype the eager reference computes in (model_setup's precision rules, xla_runner.md §7.3).
-enum class run_precision {
-  float32,      // training without autocast (the CPU)
-  bfloat16,     // inference: module and floating inputs cast to bfloat16
-  float16,      // inference of force_fp16 models: cast to float16
-  float16_amp,  // float16 autocast: CUDA training, force_amp models
-};
-
-[[nodiscard]] const char* precision_name(run_precision precision);
-
 struct tolerance_inputs {
   std::string model;
   bool training = false;
   bool cuda = false;
-  run_precision precision = run_precision::float32;
+  precision_plan precision;  // what the eager reference computes in (runner/precision_rule.hpp)
   std::optional<double> tolerance_override;  // --verify-tolerance
   bool cosine_override = false;              // --verify-cosine-similarity
 };

@@ -28,15 +28,8 @@ enum class run_kind { eager, backend };
 
 struct run_result {
   c10::IValue output;       // the last step's full output, on the CPU
-  run_precision precision = run_precision::float32;  // what it computed in (sets the tolerance)
+  precision_plan precision;  // what it computed in (sets the tolerance)
 };
-
-run_precision precision_of(const precision_plan& plan) {
-  if (plan.use_amp) return run_precision::float16_amp;  // autocast's dtype is float16
-  if (plan.cast == cast_dtype::float16) return run_precision::float16;
-  if (plan.cast == cast_dtype::bfloat16) return run_precision::bfloat16;
-  return run_precision::float32;  // float64 (the golden run) never asks for a tolerance
-}
 
 /// One verifier run: a fresh model, `verify_iterations` steps on one copy of the inputs, the last
 /// step's full output moved to the CPU (the model and its device memory go when this returns).
@@ -67,7 +60,7 @@ run_result run_once(const model_definition& definition, const runner_options& o,
                         const auto cpu = t.detach().cpu();
                         return cpu.is_sparse() ? cpu.to_dense() : cpu;
                       }),
-          precision_of(prepared.precision)};
+          prepared.precision};
 }
 
 /// same()'s path of a failing leaf, from the outputs' root: "output", "output[1]",
@@ -157,7 +150,7 @@ void verify(verification& v, const model_definition& definition, const runner_op
   v.code = passed ? "PASS" : "FAIL";
   v.set("tolerance", json_value(tolerance.tolerance));
   v.set_text("tolerance_rule", tolerance.rule);
-  v.set_text("precision", precision_name(eager_run.precision));
+  v.set_text("precision", precision_plan_name(eager_run.precision));
   v.set("cosine", json_value(cosine));
   if (!passed) v.set_text("failed_output", output_path(where));
   if (!why.empty()) v.set_text("message", why);

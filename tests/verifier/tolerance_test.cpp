@@ -19,7 +19,13 @@ tolerance:
   return config;
 }
 
-tolerance_choice choose(const std::string& model, bool training, bool cuda, run_precision p,
+// The precision decisions of runner/precision_rule.hpp the rule distinguishes.
+const precision_plan float32{};
+const precision_plan bfloat16{false, cast_dtype::bfloat16};
+const precision_plan float16{false, cast_dtype::float16};
+const precision_plan float16_amp{true, std::nullopt};
+
+tolerance_choice choose(const std::string& model, bool training, bool cuda, const precision_plan& p,
                         const suite_config* config = &yaml()) {
   tolerance_inputs in;
   in.model = model;
@@ -28,8 +34,6 @@ tolerance_choice choose(const std::string& model, bool training, bool cuda, run_
   in.precision = p;
   return choose_tolerance(in, config);
 }
-
-using enum run_precision;
 
 TEST_CASE("tolerance: the XLA runner's defaults for the precisions this runner uses") {
   CHECK(choose("m", false, false, bfloat16).tolerance == 1e-2);  // eval: bfloat16 inference
