@@ -2,7 +2,7 @@
 // per iteration. One folder/file per backend behind this interface; eager is the first.
 #pragma once
 
-#include "runner/experiment_config.hpp"
+#include "core/experiment_config.hpp"
 #include "suites/model.hpp"
 
 #include <chrono>
@@ -107,7 +107,7 @@ public:
 
 /// The step of the experiment's backend: eager for xla=None and dynamo=None; dynamo=torchscript,
 /// cudagraphs or inductor (AOTInductor). Throws backend_unsupported for a config the backend
-/// cannot run, std::runtime_error for a backend this build lacks (runner/availability.hpp).
+/// cannot run, std::runtime_error for a backend this build lacks (backends/availability.hpp).
 [[nodiscard]] backend_step make_backend_step(const experiment_config& experiment,
                                              model_instance& model, const step_options& options,
                                              const backend_context& context);

@@ -4,7 +4,7 @@
 #include "backends/inductor_backend.hpp"
 #include "backends/torchscript_backend.hpp"
 #include "backends/xla_pjrt_backend.hpp"
-#include "runner/availability.hpp"
+#include "backends/availability.hpp"
 
 #include <stdexcept>
 

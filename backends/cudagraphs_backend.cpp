@@ -1,9 +1,9 @@
 #include "backends/cudagraphs_backend.hpp"
 
 #include "backends/cuda_graph_capture.hpp"
-#include "backends/ivalue_tensors.hpp"
+#include "torch_support/ivalue_tensors.hpp"
 #include "backends/forward_side_effects.hpp"
-#include "runner/timing_loop.hpp"
+#include "torch_support/device_sync.hpp"
 
 #include <chrono>
 

@@ -1,7 +1,7 @@
 #include "backends/backend.hpp"
 
-#include "backends/autocast_scope.hpp"
-#include "backends/ivalue_tensors.hpp"
+#include "torch_support/autocast_scope.hpp"
+#include "torch_support/ivalue_tensors.hpp"
 
 #include <array>
 #include <stdexcept>

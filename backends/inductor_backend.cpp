@@ -1,18 +1,18 @@
 #include "backends/inductor_backend.hpp"
 
 #include "backends/cuda_graph_capture.hpp"
-#include "backends/ivalue_tensors.hpp"
+#include "torch_support/ivalue_tensors.hpp"
 #include "backends/traced_graph.hpp"
 #include "backends/warm_up.hpp"
-#include "runner/child_process.hpp"
-#include "runner/compile_cache.hpp"
-#include "runner/content_hash.hpp"
-#include "runner/directory_tree.hpp"
-#include "runner/helper_process.hpp"
-#include "runner/host_info.hpp"
-#include "runner/log.hpp"
-#include "runner/text_file.hpp"
-#include "runner/timing_loop.hpp"
+#include "process/child_process.hpp"
+#include "core/compile_cache.hpp"
+#include "core/content_hash.hpp"
+#include "core/directory_tree.hpp"
+#include "process/helper_process.hpp"
+#include "core/host_info.hpp"
+#include "core/log.hpp"
+#include "core/text_file.hpp"
+#include "torch_support/device_sync.hpp"
 
 #include <ATen/cuda/CUDAContext.h>
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>

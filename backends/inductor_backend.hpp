@@ -1,7 +1,7 @@
 // dynamo=inductor through AOTInductor: the forward traced to TorchScript (traced_graph.hpp), compiled
 // by the compile helper (python/benchmatrix_compile: TorchScript -> ExportedProgram ->
 // aoti_compile_and_package, in its own process with the pip torch), cached by content hash
-// (runner/compile_cache.hpp), loaded with torch::inductor::AOTIModelPackageLoader and — on CUDA —
+// (core/compile_cache.hpp), loaded with torch::inductor::AOTIModelPackageLoader and — on CUDA —
 // replayed under a CUDA graph, as the seed's runner turns on Inductor's CUDA graphs.
 // Eval only: torch.export gives no backward, so test=train is a SKIP record that says so.
 #pragma once

@@ -1,6 +1,6 @@
 #include "backends/torchscript_backend.hpp"
 
-#include "backends/ivalue_tensors.hpp"
+#include "torch_support/ivalue_tensors.hpp"
 #include "backends/traced_graph.hpp"
 #include "backends/warm_up.hpp"
 

@@ -1,7 +1,7 @@
 #include "backends/traced_graph.hpp"
 
-#include "backends/autocast_scope.hpp"
-#include "backends/ivalue_tensors.hpp"
+#include "torch_support/autocast_scope.hpp"
+#include "torch_support/ivalue_tensors.hpp"
 
 #include <torch/csrc/jit/frontend/tracer.h>
 

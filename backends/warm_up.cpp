@@ -1,7 +1,7 @@
 #include "backends/warm_up.hpp"
 
 #include "backends/forward_side_effects.hpp"
-#include "runner/timing_loop.hpp"
+#include "torch_support/device_sync.hpp"
 
 namespace benchmatrix {
 

@@ -1,17 +1,17 @@
 #include "backends/xla_pjrt_backend.hpp"
 
 #include "backends/inductor_backend.hpp"  // compile_helper_python
-#include "backends/ivalue_tensors.hpp"
+#include "torch_support/ivalue_tensors.hpp"
 #include "backends/traced_graph.hpp"
 #include "backends/warm_up.hpp"
 #include "backends/xla_metrics.hpp"
-#include "runner/child_process.hpp"
-#include "runner/compile_cache.hpp"
-#include "runner/content_hash.hpp"
-#include "runner/helper_process.hpp"
-#include "runner/log.hpp"
-#include "runner/text_file.hpp"
-#include "runner/timing_loop.hpp"
+#include "process/child_process.hpp"
+#include "core/compile_cache.hpp"
+#include "core/content_hash.hpp"
+#include "process/helper_process.hpp"
+#include "core/log.hpp"
+#include "core/text_file.hpp"
+#include "torch_support/device_sync.hpp"
 
 #ifdef BENCHMATRIX_HAVE_PJRT
 #include "backends/pjrt_runtime.hpp"

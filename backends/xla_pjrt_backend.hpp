@@ -4,7 +4,7 @@
 //   1. the forward traced to TorchScript (traced_graph.hpp), as for inductor;
 //   2. the compile helper (python -m benchmatrix_compile --format=stablehlo: TorchScript ->
 //      ExportedProgram -> torchax -> jax.export) writes a StableHLO module, its weights and the
-//      compile options into the compile cache (runner/compile_cache.hpp, content-hash key);
+//      compile options into the compile cache (core/compile_cache.hpp, content-hash key);
 //   3. the PJRT plugin (BENCHMATRIX_PJRT_PLUGIN, else JAX's CUDA plugin found by the helper's
 //      Python) compiles the module (xla_CompileTime_*), the weights go to device buffers once, the
 //      inputs are viewed in place (CUDA tensors) and each step executes and awaits the program

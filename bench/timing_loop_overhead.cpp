@@ -3,7 +3,7 @@
 // spread; BENCHMARKS.md records them per machine.
 //
 //   bench_timing_loop_overhead [cpu|cuda] [iterations per repeat, default 10000] [repeats, default 30]
-#include "runner/timing_loop.hpp"
+#include "worker/timing_loop.hpp"
 
 #include <algorithm>
 #include <chrono>

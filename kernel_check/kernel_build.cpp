@@ -1,10 +1,10 @@
 #include "kernel_check/kernel_build.hpp"
 
-#include "runner/child_process.hpp"
-#include "runner/compile_cache.hpp"
-#include "runner/content_hash.hpp"
-#include "runner/helper_process.hpp"
-#include "runner/text_file.hpp"
+#include "process/child_process.hpp"
+#include "core/compile_cache.hpp"
+#include "core/content_hash.hpp"
+#include "process/helper_process.hpp"
+#include "core/text_file.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,6 +1,6 @@
 // Runtime compilation of a C++/CUDA source — a run_and_check module (kernel_check/kernel_module.hpp)
 // or a backend_bench op kernel (ops/kernel_registration.hpp, see kernel_build_options) — into a
-// shared library, cached in runner/compile_cache under a SHA-256 of everything the library depends
+// shared library, cached in core/compile_cache under a SHA-256 of everything the library depends
 // on: the source bytes, the registration header's bytes, the compiler command and version, the torch
 // version and, for .cu, the GPU architecture. Headers the source includes itself are not hashed:
 // --clear_cache after changing one. Torch-free: the compiler runs as a helper process.

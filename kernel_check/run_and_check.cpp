@@ -11,14 +11,14 @@
 // or load, 4 error (crash, timeout, the reference fails, anything else).
 #include "kernel_check/kernel_build.hpp"
 #include "kernel_check/output_comparison.hpp"
-#include "output/python_json.hpp"
-#include "runner/child_process.hpp"
-#include "runner/compile_cache.hpp"
-#include "runner/content_hash.hpp"
-#include "runner/directory_tree.hpp"
-#include "runner/flag_tool.hpp"
-#include "runner/host_info.hpp"
-#include "runner/text_file.hpp"
+#include "core/python_json.hpp"
+#include "process/child_process.hpp"
+#include "core/compile_cache.hpp"
+#include "core/content_hash.hpp"
+#include "core/directory_tree.hpp"
+#include "core/flag_tool.hpp"
+#include "core/host_info.hpp"
+#include "core/text_file.hpp"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>

@@ -6,7 +6,7 @@
 #include "kernel_check/kernel_module.hpp"
 #include "numerics/npy_file.hpp"
 #include "numerics/npy_tensor.hpp"
-#include "output/python_json.hpp"
+#include "core/python_json.hpp"
 
 #include <ATen/ATen.h>
 #include <c10/core/Event.h>

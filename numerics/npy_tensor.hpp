@@ -1,6 +1,6 @@
 // A LibTorch tensor as a NumPy .npy array (numerics/npy_file.hpp): which dtype it is stored as, and
 // the bytes to store. bfloat16 and float16 are widened to float32 (exactly); numpy has no bfloat16.
-// Shared by --export (runner/numerics_export) and run_and_check's child (kernel_check/worker_main).
+// Shared by --export (worker/numerics_export) and run_and_check's child (kernel_check/worker_main).
 #pragma once
 
 #include <ATen/core/Tensor.h>

@@ -1,5 +1,5 @@
 // numeric_check --a DIR_A --b DIR_B: compares two experiment_runner --export directories (one
-// subdirectory per config, .npy files plus manifest.json; runner/numerics_export.hpp), or two config
+// subdirectory per config, .npy files plus manifest.json; worker/numerics_export.hpp), or two config
 // directories themselves (a directory holding manifest.json or .npy files is one config). Configs
 // are matched by directory name and tensors by file name. Each file's data must have the SHA-256
 // its manifest lists (else CORRUPTED, not compared). Per tensor: dtype and shape must agree; then
@@ -15,10 +15,10 @@
 #include "numerics/close_tolerances.hpp"
 #include "numerics/npy_file.hpp"
 #include "numerics/ulp_distance.hpp"
-#include "output/python_json.hpp"
-#include "runner/content_hash.hpp"
-#include "runner/flag_tool.hpp"
-#include "runner/text_file.hpp"
+#include "core/python_json.hpp"
+#include "core/content_hash.hpp"
+#include "core/flag_tool.hpp"
+#include "core/text_file.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -74,7 +74,7 @@ bool is_config_directory(const fs::path& dir) {
   return fs::exists(dir / "manifest.json") || !entries(dir, false).empty();
 }
 
-/// What a config's manifest.json says about its files (runner/numerics_export.hpp).
+/// What a config's manifest.json says about its files (worker/numerics_export.hpp).
 struct manifest_info {
   bool present = false;
   std::string error;  // unreadable or malformed: why (then nothing else is known)

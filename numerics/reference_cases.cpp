@@ -1,7 +1,7 @@
 #include "numerics/reference_cases.hpp"
 
-#include "runner/content_hash.hpp"
-#include "runner/text_file.hpp"
+#include "core/content_hash.hpp"
+#include "core/text_file.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -12,7 +12,7 @@
 #pragma once
 
 #include "numerics/npy_file.hpp"
-#include "output/python_json.hpp"
+#include "core/python_json.hpp"
 
 #include <cstdint>
 #include <filesystem>

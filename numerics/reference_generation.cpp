@@ -1,9 +1,9 @@
 #include "numerics/reference_generation.hpp"
 
-#include "runner/content_hash.hpp"
-#include "runner/host_info.hpp"
-#include "runner/library_versions.hpp"
-#include "runner/log.hpp"
+#include "core/content_hash.hpp"
+#include "core/host_info.hpp"
+#include "torch_support/library_versions.hpp"
+#include "core/log.hpp"
 
 #include <chrono>
 #include <fstream>

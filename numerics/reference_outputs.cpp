@@ -13,9 +13,9 @@
 #include "numerics/reference_cases.hpp"
 #include "numerics/reference_generation.hpp"
 #include "numerics/ulp_distance.hpp"
-#include "runner/flag_tool.hpp"
-#include "runner/log.hpp"
-#include "runner/text_file.hpp"
+#include "core/flag_tool.hpp"
+#include "core/log.hpp"
+#include "core/text_file.hpp"
 
 #include <cstdio>
 #include <filesystem>

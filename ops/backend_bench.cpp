@@ -13,15 +13,15 @@
 // error, 3 the kernel library does not load, 4 error (the suite cannot be exported, I/O).
 #include "kernel_check/kernel_build.hpp"
 #include "ops/op_scores.hpp"
-#include "output/python_json.hpp"
-#include "runner/child_process.hpp"
-#include "runner/compile_cache.hpp"
-#include "runner/content_hash.hpp"
-#include "runner/directory_tree.hpp"
-#include "runner/flag_tool.hpp"
-#include "runner/helper_process.hpp"
-#include "runner/host_info.hpp"
-#include "runner/text_file.hpp"
+#include "core/python_json.hpp"
+#include "process/child_process.hpp"
+#include "core/compile_cache.hpp"
+#include "core/content_hash.hpp"
+#include "core/directory_tree.hpp"
+#include "core/flag_tool.hpp"
+#include "process/helper_process.hpp"
+#include "core/host_info.hpp"
+#include "core/text_file.hpp"
 
 #include <algorithm>
 #include <atomic>

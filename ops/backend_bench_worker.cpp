@@ -14,8 +14,8 @@
 #include "kernel_check/call_timing.hpp"
 #include "ops/kernel_library.hpp"
 #include "ops/kernel_registration.hpp"
-#include "output/python_json.hpp"
-#include "runner/text_file.hpp"
+#include "core/python_json.hpp"
+#include "core/text_file.hpp"
 #include "verifier/assert_close.hpp"
 
 #include <ATen/ATen.h>

@@ -4,8 +4,8 @@
 //   aggregate --accelerator=h200 --backends eager inductor cudagraphs --report=latest_grouped
 //             --format=markdown results/*.jsonl
 #include "output/aggregate_report.hpp"
-#include "runner/flag_tool.hpp"
-#include "runner/tiers.hpp"
+#include "core/flag_tool.hpp"
+#include "suites/tiers.hpp"
 
 #include <iostream>
 

@@ -10,7 +10,7 @@
 // are reported on stderr with file:line and skipped.
 #include "output/aggregate_report.hpp"
 #include "output/run_comparison.hpp"
-#include "runner/flag_tool.hpp"
+#include "core/flag_tool.hpp"
 
 #include <algorithm>
 #include <cmath>

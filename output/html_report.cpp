@@ -1,12 +1,12 @@
 #include "output/html_report.hpp"
-#include "output/backend_name.hpp"
+#include "backends/backend_name.hpp"
 
 #include "output/aggregate_report.hpp"
-#include "output/results_file.hpp"
+#include "core/results_file.hpp"
 #include "output/speedup_statistics.hpp"
 #include "output/svg_chart.hpp"
 #include "output/verification_codes.hpp"
-#include "runner/text_file.hpp"
+#include "core/text_file.hpp"
 
 #include <algorithm>
 #include <cctype>

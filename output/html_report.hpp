@@ -33,7 +33,7 @@
 // Torch-free; the rendering functions are pure.
 #pragma once
 
-#include "output/python_json.hpp"
+#include "core/python_json.hpp"
 
 #include <cstddef>
 #include <filesystem>

@@ -12,8 +12,8 @@
 // report. Prints the path of the report on stdout.
 #include "output/aggregate_report.hpp"
 #include "output/html_report.hpp"
-#include "runner/flag_tool.hpp"
-#include "runner/text_file.hpp"
+#include "core/flag_tool.hpp"
+#include "core/text_file.hpp"
 
 #include <unistd.h>
 

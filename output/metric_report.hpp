@@ -12,7 +12,7 @@
 // verification code; the report's own metric_report.jsonl is not read back as input.
 #pragma once
 
-#include "output/python_json.hpp"
+#include "core/python_json.hpp"
 
 #include <cstdint>
 #include <string>

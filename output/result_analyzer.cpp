@@ -4,11 +4,11 @@
 //   result_analyzer --output-dirname=output/ [--output-format=csv|jsonl] [--database=FILE]
 //                   [--timestamp=T] [--hide-errors]
 #include "output/metric_report.hpp"
-#include "output/results_file.hpp"
-#include "runner/flag_tool.hpp"
-#include "runner/directory_tree.hpp"
-#include "runner/log.hpp"
-#include "runner/text_file.hpp"
+#include "core/results_file.hpp"
+#include "core/flag_tool.hpp"
+#include "core/directory_tree.hpp"
+#include "core/log.hpp"
+#include "core/text_file.hpp"
 
 #include <chrono>
 #include <filesystem>

@@ -1,9 +1,9 @@
 #include "output/run_comparison.hpp"
 #include "output/verification_codes.hpp"
 
-#include "output/backend_name.hpp"
-#include "output/python_json.hpp"
-#include "output/results_file.hpp"
+#include "backends/backend_name.hpp"
+#include "core/python_json.hpp"
+#include "core/results_file.hpp"
 #include "output/text_cells.hpp"
 
 #include <algorithm>

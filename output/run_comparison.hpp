@@ -3,7 +3,7 @@
 // run, compare two runs, render the comparison; output/compare_runs.cpp is the command around them.
 //
 // Configurations are matched by (suite_name, model_name, test, backend, batch_size,
-// accelerator_model); the backend is named as aggregate names it (output/backend_name.hpp). A later
+// accelerator_model); the backend is named as aggregate names it (backends/backend_name.hpp). A later
 // line for the same configuration replaces an earlier one, as a resumed sweep's would.
 //
 // Each side of a configuration is one of:

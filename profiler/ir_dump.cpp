@@ -1,7 +1,7 @@
 #include "profiler/ir_dump.hpp"
 
-#include "output/file_naming.hpp"
-#include "runner/text_file.hpp"
+#include "core/file_naming.hpp"
+#include "core/text_file.hpp"
 
 #include <caffe2/serialize/inline_container.h>
 

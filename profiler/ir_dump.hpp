@@ -16,7 +16,7 @@
 #pragma once
 
 #include "backends/backend.hpp"
-#include "output/python_json.hpp"
+#include "core/python_json.hpp"
 
 #include <filesystem>
 #include <string>

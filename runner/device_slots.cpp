@@ -1,6 +1,6 @@
 #include "runner/device_slots.hpp"
 
-#include "runner/argparse.hpp"
+#include "core/argparse.hpp"
 
 #include <algorithm>
 #include <stdexcept>

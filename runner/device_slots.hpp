@@ -2,6 +2,8 @@
 // (CUDA_VISIBLE_DEVICES pins each child), and which of them are free right now.
 #pragma once
 
+#include "core/argparse.hpp"
+
 #include <cstddef>
 #include <optional>
 #include <string>

@@ -1,8 +1,8 @@
 #include "runner/expected_durations.hpp"
 
-#include "output/results_file.hpp"
-#include "runner/argparse.hpp"
-#include "runner/log.hpp"
+#include "core/results_file.hpp"
+#include "core/argparse.hpp"
+#include "core/log.hpp"
 #include "runner/resume.hpp"
 
 #include <algorithm>

@@ -2,6 +2,7 @@
 // the longest configs first (a long config started last leaves the other GPUs idle at the end).
 #pragma once
 
+#include "core/argparse.hpp"
 #include "runner/sweep_plan.hpp"
 
 #include <filesystem>

@@ -1,13 +1,14 @@
 // experiment_runner: parent mode expands and runs a sweep; child mode (--experiment-config and
 // --model-config) runs one config. The same binary is both, so a child can be run by hand.
-#include "runner/child_run.hpp"
-#include "runner/library_versions.hpp"
-#include "runner/log.hpp"
+#include "worker/child_run.hpp"
+#include "torch_support/library_versions.hpp"
+#include "core/log.hpp"
+#include "runner/runner_cli.hpp"
 #include "runner/slurm_merge.hpp"
 #include "runner/slurm_submission.hpp"
 #include "runner/sweep.hpp"
 #include "suites/model_catalog.hpp"
-#include "verifier/verify_child.hpp"
+#include "worker/verify_child.hpp"
 
 #include <cstdio>
 #include <cstdlib>

@@ -2,7 +2,8 @@
 // then keep names matching any --filter regex and no --exclude regex (case-insensitive search).
 #pragma once
 
-#include "runner/runner_options.hpp"
+#include "core/argparse.hpp"
+#include "core/runner_options.hpp"
 
 #include <string>
 #include <vector>

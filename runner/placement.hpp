@@ -4,7 +4,7 @@
 //   {"host": "node7", "device": "1", "children_beside": 1, "wall_time_s": 12.5}
 #pragma once
 
-#include "output/python_json.hpp"
+#include "core/python_json.hpp"
 
 #include <string>
 

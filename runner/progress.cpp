@@ -1,6 +1,6 @@
 #include "runner/progress.hpp"
 
-#include "runner/log.hpp"
+#include "core/log.hpp"
 
 #include <sys/ioctl.h>
 #include <unistd.h>

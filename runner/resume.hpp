@@ -2,7 +2,7 @@
 // fingerprint is in the results file — byte-compatible with files the Python runner wrote.
 #pragma once
 
-#include "output/python_json.hpp"
+#include "core/python_json.hpp"
 
 #include <optional>
 #include <set>

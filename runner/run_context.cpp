@@ -1,9 +1,9 @@
 #include "runner/run_context.hpp"
 
-#include "output/python_json.hpp"
-#include "runner/host_info.hpp"
+#include "core/python_json.hpp"
+#include "core/host_info.hpp"
 #include "runner/placement.hpp"
-#include "runner/text_file.hpp"
+#include "core/text_file.hpp"
 
 #include <chrono>
 #include <cstdio>

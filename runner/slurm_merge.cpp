@@ -1,13 +1,13 @@
 #include "runner/slurm_merge.hpp"
 
-#include "output/results_file.hpp"
-#include "runner/host_info.hpp"
-#include "runner/log.hpp"
+#include "core/results_file.hpp"
+#include "core/host_info.hpp"
+#include "core/log.hpp"
 #include "runner/resume.hpp"
 #include "runner/run_context.hpp"
 #include "runner/slurm_plan.hpp"
 #include "runner/summary_table.hpp"
-#include "runner/text_file.hpp"
+#include "core/text_file.hpp"
 
 #include <iostream>
 #include <map>

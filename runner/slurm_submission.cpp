@@ -1,14 +1,14 @@
 #include "runner/slurm_submission.hpp"
 
-#include "output/results_file.hpp"
-#include "runner/argparse.hpp"
-#include "runner/helper_process.hpp"
-#include "runner/log.hpp"
+#include "core/results_file.hpp"
+#include "core/argparse.hpp"
+#include "process/helper_process.hpp"
+#include "core/log.hpp"
 #include "runner/resume.hpp"
 #include "runner/slurm_merge.hpp"
 #include "runner/slurm_plan.hpp"
 #include "runner/summary_table.hpp"
-#include "runner/text_file.hpp"
+#include "core/text_file.hpp"
 
 #include <unistd.h>
 

@@ -5,6 +5,7 @@
 // Layout: runner/slurm_plan.hpp.
 #pragma once
 
+#include "core/argparse.hpp"
 #include "runner/sweep.hpp"
 
 namespace benchmatrix {

@@ -1,7 +1,7 @@
 #include "runner/summary_table.hpp"
 
-#include "output/backend_name.hpp"
-#include "output/python_json.hpp"
+#include "backends/backend_name.hpp"
+#include "core/python_json.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -25,7 +25,7 @@ std::string milliseconds(double seconds) {
   return text;
 }
 
-/// The reports' name of the record's backend (output/backend_name.hpp), so the terminal table and
+/// The reports' name of the record's backend (backends/backend_name.hpp), so the terminal table and
 /// the reports agree.
 std::string backend_name(const json_value& experiment) {
   const auto optional_at = [&](const char* key) -> std::optional<std::string> {

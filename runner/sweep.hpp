@@ -3,7 +3,9 @@
 // Never initialises CUDA and never loads a model.
 #pragma once
 
-#include "runner/runner_options.hpp"
+#include "core/argparse.hpp"
+#include "core/child_protocol.hpp"
+#include "core/runner_options.hpp"
 #include "suites/suite_config.hpp"
 
 #include <optional>
@@ -25,11 +27,5 @@ struct sweep_inputs {
 /// Runs the sweep; returns the process exit status (0, or 130 after Ctrl-C).
 /// Throws usage_error / std::runtime_error for problems that stop the sweep before it starts.
 int run_sweep(const sweep_inputs& inputs);
-
-/// Environment variable naming the file a child writes its record to (the result channel).
-inline constexpr const char* result_path_variable = "BENCHMATRIX_RESULT_PATH";
-/// Set to "verifier" in the environment of a config's verifier child (--verify); unset in its
-/// timing child.
-inline constexpr const char* child_role_variable = "BENCHMATRIX_CHILD_ROLE";
 
 }  // namespace benchmatrix

@@ -1,5 +1,6 @@
 #include "runner/sweep_plan.hpp"
 
+#include "runner/experiment_matrix.hpp"
 #include "runner/resume.hpp"
 
 namespace benchmatrix {

@@ -3,9 +3,9 @@
 // a --slurm submission (which plans every partition) and the merge of a --slurm sweep.
 #pragma once
 
-#include "runner/experiment_config.hpp"
-#include "runner/record.hpp"
-#include "runner/runner_options.hpp"
+#include "core/experiment_config.hpp"
+#include "core/record.hpp"
+#include "core/runner_options.hpp"
 
 #include <string>
 #include <vector>

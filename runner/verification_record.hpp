@@ -2,7 +2,7 @@
 // both the timings and the verification code (xla_runner.md §5.2, §6).
 #pragma once
 
-#include "output/python_json.hpp"
+#include "core/python_json.hpp"
 
 #include <string>
 

@@ -22,7 +22,7 @@ namespace benchmatrix {
 using model_inputs = std::vector<c10::IValue>;
 
 /// What the child asks a model builder for. The batch size is already resolved (CLI > YAML >
-/// default; resolve_batch_size in runner/model_setup.hpp).
+/// default; resolve_batch_size in worker/model_setup.hpp).
 struct model_build_options {
   int64_t batch_size = 1;
   torch::Device device = torch::kCPU;

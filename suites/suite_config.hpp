@@ -3,7 +3,7 @@
 // Torch-free: the parent uses it for the compatibility skip (§2.5) before any child starts.
 #pragma once
 
-#include "runner/experiment_config.hpp"
+#include "core/experiment_config.hpp"
 
 #include <map>
 #include <optional>

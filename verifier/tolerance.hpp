@@ -20,7 +20,7 @@
 // training only), or — decided by the caller — the float64 golden run failed.
 #pragma once
 
-#include "runner/precision_rule.hpp"
+#include "suites/precision_rule.hpp"
 #include "suites/suite_config.hpp"
 
 #include <optional>
@@ -32,7 +32,7 @@ struct tolerance_inputs {
   std::string model;
   bool training = false;
   bool cuda = false;
-  precision_plan precision;  // what the eager reference computes in (runner/precision_rule.hpp)
+  precision_plan precision;  // what the eager reference computes in (suites/precision_rule.hpp)
   std::optional<double> tolerance_override;  // --verify-tolerance
   bool cosine_override = false;              // --verify-cosine-similarity
 };

@@ -6,7 +6,7 @@
 // ("perturb:<amount>"), throws ("throw"), or throws only in the verifier child
 // ("throw-in-verifier"). Linked only into experiment_runner_with_faults.
 #include "backends/backend.hpp"
-#include "runner/sweep.hpp"
+#include "core/child_protocol.hpp"
 #include "suites/model.hpp"
 
 #include <chrono>

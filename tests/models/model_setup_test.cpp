@@ -1,11 +1,11 @@
-// A model's setup for one config (runner/model_setup.hpp) with the real registry and the real
+// A model's setup for one config (worker/model_setup.hpp) with the real registry and the real
 // configs/torchbench.yaml: the batch-size order (model rule > --batch-size > YAML > default, the
 // CPU's eval default) and the precision a prepared model ends up in. Fast: no torchbench model is
 // run, and only speech_transformer (to read its data-dependent batch) and the dummy MLP are built.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
-#include "runner/model_setup.hpp"
+#include "worker/model_setup.hpp"
 #include "suites/model.hpp"
 #include "suites/suite_config.hpp"
 

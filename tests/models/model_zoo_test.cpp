@@ -10,9 +10,9 @@
 #include <doctest/doctest.h>
 
 #include "backends/backend.hpp"
-#include "backends/ivalue_tensors.hpp"
-#include "runner/model_setup.hpp"
-#include "runner/timing_loop.hpp"
+#include "torch_support/ivalue_tensors.hpp"
+#include "worker/model_setup.hpp"
+#include "worker/timing_loop.hpp"
 #include "suites/model.hpp"
 
 #include <cstdint>

@@ -1,7 +1,8 @@
 // The command line behaves as Python argparse does for the original runner's flags.
-#include "runner/argparse.hpp"
-#include "runner/directory_tree.hpp"
-#include "runner/runner_options.hpp"
+#include "core/argparse.hpp"
+#include "core/directory_tree.hpp"
+#include "core/runner_options.hpp"
+#include "runner/runner_cli.hpp"
 
 #include <doctest/doctest.h>
 

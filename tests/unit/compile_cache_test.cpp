@@ -1,8 +1,8 @@
-// The compile cache (runner/compile_cache.hpp) and its helpers: content hashes, the helper process.
-#include "runner/compile_cache.hpp"
-#include "runner/content_hash.hpp"
-#include "runner/directory_tree.hpp"
-#include "runner/helper_process.hpp"
+// The compile cache (core/compile_cache.hpp) and its helpers: content hashes, the helper process.
+#include "core/compile_cache.hpp"
+#include "core/content_hash.hpp"
+#include "core/directory_tree.hpp"
+#include "process/helper_process.hpp"
 
 #include <doctest/doctest.h>
 

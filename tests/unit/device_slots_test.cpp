@@ -1,5 +1,5 @@
 // --devices: the device list a user writes, and how many children it lets run at once.
-#include "runner/argparse.hpp"
+#include "core/argparse.hpp"
 #include "runner/device_slots.hpp"
 
 #include <doctest/doctest.h>

@@ -1,6 +1,8 @@
 // Matrix expansion: the counts of shared/reference/xla_runner.md §2.2, order and JSON key order.
-#include "runner/availability.hpp"
-#include "runner/experiment_config.hpp"
+#include "backends/availability.hpp"
+#include "core/experiment_config.hpp"
+#include "runner/experiment_matrix.hpp"
+#include "runner/runner_cli.hpp"
 #include "runner/model_selection.hpp"
 
 #include <doctest/doctest.h>

@@ -1,6 +1,6 @@
-// The precision decision of a model's setup (runner/precision_rule.hpp, xla_runner.md §7.3): every
+// The precision decision of a model's setup (suites/precision_rule.hpp, xla_runner.md §7.3): every
 // branch, CUDA ones included, without LibTorch or a GPU.
-#include "runner/precision_rule.hpp"
+#include "suites/precision_rule.hpp"
 
 #include <doctest/doctest.h>
 

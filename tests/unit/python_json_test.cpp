@@ -1,5 +1,5 @@
 // The record format must be byte-identical to Python's json.dump: checked against python3 itself.
-#include "output/python_json.hpp"
+#include "core/python_json.hpp"
 
 #include <doctest/doctest.h>
 

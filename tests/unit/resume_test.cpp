@@ -1,5 +1,5 @@
 // The resume fingerprint matches the Python runner's, so files it wrote resume with us.
-#include "output/python_json.hpp"
+#include "core/python_json.hpp"
 #include "runner/resume.hpp"
 
 #include <doctest/doctest.h>

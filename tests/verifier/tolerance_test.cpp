@@ -19,7 +19,7 @@ tolerance:
   return config;
 }
 
-// The precision decisions of runner/precision_rule.hpp the rule distinguishes.
+// The precision decisions of suites/precision_rule.hpp the rule distinguishes.
 const precision_plan float32{};
 const precision_plan bfloat16{false, cast_dtype::bfloat16};
 const precision_plan float16{false, cast_dtype::float16};

@@ -1,0 +1,44 @@
+// One point of the experiment matrix (shared/reference/xla_runner.md §2.1) and its JSON forms. The
+// expansion of the matrix from the command line is runner/experiment_matrix.hpp.
+#pragma once
+
+#include "core/python_json.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace benchmatrix {
+
+using nullable_string = std::optional<std::string>;  // nullopt is JSON null / Python None
+
+struct experiment_config {
+  std::string accelerator;       // cpu | cuda | tpu
+  nullable_string xla;           // null | PJRT | XRT
+  nullable_string xla_flags;     // null | free text forwarded as XLA_FLAGS
+  nullable_string dynamo;        // null (eager) | inductor | openxla
+  nullable_string torch_xla2;    // null | extract_jax | torch_export
+  std::string test;              // eval | train
+  bool keep_model_data_on_cuda = false;
+  bool enable_functionalization = false;
+
+  /// The config dict the parent passes as --experiment-config, keys in the original's order:
+  /// accelerator, xla, xla_flags, dynamo, torch_xla2, test, keep_model_data_on_cuda,
+  /// enable_functionalization.
+  [[nodiscard]] std::string to_config_json() const;
+  /// Parses --experiment-config (accelerator lower-cased, as the original does). Throws
+  /// std::runtime_error naming the missing or mistyped key.
+  [[nodiscard]] static experiment_config from_config_json(const std::string& text);
+
+  /// The record's "experiment" object (§5.2 order): accelerator, accelerator_model, xla, xla_flags,
+  /// dynamo, torch_xla2, keep_model_data_on_cuda, test, batch_size (null when absent),
+  /// enable_functionalization.
+  [[nodiscard]] json_value to_record_json(const std::string& accelerator_model,
+                                          std::optional<long long> batch_size,
+                                          json_allocator& allocator) const;
+
+  /// "accelerator=cuda xla=None dynamo=inductor test=eval" for log and progress lines.
+  [[nodiscard]] std::string describe() const;
+};
+
+}  // namespace benchmatrix

@@ -1,0 +1,112 @@
+#include "process/child_process.hpp"
+
+#include <boost/process.hpp>
+#include <boost/process/extend.hpp>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+extern char** environ;
+
+namespace bp = boost::process;
+
+namespace benchmatrix {
+child_exit child_exit::from_wait_status(int status) {
+  child_exit e;
+  if (WIFSIGNALED(status)) {
+    e.signaled = true;
+    e.signal = WTERMSIG(status);
+  } else {
+    e.exit_code = WEXITSTATUS(status);
+  }
+  return e;
+}
+
+std::string child_exit::describe() const {
+  if (!signaled) return "exited with status " + std::to_string(exit_code);
+  const char* name = sigabbrev_np(signal);
+  const char* description = sigdescr_np(signal);
+  return "killed by signal " + (name ? "SIG" + std::string(name) : std::to_string(signal)) +
+         (description ? " (" + std::string(description) + ")" : "");
+}
+
+std::map<std::string, std::string> current_environment() {
+  std::map<std::string, std::string> env;
+  for (char** entry = environ; *entry; ++entry) {
+    const std::string text(*entry);
+    const auto eq = text.find('=');
+    if (eq != std::string::npos) env[text.substr(0, eq)] = text.substr(eq + 1);
+  }
+  return env;
+}
+
+child_process::child_process(const std::vector<std::string>& argv,
+                             const std::map<std::string, std::string>& environment,
+                             const std::filesystem::path& stdout_path,
+                             const std::filesystem::path& stderr_path) {
+  if (argv.empty()) throw std::runtime_error("cannot launch a child: empty command line");
+  bp::environment env;
+  for (const auto& [key, value] : environment) env[key] = value;
+  std::vector<std::string> args(argv.begin() + 1, argv.end());
+  try {
+    bp::child child(bp::exe = argv.front(), bp::args = args, env, bp::std_in < bp::null,
+                    bp::std_out > stdout_path.string(), bp::std_err > stderr_path.string(),
+                    bp::extend::on_exec_setup = [](auto&) { ::setpgid(0, 0); });
+    m_pid = child.id();
+    child.detach();  // this class reaps the pid itself (waitpid), boost must not
+  } catch (const bp::process_error& e) {
+    throw std::runtime_error("cannot launch " + argv.front() + ": " + e.what());
+  }
+  ::setpgid(m_pid, m_pid);  // also from the parent side, so kill(-pid) works at once (no race)
+  m_started = std::chrono::steady_clock::now();
+}
+
+child_process::~child_process() {
+  if (m_pid > 0 && !m_exit) {
+    kill_group(SIGKILL);
+    int status = 0;
+    while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+void child_process::kill_group(int signal) const {
+  if (m_pid > 0) ::kill(-m_pid, signal);  // ESRCH (group already gone) is fine
+}
+
+std::optional<child_exit> child_process::poll() {
+  if (m_exit) return m_exit;
+  int status = 0;
+  const pid_t r = ::waitpid(m_pid, &status, WNOHANG);
+  if (r == 0) return std::nullopt;
+  if (r < 0) {
+    if (errno == EINTR) return std::nullopt;
+    throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+  }
+  m_exit = child_exit::from_wait_status(status);
+  kill_group(SIGKILL);  // grandchildren (compile workers) must not outlive their config
+  return m_exit;
+}
+
+child_exit child_process::terminate(std::chrono::duration<double> grace) {
+  if (auto done = poll()) return *done;
+  kill_group(SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (auto done = poll()) return *done;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill_group(SIGKILL);
+  int status = 0;
+  while (::waitpid(m_pid, &status, 0) < 0) {
+    if (errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+  }
+  m_exit = child_exit::from_wait_status(status);
+  return *m_exit;
+}
+
+}  // namespace benchmatrix

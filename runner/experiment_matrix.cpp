@@ -1,0 +1,62 @@
+#include "runner/experiment_matrix.hpp"
+
+#include <algorithm>
+
+namespace benchmatrix {
+namespace {
+
+template <typename T> std::vector<T> unique_in_order(const std::vector<T>& values) {
+  std::vector<T> out;
+  for (const auto& v : values)
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  return out;
+}
+
+/// §2.2 rules 2, 3, 5 and 6 (rule 3 extended to torchscript and cudagraphs): combinations that are meaningless everywhere are dropped.
+bool is_valid(const experiment_config& c) {
+  if (c.torch_xla2 && c.dynamo) return false;  // torch_xla2 does not support dynamo
+  if (c.dynamo == "inductor" && (c.accelerator == "tpu" || c.xla)) return false;
+  // benchmatrix's own backends run LibTorch on the device, never through XLA (as inductor).
+  if ((c.dynamo == "torchscript" || c.dynamo == "cudagraphs") && (c.accelerator == "tpu" || c.xla))
+    return false;
+  if (c.dynamo == "openxla" && !c.xla) return false;
+  if (c.accelerator == "tpu" && !c.xla) return false;
+  if ((c.accelerator == "cpu" || c.accelerator == "cuda") && c.xla == "XRT") return false;
+  if (c.keep_model_data_on_cuda && c.dynamo != "openxla") return false;
+  return true;
+}
+
+}  // namespace
+
+std::vector<experiment_config> expand_experiment_matrix(const runner_options& o) {
+  const auto accelerators = o.accelerator.empty() ? std::vector<std::string>{"cpu", "cuda", "tpu"}
+                                                  : unique_in_order(o.accelerator);
+  const auto xlas = o.xla.empty() ? std::vector<nullable_string>{std::nullopt, "PJRT", "XRT"}
+                                  : unique_in_order(o.xla);
+  const auto xla_flags = o.xla_flags.empty() ? std::vector<nullable_string>{std::nullopt}
+                                             : unique_in_order(o.xla_flags);
+  const auto dynamos = o.dynamo.empty()
+                           ? std::vector<nullable_string>{std::nullopt, "inductor", "openxla"}
+                           : unique_in_order(o.dynamo);
+  std::vector<nullable_string> torch_xla2s;
+  for (const auto& v : unique_in_order(o.torch_xla2)) torch_xla2s.emplace_back(v);
+  if (torch_xla2s.empty()) torch_xla2s.emplace_back(std::nullopt);
+  const auto tests =
+      o.test.empty() ? std::vector<std::string>{"eval", "train"} : unique_in_order(o.test);
+
+  // Odometer in the original's axis order: accelerator outermost, enable_functionalization fastest.
+  std::vector<experiment_config> configs;
+  for (const auto& accelerator : accelerators)
+    for (const auto& xla : xlas)
+      for (const auto& flags : xla_flags)
+        for (const auto& dynamo : dynamos)
+          for (const auto& torch_xla2 : torch_xla2s)
+            for (const auto& test : tests) {
+              experiment_config c{accelerator, xla,  flags, dynamo, torch_xla2, test,
+                                  o.keep_model_data_on_cuda, o.enable_functionalization};
+              if (is_valid(c)) configs.push_back(std::move(c));
+            }
+  return configs;
+}
+
+}  // namespace benchmatrix

@@ -1,0 +1,91 @@
+#include "worker/accuracy_metric.hpp"
+
+#include "torch_support/ivalue_tensors.hpp"
+#include "backends/backend_name.hpp"
+#include "backends/availability.hpp"
+#include "worker/child_run.hpp"
+#include "worker/timing_loop.hpp"
+#include "verifier/assert_close.hpp"
+
+namespace benchmatrix {
+namespace {
+
+std::string message_of(const std::exception& e) {
+  if (const auto* error = dynamic_cast<const c10::Error*>(&e)) return error->what_without_backtrace();
+  return e.what();
+}
+
+/// One step on fresh clones of the example inputs, its output detached on the CPU.
+c10::IValue run_step(const step_function& step, const model_instance& model, torch::Device device) {
+  model_inputs inputs;
+  for (const auto& input : model.example_inputs)
+    inputs.push_back(map_tensors(input, [](const torch::Tensor& t) { return t.clone(); }));
+  const c10::IValue output = step(inputs);
+  synchronize_device(device);
+  return map_tensors(output, [](const torch::Tensor& t) { return t.detach().cpu(); });
+}
+
+}  // namespace
+
+experiment_config accuracy_baseline_config(const experiment_config& experiment,
+                                           const nullable_string& dynamo) {
+  experiment_config baseline = experiment;
+  baseline.dynamo = dynamo;
+  // openxla only runs with xla=PJRT (the matrix's validity rule, core/experiment_config.cpp);
+  // every other baseline runs without XLA.
+  baseline.xla = dynamo == "openxla" ? nullable_string("PJRT") : std::nullopt;
+  baseline.torch_xla2.reset();
+  if (dynamo != "openxla") {
+    baseline.xla_flags.reset();
+    baseline.keep_model_data_on_cuda = false;
+  }
+  return baseline;
+}
+
+void add_accuracy_metrics(json_value& metrics, json_allocator& a, const runner_options& o,
+                          const experiment_config& experiment, const std::string& model_name,
+                          model_instance& model, const step_options& step,
+                          const step_function& backend_step) {
+  const experiment_config baseline = accuracy_baseline_config(experiment, o.accuracy_baseline);
+  const std::string baseline_name =
+      display_backend_name(baseline.dynamo, baseline.xla, baseline.torch_xla2);
+  const auto text = [&](const char* key, const std::string& value) {
+    metrics.AddMember(json_value(key, a), json_value(value.c_str(), a), a);
+  };
+  text("accuracy_baseline", baseline_name);
+  if (step.training) {
+    text("accuracy_note", "not compared for train: a train step updates the weights it runs on");
+    return;
+  }
+  if (auto reason = unavailable_reason(baseline)) {
+    text("accuracy_error", "the baseline cannot run here: " + *reason);
+    return;
+  }
+  const bool eager_baseline = !baseline.dynamo && !baseline.xla;
+  c10::IValue actual, expected;
+  try {
+    torch::NoGradGuard no_grad;
+    step_function baseline_step =
+        eager_baseline
+            ? make_eager_step(model, step)
+            : make_backend_step(baseline, model, step, make_backend_context(o, model_name)).step;
+    actual = run_step(backend_step, model, step.device);
+    expected = run_step(baseline_step, model, step.device);
+  } catch (const std::exception& e) {
+    text("accuracy_error", message_of(e));
+    return;
+  }
+  if (baseline.dynamo == experiment.dynamo && baseline.xla == experiment.xla &&
+      baseline.torch_xla2 == experiment.torch_xla2)
+    text("accuracy_note", "the config's backend is the baseline: two runs of it compared");
+  close_tolerances tolerances;
+  tolerances.rtol = o.accuracy_rtol;
+  tolerances.atol = o.accuracy_atol;
+  const close_result result = assert_close(actual, expected, tolerances);
+  metrics.AddMember("accuracy", result.passed ? 1 : 0, a);
+  metrics.AddMember("accuracy_max_abs_error", result.max_abs_error, a);
+  metrics.AddMember("accuracy_max_rel_error", result.max_rel_error, a);
+  if (!result.passed) text("accuracy_mismatch", result.mismatch);
+}
+
+}  // namespace benchmatrix

@@ -1,0 +1,286 @@
+#include "worker/child_run.hpp"
+
+#include "backends/backend.hpp"
+#include "torch_support/ivalue_tensors.hpp"
+#include "backends/xla_metrics.hpp"
+#include "worker/accuracy_metric.hpp"
+#include "backends/backend_name.hpp"
+#include "core/file_naming.hpp"
+#include "core/python_json.hpp"
+#include "core/results_file.hpp"
+#include "backends/availability.hpp"
+#include "core/host_info.hpp"
+#include "torch_support/library_versions.hpp"
+#include "core/log.hpp"
+#include "worker/model_setup.hpp"
+#include "worker/numerics_export.hpp"
+#include "core/record.hpp"
+#include "core/child_protocol.hpp"
+#include "worker/timing_loop.hpp"
+#include "profiler/ir_dump.hpp"
+#include "worker/profile_pass.hpp"
+#include "backends/backend_counters.hpp"
+#include "ops/kernel_library.hpp"
+
+#include <torch/serialize.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+
+namespace benchmatrix {
+
+std::string child_model_name(const std::string& model_config) {
+  const auto d = parse_json(model_config, "--model-config");
+  if (!d.IsObject() || !d.HasMember("model_name") || !d["model_name"].IsString())
+    throw std::runtime_error("--model-config: expected {\"model_name\": \"<name>\"}, got " +
+                             model_config);
+  return d["model_name"].GetString();
+}
+
+bool report_child_result(const std::string& line) {
+  if (const char* path = std::getenv(result_path_variable)) {
+    const std::string temporary = std::string(path) + ".partial";
+    {
+      std::ofstream out(temporary, std::ios::trunc);
+      out << line << '\n';
+      out.flush();
+      if (!out) throw std::runtime_error("cannot write the result file " + temporary);
+    }
+    std::filesystem::rename(temporary, path);
+    return true;
+  }
+  return false;
+}
+
+namespace {
+
+/// The parent's result channel, or — run by hand — the results file itself.
+void report(const std::string& line, const runner_options& o) {
+  if (report_child_result(line)) return;
+  results_writer writer(std::filesystem::absolute(o.output_dirname) / o.output_basename);
+  writer.append(line);
+}
+
+json_value seconds_list(const std::vector<repeat_timing>& timings, double repeat_timing::*field,
+                        json_allocator& a) {
+  json_value list(rapidjson::kArrayType);
+  for (const auto& t : timings) list.PushBack(t.*field, a);
+  return list;
+}
+
+}  // namespace
+
+backend_context make_backend_context(const runner_options& o, const std::string& model_name) {
+  backend_context context;
+  context.model_name = model_name;
+  context.cache_dir = std::filesystem::absolute(o.cache_dir);
+  context.cold_start = o.cold_start;
+  // the parent's --timestamp, the same for every child of a sweep; none for a child run by hand
+  if (o.timestamp > 0) context.sweep_token = python_float_repr(o.timestamp);
+  return context;
+}
+
+/// The XLA metrics of §4.3, one value per repeat: the compile counts in the first repeat (where the
+/// original's first call compiles), executions and host-side step time in each.
+void add_xla_metrics(json_value& metrics, const xla_counters& compile,
+                     const std::vector<xla_counters>& repeats, int iterations_per_run,
+                     json_allocator& a) {
+  json_value compile_time(rapidjson::kArrayType), compile_number(rapidjson::kArrayType),
+      execute_time(rapidjson::kArrayType), execute_number(rapidjson::kArrayType),
+      trace_total(rapidjson::kArrayType), trace_per_iter(rapidjson::kArrayType);
+  for (size_t r = 0; r < repeats.size(); ++r) {
+    compile_time.PushBack(r == 0 ? compile.compile_time_s : 0.0, a);
+    compile_number.PushBack(static_cast<int64_t>(r == 0 ? compile.compile_number : 0), a);
+    execute_time.PushBack(repeats[r].execute_time_s, a);
+    execute_number.PushBack(static_cast<int64_t>(repeats[r].execute_number), a);
+    trace_total.PushBack(repeats[r].trace_time_s, a);
+    trace_per_iter.PushBack(repeats[r].trace_time_s / iterations_per_run, a);
+  }
+  metrics.AddMember("trace_total_time", trace_total, a);
+  metrics.AddMember("trace_per_iter_time", trace_per_iter, a);
+  metrics.AddMember("xla_CompileTime_time_s", compile_time, a);
+  metrics.AddMember("xla_CompileTime_number", compile_number, a);
+  metrics.AddMember("xla_ExecuteTime_time_s", execute_time, a);
+  metrics.AddMember("xla_ExecuteTime_number", execute_number, a);
+}
+
+void add_compile_metrics(json_value& metrics, const compile_report& report, json_allocator& a) {
+  metrics.AddMember("compile_time_s", report.compile_time_s, a);
+  if (report.compiler_s) metrics.AddMember("compile_helper_s", *report.compiler_s, a);
+  if (report.cache_hit) metrics.AddMember("compile_cache_hit", *report.cache_hit, a);
+  if (!report.cache_note.empty())
+    metrics.AddMember("compile_cache_rebuilt", json_value(report.cache_note.c_str(), a), a);
+}
+
+int run_child(const runner_options& o, const suite_config* config) {
+  const auto experiment = experiment_config::from_config_json(*o.experiment_config);
+  const auto model_name = child_model_name(*o.model_config);
+  const model_definition* definition = find_model(o.suite_name, model_name);
+  if (!definition)
+    throw std::runtime_error("suite " + o.suite_name + " has no model named '" + model_name + "'");
+  if (auto reason = unavailable_reason(experiment))
+    throw std::runtime_error("cannot run this config: " + *reason);
+  apply_matmul_precision(o);
+  prepared_model prepared = prepare_model(*definition, o, config, experiment);
+  model_instance& model = prepared.model;
+  const torch::Device device = prepared.step.device;
+  const bool training = prepared.step.training;
+  record_identity id;
+  id.suite_name = o.suite_name;
+  id.model_name = model_name;
+  id.experiment = experiment;
+  id.accelerator_model = accelerator_model(experiment.accelerator);
+  id.batch_size = model.batch_size;
+  id.repeat = o.repeat;
+  id.iterations_per_run = o.iterations_per_run;
+  id.timestamp = o.timestamp;
+
+  // --backend-library: the overrides apply from here on (the model was built without them).
+  if (!o.backend_library.empty()) load_kernel_library(o.backend_library);
+
+  backend_step backend;
+  try {
+    backend = make_backend_step(experiment, model, prepared.step, make_backend_context(o, model_name));
+  } catch (const backend_unsupported& e) {
+    log_warning(std::string("SKIP: ") + e.what());
+    report(error_record_line(id, std::string("SKIP: ") + e.what(), "VERIFIER_SKIPPED"), o);
+    return 0;
+  }
+  const step_function& step = backend.step;
+  // XLA: the preparation's compile counts, then each repeat's (warm-up executions are not counted).
+  const xla_counters xla_compile = process_xla_counters();
+  process_xla_counters() = {};
+  std::vector<xla_counters> xla_repeats;
+
+  timing_options timing;
+  timing.repeat = o.repeat;
+  timing.iterations_per_run = o.iterations_per_run;
+  timing.randomize_input = o.randomize_input;
+  timing.pure_wall_time = o.pure_wall_time;
+  timing.device = device;
+  const auto save_output = [&](int r, const c10::IValue& output) {
+    if (!o.save_output || output.isNone()) return;
+    const auto path = results_file_path(std::filesystem::absolute(o.output_dirname), experiment,
+                                        model_name, std::to_string(r), "output", "pt");
+    const auto cpu_output = map_tensors(output, [](const torch::Tensor& t) { return t.cpu(); });
+    const std::vector<char> bytes = torch::pickle_save(cpu_output);
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) throw std::runtime_error("cannot write " + path.string());
+  };
+  // --export: the example inputs (every repeat steps on clones of them) and the output of the
+  // first timed repeat's last step, written right after that repeat's clock stopped.
+  const bool export_inputs = o.export_what == "input" || o.export_what == "both";
+  const bool export_outputs = o.export_what == "output" || o.export_what == "both";
+  const auto export_numerics = [&](const c10::IValue& output) {
+    export_identity identity;
+    identity.model = model_name;
+    identity.suite = o.suite_name;
+    identity.backend =
+        display_backend_name(experiment.dynamo, experiment.xla, experiment.torch_xla2);
+    identity.test = experiment.test;
+    identity.batch_size = model.batch_size;
+    identity.accelerator = experiment.accelerator;
+    identity.accelerator_model = id.accelerator_model;
+    identity.seed = benchmark_seed;  // set before the model is built and before each repeat
+    identity.device = device.str();
+    identity.torch_version = libtorch_version();
+    identity.cuda_version = cuda_build_version();
+    if (device.is_cuda()) identity.cudnn_version = cudnn_runtime_version();
+    const auto directory = std::filesystem::path(o.export_dir) /
+                           export_config_name(experiment, model_name, model.batch_size);
+    try {
+      write_numerics_export(directory, identity, export_inputs ? &model.example_inputs : nullptr,
+                            export_outputs ? &output : nullptr);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(std::string("--export: ") + e.what());
+    }
+  };
+  // --dump-dynamo-counters: each repeat's counters, the preparation's with the first.
+  const auto dump_counters = [&](int r) {
+    if (!o.dump_dynamo_counters) return;
+    json_document counters;
+    counters.CopyFrom(backend_counters(experiment, backend, device.is_cuda(),
+                                       o.iterations_per_run, r == 0, counters.GetAllocator()),
+                      counters.GetAllocator());
+    const auto path = results_file_path(std::filesystem::absolute(o.output_dirname), experiment,
+                                        model_name, std::to_string(r), "dynamo-counters", "txt");
+    std::ofstream out(path, std::ios::trunc);
+    out << to_python_json(counters) << '\n';
+    if (!out) throw std::runtime_error("cannot write " + path.string());
+  };
+  const auto after_repeat = [&](int r, const c10::IValue& output) {
+    xla_repeats.push_back(process_xla_counters());
+    process_xla_counters() = {};
+    save_output(r, output);
+    dump_counters(r);
+    if (r == 0 && !o.export_what.empty()) export_numerics(output);
+  };
+  std::vector<repeat_timing> timings;
+  {
+    std::optional<torch::NoGradGuard> no_grad;  // pick_grad: no_grad for eval
+    if (!training) no_grad.emplace();
+    timings = run_timed_repeats(step, model.example_inputs, timing, after_repeat);
+  }
+
+  json_document d;
+  json_value metrics(rapidjson::kObjectType);
+  metrics.AddMember("total_time", seconds_list(timings, &repeat_timing::total_time, d.GetAllocator()),
+                    d.GetAllocator());
+  metrics.AddMember("per_iter_time",
+                    seconds_list(timings, &repeat_timing::per_iter_time, d.GetAllocator()),
+                    d.GetAllocator());
+  if (experiment.xla)
+    add_xla_metrics(metrics, xla_compile, xla_repeats, o.iterations_per_run, d.GetAllocator());
+  if (backend.compile) add_compile_metrics(metrics, *backend.compile, d.GetAllocator());
+  if (!o.backend_library.empty())
+    metrics.AddMember("backend_library", json_value(o.backend_library.c_str(), d.GetAllocator()),
+                      d.GetAllocator());
+  if (o.collect_dynamo_counters)
+    metrics.AddMember("dynamo_counters",
+                      backend_counters(experiment, backend, device.is_cuda(),
+                                       static_cast<long long>(o.repeat) * o.iterations_per_run,
+                                       /*with_compile=*/true, d.GetAllocator()),
+                      d.GetAllocator());
+  if (!o.save_ir_format.empty() || o.dump_hlo) {
+    ir_dump_request dumps;
+    dumps.save_format = o.save_ir_format;
+    dumps.dump_sources = o.dump_hlo;
+    dumps.output_dir = std::filesystem::absolute(o.output_dirname);
+    dumps.experiment = experiment;
+    dumps.model_name = model_name;
+    dumps.backend =
+        display_backend_name(experiment.dynamo, experiment.xla, experiment.torch_xla2);
+    write_ir_dumps(backend, dumps, metrics, d.GetAllocator());
+  }
+  // --metrics accuracy: after the timed repeats, never inside them.
+  if (std::find(o.metrics.begin(), o.metrics.end(), "accuracy") != o.metrics.end())
+    add_accuracy_metrics(metrics, d.GetAllocator(), o, experiment, model_name, model,
+                         prepared.step, step);
+  // Profiling passes: after the timed repeats (and the accuracy check), never inside them.
+  profile_request profiling;
+  profiling.dump_profiles = o.dump_pytorch_profiles;
+  profiling.cpu_cuda_times = o.profile_cuda_cpu;
+  profiling.individual_ops = o.profile_cuda_cpu_individual_ops;
+  profiling.cupti = o.profile_cupti;
+  if (profiling.any()) {
+    profiling.output_dir = std::filesystem::absolute(o.output_dirname);
+    profiling.experiment = experiment;
+    profiling.model_name = model_name;
+    // The original's key for non-XLA runs, named after what ran: inductor_ops, eager_ops, ...
+    profiling.ops_key =
+        display_backend_name(experiment.dynamo, experiment.xla, experiment.torch_xla2) + "_ops";
+    std::optional<torch::NoGradGuard> no_grad;
+    if (!training) no_grad.emplace();
+    run_profile_passes(step, model.example_inputs, timing, profiling, metrics, d.GetAllocator());
+  }
+  report(record_line(id, metrics, "VERIFIER_SKIPPED", d), o);
+  return 0;
+}
+
+}  // namespace benchmatrix

@@ -1,0 +1,207 @@
+#include "worker/verify_child.hpp"
+
+#include "backends/backend.hpp"
+#include "torch_support/ivalue_tensors.hpp"
+#include "ops/kernel_library.hpp"
+#include "core/python_json.hpp"
+#include "worker/child_run.hpp"
+#include "core/log.hpp"
+#include "worker/model_setup.hpp"
+#include "worker/timing_loop.hpp"
+#include "verifier/output_comparison.hpp"
+#include "verifier/same.hpp"
+#include "verifier/tolerance.hpp"
+
+#include <iostream>
+#include <stdexcept>
+
+namespace benchmatrix {
+namespace {
+
+/// An exception's message, without LibTorch's C++ backtrace (records stay readable).
+std::string message_of(const std::exception& e) {
+  if (const auto* error = dynamic_cast<const c10::Error*>(&e)) return error->what_without_backtrace();
+  return e.what();
+}
+
+enum class run_kind { eager, backend };
+
+struct run_result {
+  c10::IValue output;       // the last step's full output, on the CPU
+  precision_plan precision;  // what it computed in (sets the tolerance)
+};
+
+/// One verifier run: a fresh model, `verify_iterations` steps on one copy of the inputs, the last
+/// step's full output moved to the CPU (the model and its device memory go when this returns).
+run_result run_once(const model_definition& definition, const runner_options& o,
+                    const suite_config* config, const experiment_config& experiment,
+                    run_kind kind, std::optional<torch::ScalarType> force_dtype = {}) {
+  prepared_model prepared = prepare_model(definition, o, config, experiment, force_dtype);
+  prepared.step.collect_full_output = true;
+  const step_function step =
+      kind == run_kind::eager
+          ? make_eager_step(prepared.model, prepared.step)
+          : make_backend_step(experiment, prepared.model, prepared.step,
+                              make_backend_context(o, definition.name))
+                .step;
+  model_inputs inputs;
+  for (const auto& input : prepared.model.example_inputs)
+    inputs.push_back(map_tensors(input, [](const torch::Tensor& t) { return t.clone(); }));
+  std::optional<torch::NoGradGuard> no_grad;
+  if (!prepared.step.training) no_grad.emplace();
+  c10::IValue output;
+  for (int i = 0; i < o.verify_iterations; ++i) {
+    output = step(inputs);
+    synchronize_device(prepared.step.device);
+  }
+  // Sparse gradients (dlrm's embedding tables) densified, as same() would do anyway.
+  return {map_tensors(output,
+                      [](const torch::Tensor& t) {
+                        const auto cpu = t.detach().cpu();
+                        return cpu.is_sparse() ? cpu.to_dense() : cpu;
+                      }),
+          prepared.precision};
+}
+
+/// same()'s path of a failing leaf, from the outputs' root: "output", "output[1]",
+/// "output[2]['fc.weight.grad']".
+std::string output_path(const std::string& where) { return "output" + where; }
+
+struct verification {
+  std::string code;
+  json_document details{rapidjson::kObjectType};
+
+  void set(const char* key, json_value value) {
+    details.AddMember(json_value(key, details.GetAllocator()), value, details.GetAllocator());
+  }
+  void set_text(const char* key, const std::string& text) {
+    set(key, json_value(text.c_str(), details.GetAllocator()));
+  }
+};
+
+void verify(verification& v, const model_definition& definition, const runner_options& o,
+            const suite_config* config, const experiment_config& experiment) {
+  const bool training = experiment.test == "train";
+  experiment_config eager = experiment;
+  eager.xla.reset();
+  eager.dynamo.reset();
+  v.set("iterations", json_value(o.verify_iterations));
+
+  run_result eager_run, second_run;
+  try {
+    eager_run = run_once(definition, o, config, eager, run_kind::eager);
+    second_run = run_once(definition, o, config, eager, run_kind::eager);
+  } catch (const std::exception& e) {
+    v.code = "EAGER_FAILED";
+    v.set_text("error", message_of(e));
+    return;
+  }
+  const c10::IValue& eager_output = eager_run.output;
+  {
+    // Bitwise: tol 0, NaNs equal. A comparison that raises (the two runs' structures or shapes
+    // differ) counts as the runs differing, as PyTorch's check_accuracy (eager_two_runs_differ).
+    std::string why, where;
+    same_options exact;
+    exact.tol = 0;
+    exact.equal_nan = true;
+    bool deterministic = false;
+    try {
+      deterministic = same(eager_output, second_run.output, c10::IValue(), exact, &why, &where);
+    } catch (const std::exception& e) {
+      why = "comparing them raised: " + message_of(e);
+    }
+    if (!deterministic) {
+      v.code = "NONDETERMINISTIC_EAGER_RUN";
+      v.set_text("message", "two eager runs differ: " + why);
+      v.set_text("failed_output", output_path(where));
+      return;
+    }
+  }
+
+  tolerance_inputs tolerance_in;
+  tolerance_in.model = definition.name;
+  tolerance_in.training = training;
+  tolerance_in.cuda = experiment.accelerator == "cuda";
+  tolerance_in.precision = eager_run.precision;
+  tolerance_in.tolerance_override = o.verify_tolerance;
+  tolerance_in.cosine_override = o.verify_cosine_similarity;
+  const tolerance_choice tolerance = choose_tolerance(tolerance_in, config);
+  bool cosine = tolerance.cosine;
+  c10::IValue fp64_output;
+  try {
+    fp64_output =
+        run_once(definition, o, config, eager, run_kind::eager, torch::kDouble).output;
+  } catch (const std::exception& e) {
+    log_warning("failed running fp64 golden ref; using cosine similarity: " + message_of(e));
+    v.set_text("fp64_error", message_of(e));
+    cosine = true;
+  }
+  // --backend-library: the references above ran without its overrides; the backend runs with them.
+  if (!o.backend_library.empty()) load_kernel_library(o.backend_library);
+  const c10::IValue actual =
+      run_once(definition, o, config, experiment, run_kind::backend).output;
+
+  same_options options;
+  options.tol = tolerance.tolerance;
+  options.cos_similarity = cosine;
+  options.equal_nan = true;
+  std::string why, where;
+  const bool passed = same(eager_output, actual, fp64_output, options, &why, &where);
+  v.code = passed ? "PASS" : "FAIL";
+  v.set("tolerance", json_value(tolerance.tolerance));
+  v.set_text("tolerance_rule", tolerance.rule);
+  v.set_text("precision", precision_plan_name(eager_run.precision));
+  v.set("cosine", json_value(cosine));
+  if (!passed) v.set_text("failed_output", output_path(where));
+  if (!why.empty()) v.set_text("message", why);
+  // On a FAIL, the worst among the leaves that fail on their own: the figures describe a failure.
+  const auto worst = worst_output(eager_output, actual, fp64_output, &options);
+  if (worst) {
+    v.set_text("worst_output", worst->path);
+    v.set("max_abs_error", json_value(worst->max_abs_error));
+    if (worst->res_rmse_vs_fp64) v.set("rmse_vs_fp64", json_value(*worst->res_rmse_vs_fp64));
+    if (worst->ref_rmse_vs_fp64)
+      v.set("eager_rmse_vs_fp64", json_value(*worst->ref_rmse_vs_fp64));
+    v.set("cosine_similarity", json_value(worst->cosine_similarity));
+  }
+}
+
+}  // namespace
+
+int run_verifier_child(const runner_options& o, const suite_config* config) {
+  const auto experiment = experiment_config::from_config_json(*o.experiment_config);
+  const auto model_name = child_model_name(*o.model_config);
+  const model_definition* definition = find_model(o.suite_name, model_name);
+  if (!definition)
+    throw std::runtime_error("suite " + o.suite_name + " has no model named '" + model_name + "'");
+  apply_matmul_precision(o);
+
+  verification v;
+  if (config && config->skip_verifier(model_name)) {
+    v.code = "VERIFIER_SKIPPED";
+    v.set_text("message", "model is in accuracy.skip of the suite config");
+  } else {
+    try {
+      verify(v, *definition, o, config, experiment);
+    } catch (const backend_unsupported& e) {
+      v = verification{};
+      v.code = "VERIFIER_SKIPPED";
+      v.set_text("message", e.what());
+    } catch (const std::exception& e) {
+      v.code = "EXCEPTION_RAISED";
+      v.set_text("error", message_of(e));
+    }
+  }
+  log_info("Verification: " + v.code);
+  json_document result(rapidjson::kObjectType);
+  auto& a = result.GetAllocator();
+  result.AddMember("verification_code", json_value(v.code.c_str(), a), a);
+  json_value metrics(rapidjson::kObjectType);
+  metrics.AddMember("verification", json_value(v.details, a), a);
+  result.AddMember("metrics", metrics, a);
+  const std::string line = to_python_json(result);
+  if (!report_child_result(line)) std::cout << line << '\n';  // run by hand: show it
+  return 0;
+}
+
+}  // namespace benchmatrix
