@@ -1,4 +1,5 @@
 #include "backends/cudagraphs_backend.hpp"
+#include "backends/backend_steps.hpp"
 
 #include "backends/cuda_graph_capture.hpp"
 #include "torch_support/ivalue_tensors.hpp"
@@ -86,5 +87,11 @@ backend_step make_cudagraphs_step(model_instance& model, const step_options& opt
   result.compile = compile_report_since(started);
   return result;
 }
+
+// The step of backends/cudagraphs_descriptor.cpp.
+const backend_step_registration cudagraphs_step{
+    "cudagraphs", [](model_instance& model, const step_options& options, const backend_context&) {
+      return make_cudagraphs_step(model, options);
+    }};
 
 }  // namespace benchmatrix
