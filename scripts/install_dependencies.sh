@@ -25,7 +25,8 @@ for package in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
     missing+=("$package")
 done
-# Headers found elsewhere (e.g. RapidJSON unpacked into third_party_cache/) need no package.
+# Headers found elsewhere (e.g. RapidJSON unpacked into third_party_cache/ by
+# scripts/prepare_offline_build.sh, for machines without internet) need no package.
 if [[ " ${missing[*]} " == *" rapidjson-dev "* && -f third_party_cache/rapidjson/usr/include/rapidjson/document.h ]]; then
   missing=("${missing[@]/rapidjson-dev}")
 fi
