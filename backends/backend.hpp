@@ -106,8 +106,8 @@ public:
 };
 
 /// The step of the experiment's backend (backends/backend_registry.hpp), built by the step factory
-/// its descriptor names (backends/backend_steps.hpp). Throws backend_unsupported for a config the backend
-/// cannot run, std::runtime_error for a backend this build lacks (backends/availability.hpp).
+/// its descriptor names (backends/backend_steps.hpp). Throws backend_unsupported for a config the
+/// backend cannot run (its descriptor's reason, or one found while building), std::runtime_error for a backend this build lacks (backends/availability.hpp).
 [[nodiscard]] backend_step make_backend_step(const experiment_config& experiment,
                                              model_instance& model, const step_options& options,
                                              const backend_context& context);

@@ -19,7 +19,12 @@ backend_step select_backend(const experiment_config& experiment, model_instance&
   const backend_step_factory* make = backend && !backend->step_factory.empty()
                                          ? find_backend_step_factory(backend->step_factory)
                                          : nullptr;
-  if (make) return (*make)(model, options, context);
+  if (make) {
+    // the backend's own applicability (its descriptor's reasons), whoever asks for the step
+    if (backend->unavailable_reason)
+      if (auto reason = backend->unavailable_reason(experiment)) throw backend_unsupported(*reason);
+    return (*make)(model, options, context);
+  }
   throw std::runtime_error("this build has no backend for xla=" + experiment.xla.value_or("None") +
                            ", dynamo=" + experiment.dynamo.value_or("None") +
                            ", torch_xla2=" + experiment.torch_xla2.value_or("None"));
