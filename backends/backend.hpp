@@ -105,9 +105,9 @@ public:
   using std::runtime_error::runtime_error;
 };
 
-/// The step of the experiment's backend: eager for xla=None and dynamo=None; dynamo=torchscript,
-/// cudagraphs or inductor (AOTInductor). Throws backend_unsupported for a config the backend
-/// cannot run, std::runtime_error for a backend this build lacks (backends/availability.hpp).
+/// The step of the experiment's backend (backends/backend_registry.hpp), built by the step factory
+/// its descriptor names (backends/backend_steps.hpp). Throws backend_unsupported for a config the
+/// backend cannot run (its descriptor's reason, or one found while building), std::runtime_error for a backend this build lacks (backends/availability.hpp).
 [[nodiscard]] backend_step make_backend_step(const experiment_config& experiment,
                                              model_instance& model, const step_options& options,
                                              const backend_context& context);

@@ -1,12 +1,20 @@
 #include "backends/backend_counters.hpp"
 
+#include "backends/backend_registry.hpp"
+
+#include <stdexcept>
+
 namespace benchmatrix {
 
 json_value backend_counters(const experiment_config& experiment, const backend_step& step,
                             bool on_cuda, long long steps, bool with_compile, json_allocator& a) {
-  const std::string dynamo = experiment.dynamo.value_or("");
-  const bool graph = !dynamo.empty();  // torchscript, cudagraphs, inductor: one graph each
-  const bool captured = dynamo == "cudagraphs" || (dynamo == "inductor" && on_cuda);
+  const backend_descriptor* backend = find_backend(experiment);
+  if (!backend)
+    throw std::logic_error("backend_counters: no backend runs " + experiment.describe());
+  const bool graph = backend->counters.one_graph;
+  const cuda_graph_captures captures = backend->counters.captures;
+  const bool captured = captures == cuda_graph_captures::always ||
+                        (captures == cuda_graph_captures::on_cuda && on_cuda);
   json_value counters(rapidjson::kObjectType);
   json_value stats(rapidjson::kObjectType);
   if (with_compile) stats.AddMember("unique_graphs", graph ? 1 : 0, a);

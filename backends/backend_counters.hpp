@@ -6,6 +6,7 @@
 //   cudagraph.captures     CUDA graphs captured (cudagraphs; inductor on CUDA)
 //   fallbacks.eager        always 0: no backend falls back to eager (a step it cannot run is a
 //                          SKIP record instead)
+// Which graphs and captures a backend has is its descriptor's counters (backends/backend_registry.hpp).
 #pragma once
 
 #include "backends/backend.hpp"
@@ -14,7 +15,8 @@
 namespace benchmatrix {
 
 /// The counters of `steps` steps of `step`; `with_compile` adds the preparation's (graphs,
-/// cache, captures), which happen once, before the first repeat.
+/// cache, captures), which happen once, before the first repeat. Throws std::logic_error for a
+/// config no backend runs.
 [[nodiscard]] json_value backend_counters(const experiment_config& experiment,
                                           const backend_step& step, bool on_cuda, long long steps,
                                           bool with_compile, json_allocator& allocator);

@@ -1,6 +1,6 @@
 // The name reports give a record's backend, from its experiment's dynamo, xla and torch_xla2
 // fields — one function, so that aggregate's columns and compare_runs' rows name a backend the same
-// way.
+// way. A backend's name is its descriptor's report_name (backends/backend_registry.hpp).
 #pragma once
 
 #include <optional>

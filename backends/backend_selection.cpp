@@ -1,10 +1,7 @@
 #include "backends/backend.hpp"
 
-#include "backends/cudagraphs_backend.hpp"
-#include "backends/inductor_backend.hpp"
-#include "backends/torchscript_backend.hpp"
-#include "backends/xla_pjrt_backend.hpp"
-#include "backends/availability.hpp"
+#include "backends/backend_registry.hpp"
+#include "backends/backend_steps.hpp"
 
 #include <stdexcept>
 
@@ -18,15 +15,16 @@ std::function<step_function(step_function)>& test_backend_wrapper() {
 
 backend_step select_backend(const experiment_config& experiment, model_instance& model,
                             const step_options& options, const backend_context& context) {
-  if (!experiment.xla && !experiment.dynamo && !experiment.torch_xla2)
-    return {make_eager_step(model, options), {}};
-  if (!experiment.xla && experiment.dynamo == "torchscript")
-    return make_torchscript_step(model, options);
-  if (!experiment.xla && experiment.dynamo == "cudagraphs")
-    return make_cudagraphs_step(model, options);
-  if (!experiment.xla && experiment.dynamo == "inductor")
-    return make_inductor_step(model, options, context);
-  if (runs_pjrt_export(experiment)) return make_xla_pjrt_step(model, options, context);
+  const backend_descriptor* backend = find_backend(experiment);
+  const backend_step_factory* make = backend && !backend->step_factory.empty()
+                                         ? find_backend_step_factory(backend->step_factory)
+                                         : nullptr;
+  if (make) {
+    // the backend's own applicability (its descriptor's reasons), whoever asks for the step
+    if (backend->unavailable_reason)
+      if (auto reason = backend->unavailable_reason(experiment)) throw backend_unsupported(*reason);
+    return (*make)(model, options, context);
+  }
   throw std::runtime_error("this build has no backend for xla=" + experiment.xla.value_or("None") +
                            ", dynamo=" + experiment.dynamo.value_or("None") +
                            ", torch_xla2=" + experiment.torch_xla2.value_or("None"));

@@ -1,4 +1,5 @@
 #include "backends/cudagraphs_backend.hpp"
+#include "backends/backend_steps.hpp"
 
 #include "backends/cuda_graph_capture.hpp"
 #include "torch_support/ivalue_tensors.hpp"
@@ -72,8 +73,6 @@ step_function train_step(model_instance& model, const step_options& options) {
 }  // namespace
 
 backend_step make_cudagraphs_step(model_instance& model, const step_options& options) {
-  if (!options.device.is_cuda())
-    throw backend_unsupported("dynamo=cudagraphs needs accelerator=cuda");
   const auto started = std::chrono::steady_clock::now();
   backend_step result;
   try {
@@ -86,5 +85,11 @@ backend_step make_cudagraphs_step(model_instance& model, const step_options& opt
   result.compile = compile_report_since(started);
   return result;
 }
+
+// The step of backends/cudagraphs_descriptor.cpp.
+const backend_step_registration cudagraphs_step{
+    "cudagraphs", [](model_instance& model, const step_options& options, const backend_context&) {
+      return make_cudagraphs_step(model, options);
+    }};
 
 }  // namespace benchmatrix

@@ -1,4 +1,5 @@
 #include "backends/backend.hpp"
+#include "backends/backend_steps.hpp"
 
 #include "torch_support/autocast_scope.hpp"
 #include "torch_support/ivalue_tensors.hpp"
@@ -105,5 +106,11 @@ step_function make_eager_step(model_instance& model, const step_options& options
   model.module->eval();
   return make_eval_step(model.forward, options);
 }
+
+// The step of backends/eager_descriptor.cpp.
+const backend_step_registration eager_step{
+    "eager", [](model_instance& model, const step_options& options, const backend_context&) {
+      return backend_step{make_eager_step(model, options), {}};
+    }};
 
 }  // namespace benchmatrix

@@ -1,4 +1,5 @@
 #include "backends/inductor_backend.hpp"
+#include "backends/backend_steps.hpp"
 
 #include "backends/cuda_graph_capture.hpp"
 #include "torch_support/ivalue_tensors.hpp"
@@ -187,5 +188,12 @@ backend_step make_inductor_step(model_instance& model, const step_options& optio
   result.compiled_package = entry.artifact;
   return result;
 }
+
+// The step of backends/inductor_descriptor.cpp.
+const backend_step_registration inductor_step{
+    "inductor",
+    [](model_instance& model, const step_options& options, const backend_context& context) {
+      return make_inductor_step(model, options, context);
+    }};
 
 }  // namespace benchmatrix

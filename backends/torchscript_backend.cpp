@@ -1,4 +1,5 @@
 #include "backends/torchscript_backend.hpp"
+#include "backends/backend_steps.hpp"
 
 #include "torch_support/ivalue_tensors.hpp"
 #include "backends/traced_graph.hpp"
@@ -77,5 +78,11 @@ backend_step make_torchscript_step(model_instance& model, const step_options& op
   result.ir_text = std::move(ir_text);
   return result;
 }
+
+// The step of backends/torchscript_descriptor.cpp.
+const backend_step_registration torchscript_step{
+    "torchscript", [](model_instance& model, const step_options& options, const backend_context&) {
+      return make_torchscript_step(model, options);
+    }};
 
 }  // namespace benchmatrix

@@ -1,4 +1,5 @@
 #include "backends/xla_pjrt_backend.hpp"
+#include "backends/backend_steps.hpp"
 
 #include "backends/inductor_backend.hpp"  // compile_helper_python
 #include "torch_support/ivalue_tensors.hpp"
@@ -432,5 +433,13 @@ backend_step make_xla_pjrt_step(model_instance& model, const step_options& optio
   return result;
 #endif
 }
+
+// The step of openxla+dynamo and torch_xla2+torch_export (backends/openxla_dynamo_descriptor.cpp,
+// backends/torch_xla2_descriptor.cpp).
+const backend_step_registration xla_pjrt_step{
+    "xla_pjrt",
+    [](model_instance& model, const step_options& options, const backend_context& context) {
+      return make_xla_pjrt_step(model, options, context);
+    }};
 
 }  // namespace benchmatrix

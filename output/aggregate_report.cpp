@@ -1,6 +1,7 @@
 #include "output/aggregate_report.hpp"
 
 #include "backends/backend_name.hpp"
+#include "backends/backend_registry.hpp"
 #include "core/python_json.hpp"
 #include "core/results_file.hpp"
 #include "output/text_cells.hpp"
@@ -113,15 +114,12 @@ table_cell value_cell(double v) { return std::isnan(v) ? table_cell{} : table_ce
 }  // namespace
 
 const std::vector<std::pair<std::string, std::string>>& known_backends() {
-  static const std::vector<std::pair<std::string, std::string>> backends = {
-      {"eager", "Eager"},
-      {"inductor", "Inductor"},
-      {"openxla+dynamo", "XLA+Dynamo"},
-      {"openxla+lazytensor", "XLA+LazyTensor"},
-      {"cudagraphs", "CUDAGraphs"},
-      {"torchscript", "TorchScript"},
-      {"torch_xla2+torch_export", "torch_xla2 (torch.export)"},
-  };
+  static const std::vector<std::pair<std::string, std::string>> backends = [] {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const backend_descriptor* backend : backend_catalog())
+      out.emplace_back(backend->report_name, backend->title);
+    return out;
+  }();
   return backends;
 }
 

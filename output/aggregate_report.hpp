@@ -46,7 +46,8 @@ struct aggregate_options {
   size_t skip_samples = 3;            // leading total_time samples dropped by the exec metric
 };
 
-/// The backends a report may name, with their titles (Eager, Inductor, XLA+Dynamo, ...).
+/// The backends a report may name, with their titles (Eager, Inductor, XLA+Dynamo, ...): the
+/// backend registry's, in its order (backends/backend_registry.hpp).
 [[nodiscard]] const std::vector<std::pair<std::string, std::string>>& known_backends();
 [[nodiscard]] std::string backend_title(const std::string& backend);
 /// The names of known_backends(), in order (the choices of the tools' --backends/--backend).

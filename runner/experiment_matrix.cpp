@@ -1,5 +1,7 @@
 #include "runner/experiment_matrix.hpp"
 
+#include "backends/backend_registry.hpp"
+
 #include <algorithm>
 
 namespace benchmatrix {
@@ -12,17 +14,20 @@ template <typename T> std::vector<T> unique_in_order(const std::vector<T>& value
   return out;
 }
 
-/// §2.2 rules 2, 3, 5 and 6 (rule 3 extended to torchscript and cudagraphs): combinations that are meaningless everywhere are dropped.
+/// §2.2 rules 2, 3, 5 and 6: combinations that are meaningless everywhere are dropped. The rules of
+/// a dynamo value are its backend's (backends/backend_registry.hpp: dynamo_choice_rules; rule 3
+/// extends to torchscript and cudagraphs, which run LibTorch on the device as inductor does).
 bool is_valid(const experiment_config& c) {
   if (c.torch_xla2 && c.dynamo) return false;  // torch_xla2 does not support dynamo
-  if (c.dynamo == "inductor" && (c.accelerator == "tpu" || c.xla)) return false;
-  // benchmatrix's own backends run LibTorch on the device, never through XLA (as inductor).
-  if ((c.dynamo == "torchscript" || c.dynamo == "cudagraphs") && (c.accelerator == "tpu" || c.xla))
-    return false;
-  if (c.dynamo == "openxla" && !c.xla) return false;
+  const backend_descriptor* backend = c.dynamo ? find_dynamo_backend(*c.dynamo) : nullptr;
+  if (backend) {
+    const dynamo_choice_rules& rules = *backend->dynamo_choice;
+    if (rules.needs_xla ? !c.xla : (c.accelerator == "tpu" || c.xla)) return false;
+  }
   if (c.accelerator == "tpu" && !c.xla) return false;
   if ((c.accelerator == "cpu" || c.accelerator == "cuda") && c.xla == "XRT") return false;
-  if (c.keep_model_data_on_cuda && c.dynamo != "openxla") return false;
+  if (c.keep_model_data_on_cuda && !(backend && backend->dynamo_choice->keeps_model_data_on_cuda))
+    return false;
   return true;
 }
 
@@ -35,9 +40,7 @@ std::vector<experiment_config> expand_experiment_matrix(const runner_options& o)
                                   : unique_in_order(o.xla);
   const auto xla_flags = o.xla_flags.empty() ? std::vector<nullable_string>{std::nullopt}
                                              : unique_in_order(o.xla_flags);
-  const auto dynamos = o.dynamo.empty()
-                           ? std::vector<nullable_string>{std::nullopt, "inductor", "openxla"}
-                           : unique_in_order(o.dynamo);
+  const auto dynamos = o.dynamo.empty() ? default_dynamo_axis() : unique_in_order(o.dynamo);
   std::vector<nullable_string> torch_xla2s;
   for (const auto& v : unique_in_order(o.torch_xla2)) torch_xla2s.emplace_back(v);
   if (torch_xla2s.empty()) torch_xla2s.emplace_back(std::nullopt);

@@ -1,5 +1,6 @@
 #include "runner/runner_cli.hpp"
 
+#include "backends/backend_registry.hpp"
 #include "core/directory_tree.hpp"
 #include "suites/tiers.hpp"
 
@@ -14,8 +15,10 @@ namespace benchmatrix {
 std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites) {
   using a = flag_action;
   using t = flag_type;
-  const std::vector<std::string> dynamo_choices = {"None", "inductor", "openxla", "torchscript",
-                                                   "cudagraphs"};
+  const std::vector<std::string> dynamo_choices = benchmatrix::dynamo_choices();
+  std::string dynamo_default = "None";  // the help's default: the axis without --dynamo
+  for (const auto& value : default_dynamo_axis())
+    if (value) dynamo_default += ", " + *value;
   // --baseline: a --dynamo value, or "eager" (what records and the issue call None).
   std::vector<std::string> baseline_choices = dynamo_choices;
   baseline_choices.push_back("eager");
@@ -32,7 +35,7 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       // Experiment axes
       {"accelerator", 0, a::append, t::text, {"cpu", "cuda", "tpu"}, false, "cpu, cuda, tpu", "Accelerator axis."},
       {"xla", 0, a::append, t::text, {"None", "PJRT", "XRT"}, true, "None, PJRT, XRT", "XLA runtime axis; None is no XLA."},
-      {"dynamo", 0, a::append, t::text, dynamo_choices, true, "None, inductor, openxla", "Compiler backend axis; None is eager. inductor runs AOTInductor; torchscript and cudagraphs are benchmatrix's."},
+      {"dynamo", 0, a::append, t::text, dynamo_choices, true, dynamo_default, "Compiler backend axis; None is eager. inductor runs AOTInductor; torchscript and cudagraphs are benchmatrix's."},
       {"test", 0, a::append, t::text, {"eval", "train"}, false, "eval, train", "Test axis: inference or a training step."},
       {"xla-flags", 0, a::append, t::text, {}, true, "None", "XLA_FLAGS axis; each distinct string is one value."},
       {"torch-xla2", 0, a::append, t::text, {"extract_jax", "torch_export"}, false, "", "torch_xla2 (JAX) axis: torch_export with --xla=PJRT runs openxla's export (torch.export -> torchax -> StableHLO -> PJRT); extract_jax, and xla=None, are SKIP records with the reason."},

@@ -3,6 +3,7 @@
 #include "torch_support/ivalue_tensors.hpp"
 #include "backends/backend_name.hpp"
 #include "backends/availability.hpp"
+#include "backends/backend_registry.hpp"
 #include "worker/child_run.hpp"
 #include "worker/timing_loop.hpp"
 #include "verifier/assert_close.hpp"
@@ -31,11 +32,12 @@ experiment_config accuracy_baseline_config(const experiment_config& experiment,
                                            const nullable_string& dynamo) {
   experiment_config baseline = experiment;
   baseline.dynamo = dynamo;
-  // openxla only runs with xla=PJRT (the matrix's validity rule, core/experiment_config.cpp);
-  // every other baseline runs without XLA.
-  baseline.xla = dynamo == "openxla" ? nullable_string("PJRT") : std::nullopt;
+  // The xla runtime the dynamo value's backend runs under (openxla: PJRT, backends/
+  // backend_registry.hpp); every other baseline runs without XLA.
+  const backend_descriptor* backend = dynamo ? find_dynamo_backend(*dynamo) : nullptr;
+  baseline.xla = backend ? backend->identity.xla : std::nullopt;
   baseline.torch_xla2.reset();
-  if (dynamo != "openxla") {
+  if (!baseline.xla) {
     baseline.xla_flags.reset();
     baseline.keep_model_data_on_cuda = false;
   }
