@@ -1,5 +1,7 @@
 #include "core/results_record.hpp"
 
+#include "core/results_file.hpp"
+
 #include <cmath>
 #include <stdexcept>
 
@@ -137,9 +139,11 @@ std::optional<std::string> results_record::error() const {
   return e->IsString() ? std::string(e->GetString(), e->GetStringLength()) : to_python_json(*e);
 }
 
+bool is_skip_error(std::string_view error) { return error.rfind("SKIP", 0) == 0; }
+
 bool results_record::is_skip() const {
   const json_value* e = metric("error");
-  return e && e->IsString() && std::string_view(e->GetString(), e->GetStringLength()).rfind("SKIP", 0) == 0;
+  return e && e->IsString() && is_skip_error({e->GetString(), e->GetStringLength()});
 }
 
 bool results_record::is_failed() const { return metric("error") && !is_skip(); }
@@ -169,6 +173,21 @@ void results_record::set_metric(const std::string& name, const json_value& value
   } else {
     metrics.AddMember(json_value(name.c_str(), a), json_value(value, a), a);
   }
+}
+
+std::vector<numbered_record>
+read_records(const std::filesystem::path& path,
+             const std::function<void(size_t, const std::string&)>& on_unusable) {
+  std::vector<numbered_record> out;
+  for (auto& line : read_results(path, on_unusable)) {
+    try {
+      auto record = results_record::parse(line.text, "line " + std::to_string(line.line_number));
+      out.push_back({line.line_number, std::move(line.text), std::move(record)});
+    } catch (const std::exception& e) {
+      on_unusable(line.line_number, e.what());
+    }
+  }
+  return out;
 }
 
 }  // namespace benchmatrix

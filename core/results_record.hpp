@@ -6,6 +6,8 @@
 #include "core/python_json.hpp"
 #include "core/record.hpp"
 
+#include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,5 +55,20 @@ public:
   /// Sets (or replaces in place) metrics.<name>.
   void set_metric(const std::string& name, const json_value& value);
 };
+
+/// A metrics.error text that marks a SKIP (it starts with "SKIP"): nothing ran.
+[[nodiscard]] bool is_skip_error(std::string_view error);
+
+struct numbered_record {
+  size_t line_number = 0;  // 1-based
+  std::string text;        // the line as it is in the file
+  results_record record;
+};
+
+/// Every record of a results file (missing file: none), in file order. Lines that are not JSON
+/// objects, or not records, go to `on_unusable(line_number, message)` and are skipped.
+[[nodiscard]] std::vector<numbered_record>
+read_records(const std::filesystem::path& path,
+             const std::function<void(size_t, const std::string&)>& on_unusable);
 
 }  // namespace benchmatrix
