@@ -166,15 +166,6 @@ std::vector<double> results_record::per_iter_seconds() const {
   return *total;
 }
 
-void results_record::set_metric(const std::string& name, const json_value& value) {
-  auto& a = metrics.GetAllocator();
-  if (const auto it = metrics.FindMember(name.c_str()); it != metrics.MemberEnd()) {
-    it->value.CopyFrom(value, a);
-  } else {
-    metrics.AddMember(json_value(name.c_str(), a), json_value(value, a), a);
-  }
-}
-
 std::vector<numbered_record>
 read_records(const std::filesystem::path& path,
              const std::function<void(size_t, const std::string&)>& on_unusable) {

@@ -51,9 +51,6 @@ public:
   [[nodiscard]] const json_value* metric(const char* name) const;
   /// A top-level key after verification_code (e.g. "placement"); nullptr when absent.
   [[nodiscard]] const json_value* extra(const char* name) const;
-
-  /// Sets (or replaces in place) metrics.<name>.
-  void set_metric(const std::string& name, const json_value& value);
 };
 
 /// A metrics.error text that marks a SKIP (it starts with "SKIP"): nothing ran.
