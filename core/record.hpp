@@ -27,8 +27,14 @@ struct record_identity {
   [[nodiscard]] json_value experiment_json(json_allocator& allocator) const;
 };
 
-/// One JSON line: model, experiment, repeat, iterations_per_run, metrics, timestamp,
-/// verification_code. `metrics` is moved into the record (it must use `document`'s allocator).
+/// The one writer of a results line: model, experiment, repeat, iterations_per_run, metrics,
+/// timestamp, verification_code, then the members of `extras` (an object, e.g. {"placement": ...};
+/// nullptr: none), in Python's json.dump format. results_record::to_line() writes through it.
+[[nodiscard]] std::string record_line(const record_identity& identity, const json_value& metrics,
+                                      const std::string& verification_code,
+                                      const json_value* extras = nullptr);
+
+/// record_line() for a child that built its metrics in `document` (kept for its callers).
 [[nodiscard]] std::string record_line(const record_identity& identity, json_value& metrics,
                                       const std::string& verification_code,
                                       json_document& document);

@@ -29,7 +29,7 @@ std::vector<flag_spec> specs() {
   return {
       {"runs", 0, a::positional, t::text, {}, false, "", "Two runs, A (reference) then B (candidate): results.jsonl files or output directories (a directory means its results.jsonl)."},
       {"metric", 0, a::store, t::text, {"per_iter_time", "total_time"}, false, "per_iter_time", "Per-repeat times compared (seconds in the records; shown in ms)."},
-      {"skip-samples", 0, a::store, t::integer, {}, false, "1", "Leading samples dropped when a record has more than this many (repeat 0 carries compilation and first-call effects)."},
+      {"skip-samples", 0, a::store, t::integer, {}, false, "1", "Leading samples dropped (repeat 0 carries compilation and first-call effects); a record with no more than this many keeps its last."},
       {"min-samples", 0, a::store, t::integer, {}, false, "5", "Samples each side needs (after --skip-samples) for the Mann-Whitney U test; with fewer, --threshold alone decides and the row says 'few samples'."},
       {"threshold", 0, a::store, t::real, {}, false, "0.05", "Smallest change that counts, as a fraction: SLOWER needs ratio > 1 + threshold, FASTER ratio < 1 / (1 + threshold)."},
       {"alpha", 0, a::store, t::real, {}, false, "0.05", "Significance level of the two-sided Mann-Whitney U test: SLOWER/FASTER need p < alpha."},

@@ -1,4 +1,6 @@
 #include "output/html_report.hpp"
+
+#include "core/repeat_statistics.hpp"
 #include "backends/backend_name.hpp"
 
 #include "output/aggregate_report.hpp"
@@ -795,23 +797,19 @@ run_context_info read_run_context(const std::filesystem::path& file) {
 // --- statistics -----------------------------------------------------------------------------------
 
 std::vector<double> used_samples(const std::vector<double>& values, size_t skip) {
-  const size_t first = values.empty() ? 0 : std::min(skip, values.size() - 1);
-  std::vector<double> out;
-  for (size_t i = first; i < values.size(); ++i)
-    if (std::isfinite(values[i])) out.push_back(values[i]);
-  return out;
+  return counted_repeats(values, skip);
 }
 
 std::optional<sample_summary> summarize_samples(const std::vector<double>& values, size_t skip) {
-  auto used = used_samples(values, skip);
-  if (used.empty()) return std::nullopt;
+  const auto used = counted_repeats(values, skip);
+  const auto stats = summarize_repeats(values, skip);
+  if (!stats) return std::nullopt;
   sample_summary s;
-  s.count = used.size();
+  s.count = stats->count;
   s.std = mean_and_sample_std(used).std;
-  std::sort(used.begin(), used.end());
-  s.min = used.front();
-  s.max = used.back();
-  s.median = percentile_of(used, 50);
+  s.min = stats->min;
+  s.max = stats->max;
+  s.median = stats->median;
   return s;
 }
 

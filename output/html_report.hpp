@@ -23,7 +23,8 @@
 // Statistics. A record's samples are metrics.per_iter_time (or total_time / iterations_per_run when
 // it has no per_iter_time), in ms, past the first `skip_repeats` repeats (default 1: repeat 0
 // includes compilation and warm-up, as result_analyzer's mean/std skip it); a record with no more
-// repeats than that keeps its last one. Non-finite samples are ignored. Speedup = median(baseline)
+// repeats than that keeps its last one (core/repeat_statistics.hpp, the rule the sweep's summary
+// table follows too). Non-finite samples are ignored. Speedup = median(baseline)
 // / median(backend), with the error of a quotient as aggregate's, from the samples' standard
 // deviations (ddof=1): speedup * sqrt((s_b/m_b)^2 + (s_e/m_e)^2). The geomean over models and its
 // error are aggregate's (geomean_of). When (test, model, backend) has several records, the last in
@@ -34,6 +35,7 @@
 #pragma once
 
 #include "core/python_json.hpp"
+#include "core/repeat_statistics.hpp"
 
 #include <cstddef>
 #include <filesystem>
@@ -48,7 +50,7 @@ namespace benchmatrix {
 struct html_report_options {
   std::string title = "benchmatrix report";
   std::string baseline = "eager";  // backend name as aggregate names them
-  size_t skip_repeats = 1;         // leading repeats left out of the statistics
+  size_t skip_repeats = default_warm_up_repeats;  // leading repeats left out of the statistics
   std::string source = "results.jsonl";  // what the page says it was built from
   size_t skipped_lines = 0;              // unusable lines of it (the run context says how many)
 };

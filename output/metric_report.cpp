@@ -1,6 +1,8 @@
 #include "output/metric_report.hpp"
 #include "output/text_cells.hpp"
 
+#include "core/repeat_statistics.hpp"
+
 #include <boost/algorithm/string/classification.hpp>
 #include <boost/algorithm/string/split.hpp>
 
@@ -45,14 +47,10 @@ std::optional<std::vector<double>> numbers_of(const json_value& v) {
   return out;
 }
 
-double median_of(std::vector<double> v) {  // numpy.median: the mean of the middle two for even n
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/// get_calculated_metrics: min/median/max per metric, mean/std (population) past repeat 0; a
-/// number (not a list) is one column under its own name.
+/// get_calculated_metrics: min/median/max per metric over every repeat (the original's columns),
+/// mean/std (population) over the repeats that count (core/repeat_statistics.hpp: past repeat 0,
+/// the original's values[1:]), only when repeat 0 is not all there is; a number (not a list) is one
+/// column under its own name.
 std::vector<std::pair<std::string, double>> summaries(const json_value& metrics, bool has_xla) {
   std::vector<std::pair<std::string, double>> out;
   for (const auto& m : metrics.GetObject()) {
@@ -74,8 +72,8 @@ std::vector<std::pair<std::string, double>> summaries(const json_value& metrics,
     out.emplace_back("min_" + key, fixed.value_or(*lo));
     out.emplace_back("median_" + key, fixed ? *fixed : median_of(*values));
     out.emplace_back("max_" + key, fixed.value_or(*hi));
-    if (values->size() > 1) {
-      const std::vector<double> rest(values->begin() + 1, values->end());
+    if (const size_t first = first_counted_repeat(values->size()); first > 0) {
+      const std::vector<double> rest(values->begin() + static_cast<std::ptrdiff_t>(first), values->end());
       double mean = 0;
       for (double x : rest) mean += x;
       mean /= static_cast<double>(rest.size());

@@ -1,4 +1,6 @@
 #include "output/run_comparison.hpp"
+
+#include "core/repeat_statistics.hpp"
 #include "output/verification_codes.hpp"
 
 #include "backends/backend_name.hpp"
@@ -56,13 +58,6 @@ std::string shortened(const std::string& text, size_t chars) {
   return text.size() <= chars ? text : text.substr(0, chars - 3) + "...";
 }
 
-/// numpy.median: the middle value, or the mean of the middle two.
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
-}
-
 /// The side a record gives (see the header comment).
 run_side side_of(const json_value& record, const comparison_options& options) {
   run_side side;
@@ -100,7 +95,7 @@ run_side side_of(const json_value& record, const comparison_options& options) {
     side.detail = name + " is empty";
     return side;
   }
-  const size_t first = all.size() > options.skip_samples ? options.skip_samples : 0;
+  const size_t first = first_counted_repeat(all.size(), options.skip_samples);
   side.samples.assign(all.begin() + static_cast<std::ptrdiff_t>(first), all.end());
   for (const double v : side.samples)
     if (!std::isfinite(v)) {

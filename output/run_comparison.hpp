@@ -8,8 +8,9 @@
 //
 // Each side of a configuration is one of:
 // - timed: metrics.<metric> (per_iter_time or total_time, seconds) holds numbers; the first
-//   skip_samples of them are dropped when more than that many exist (repeat 0 carries compilation
-//   and first-call effects); the median of the rest is the side's time;
+//   skip_samples of them are dropped (repeat 0 carries compilation and first-call effects; a record
+//   with no more keeps its last: core/repeat_statistics.hpp); the median of the rest is the side's
+//   time;
 // - untimed: no such metric, or null (--verify records, whose metrics are {}; older files' null
 //   total_time, reference §5.4); only the verification code counts;
 // - error / skip: metrics.error (a skip when it starts with "SKIP");
@@ -40,6 +41,7 @@
 // The geometric mean of the ratios of the timed pairs is reported per backend and over all.
 #pragma once
 
+#include "core/repeat_statistics.hpp"
 #include "output/mann_whitney.hpp"
 
 #include <compare>
@@ -56,7 +58,7 @@ namespace benchmatrix {
 /// The tunables of a comparison (compare_runs' flags).
 struct comparison_options {
   std::string metric = "per_iter_time";  // metrics key holding per-repeat times (seconds)
-  size_t skip_samples = 1;               // leading samples dropped when more than this many exist
+  size_t skip_samples = default_warm_up_repeats;  // leading samples dropped (core/repeat_statistics)
   size_t min_samples = 5;                // per side, for the U test; fewer: threshold only
   double threshold = 0.05;               // fraction: SLOWER beyond 1+t, FASTER below 1/(1+t)
   double alpha = 0.05;                   // significance level of the U test

@@ -1,34 +1,27 @@
 #include "runner/expected_durations.hpp"
 
-#include "core/results_file.hpp"
+#include "core/results_record.hpp"
 #include "core/argparse.hpp"
 #include "core/log.hpp"
 #include "runner/resume.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace benchmatrix {
 namespace {
 
-const json_value* member(const json_value& object, const char* name) {
-  if (!object.IsObject()) return nullptr;
-  const auto it = object.FindMember(name);
-  return it == object.MemberEnd() ? nullptr : &it->value;
-}
-
-std::optional<double> recorded_seconds(const json_value& record) {
-  if (const json_value* placement = member(record, "placement"))
-    if (const json_value* wall = member(*placement, "wall_time_s"); wall && wall->IsNumber())
-      return wall->GetDouble();
-  const json_value* metrics = member(record, "metrics");
-  if (!metrics || member(*metrics, "error")) return std::nullopt;
-  const json_value* total = member(*metrics, "total_time");
-  if (!total || !total->IsArray() || total->Empty()) return std::nullopt;
+std::optional<double> recorded_seconds(const results_record& record) {
+  if (const json_value* placement = record.extra("placement"); placement && placement->IsObject())
+    if (const auto wall = placement->FindMember("wall_time_s");
+        wall != placement->MemberEnd() && wall->value.IsNumber())
+      return wall->value.GetDouble();
+  if (record.error()) return std::nullopt;
+  const auto total = record.per_repeat("total_time");
+  if (!total || total->empty()) return std::nullopt;
   double sum = 0;
-  for (const auto& t : total->GetArray()) {
-    if (!t.IsNumber()) return std::nullopt;
-    sum += t.GetDouble();
-  }
+  for (const double t : *total) sum += t;
+  if (std::isnan(sum)) return std::nullopt;  // an entry that is not a number
   return sum;
 }
 
@@ -39,15 +32,14 @@ expected_durations expected_durations::load(const std::filesystem::path& results
   if (!std::filesystem::is_regular_file(results_file))
     throw usage_error("argument --expected-times: no results file " + results_file.string());
   expected_durations durations;
-  const auto lines = read_results(results_file, [&](size_t number, const std::string& error) {
+  const auto lines = read_records(results_file, [&](size_t number, const std::string& error) {
     log_warning("--expected-times: ignoring corrupt line " + std::to_string(number) + " of " +
                 results_file.string() + " (" + error + ")");
   });
   for (const auto& line : lines) {
-    const auto key = placement_free_key_of(line.record, batch_size);
     const auto seconds = recorded_seconds(line.record);
-    if (!key || !seconds) continue;
-    auto& slot = durations.m_seconds[*key];
+    if (!seconds) continue;
+    auto& slot = durations.m_seconds[placement_free_fingerprint(line.record.identity, batch_size)];
     slot = std::max(slot, *seconds);  // the slowest sighting: a safe upper estimate
   }
   return durations;

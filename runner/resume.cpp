@@ -1,5 +1,7 @@
 #include "runner/resume.hpp"
 
+#include "core/results_record.hpp"
+
 #include <stdexcept>
 
 namespace benchmatrix {
@@ -34,15 +36,18 @@ std::string placement_free_fingerprint(const json_value& model, const json_value
   return fingerprint_without(model, experiment, current_batch_size, "accelerator_model");
 }
 
-std::optional<std::string> placement_free_key_of(const json_value& record,
-                                                 std::optional<long long> current_batch_size) {
-  if (!record.IsObject()) return std::nullopt;
-  const auto model = record.FindMember("model");
-  const auto experiment = record.FindMember("experiment");
-  if (model == record.MemberEnd() || experiment == record.MemberEnd() ||
-      !model->value.IsObject() || !experiment->value.IsObject())
-    return std::nullopt;
-  return placement_free_fingerprint(model->value, experiment->value, current_batch_size);
+std::string fingerprint(const record_identity& record, std::optional<long long> current_batch_size) {
+  json_document d;
+  auto& a = d.GetAllocator();
+  return fingerprint(record.model_json(a), record.experiment_json(a), current_batch_size);
+}
+
+std::string placement_free_fingerprint(const record_identity& record,
+                                       std::optional<long long> current_batch_size) {
+  json_document d;
+  auto& a = d.GetAllocator();
+  return placement_free_fingerprint(record.model_json(a), record.experiment_json(a),
+                                    current_batch_size);
 }
 
 bool is_skip_record(const json_value& record) {
@@ -50,7 +55,7 @@ bool is_skip_record(const json_value& record) {
   if (metrics == record.MemberEnd() || !metrics->value.IsObject()) return false;
   const auto error = metrics->value.FindMember("error");
   return error != metrics->value.MemberEnd() && error->value.IsString() &&
-         std::string_view(error->value.GetString()).rfind("SKIP", 0) == 0;
+         is_skip_error({error->value.GetString(), error->value.GetStringLength()});
 }
 
 bool is_failed_record(const json_value& record) {

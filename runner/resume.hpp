@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/python_json.hpp"
+#include "core/record.hpp"
 
 #include <optional>
 #include <set>
@@ -21,10 +22,15 @@ namespace benchmatrix {
                                                      const json_value& experiment,
                                                      std::optional<long long> current_batch_size);
 
-/// The placement_free_fingerprint of a results record, or nullopt for a line that is not one (no
-/// model or experiment object). How --slurm and --expected-times key earlier records.
-[[nodiscard]] std::optional<std::string> placement_free_key_of(const json_value& record,
-                                                               std::optional<long long> current_batch_size);
+/// fingerprint() of a typed record: its model and experiment objects as the record writer writes
+/// them, so equal to the fingerprint of its line.
+[[nodiscard]] std::string fingerprint(const record_identity& record,
+                                      std::optional<long long> current_batch_size);
+
+/// placement_free_fingerprint() of a typed record. How --slurm and --expected-times key earlier
+/// records.
+[[nodiscard]] std::string placement_free_fingerprint(const record_identity& record,
+                                                     std::optional<long long> current_batch_size);
 
 /// True for records a --retry-failed rerun runs again: metrics.error that is not a SKIP.
 [[nodiscard]] bool is_failed_record(const json_value& record);

@@ -1,6 +1,7 @@
 #include "runner/slurm_merge.hpp"
 
 #include "core/results_file.hpp"
+#include "core/results_record.hpp"
 #include "core/host_info.hpp"
 #include "core/log.hpp"
 #include "runner/resume.hpp"
@@ -22,12 +23,12 @@ constexpr std::uintmax_t task_log_tail_bytes = 4 * 1024;
 std::map<std::string, std::string> task_records(const std::filesystem::path& path,
                                                 std::optional<long long> batch_size) {
   std::map<std::string, std::string> records;
-  const auto lines = read_results(path, [&](size_t number, const std::string& error) {
+  const auto lines = read_records(path, [&](size_t number, const std::string& error) {
     log_warning("Ignoring corrupt line " + std::to_string(number) + " of " + path.string() + " (" +
                 error + ")");
   });
   for (const auto& line : lines)
-    if (const auto key = placement_free_key_of(line.record, batch_size)) records[*key] = line.text;
+    records[placement_free_fingerprint(line.record.identity, batch_size)] = line.text;
   return records;
 }
 

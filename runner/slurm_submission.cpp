@@ -4,6 +4,7 @@
 #include "core/argparse.hpp"
 #include "process/helper_process.hpp"
 #include "core/log.hpp"
+#include "core/results_record.hpp"
 #include "runner/resume.hpp"
 #include "runner/slurm_merge.hpp"
 #include "runner/slurm_plan.hpp"
@@ -44,9 +45,9 @@ size_t configs_without_record(const slurm_task& task, const slurm_layout& layout
   if (o.no_resume) return task.configs.size();
   std::set<std::string> done;
   const auto path = layout.task_results(task.partition);
-  for (const auto& line : read_results(path, [](size_t, const std::string&) {})) {
-    if (o.retry_failed && is_failed_record(line.record)) continue;
-    if (const auto key = placement_free_key_of(line.record, o.batch_size)) done.insert(*key);
+  for (const auto& line : read_records(path, [](size_t, const std::string&) {})) {
+    if (o.retry_failed && line.record.is_failed()) continue;
+    done.insert(placement_free_fingerprint(line.record.identity, o.batch_size));
   }
   size_t missing = 0;
   for (const auto& c : task.configs) missing += done.count(placement_free_key(c, o)) == 0;

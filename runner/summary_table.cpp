@@ -1,38 +1,19 @@
 #include "runner/summary_table.hpp"
 
 #include "backends/backend_name.hpp"
-#include "core/python_json.hpp"
+#include "core/repeat_statistics.hpp"
+#include "core/results_record.hpp"
 
 #include <algorithm>
 #include <cstdio>
-#include <optional>
 
 namespace benchmatrix {
 namespace {
-
-std::string string_at(const json_value& object, const char* key) {
-  if (!object.IsObject()) return "?";
-  const auto it = object.FindMember(key);
-  if (it == object.MemberEnd()) return "?";
-  if (it->value.IsNull()) return "None";
-  if (it->value.IsString()) return it->value.GetString();
-  return python_str(it->value);
-}
 
 std::string milliseconds(double seconds) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3f", seconds * 1e3);
   return text;
-}
-
-/// The reports' name of the record's backend (backends/backend_name.hpp), so the terminal table and
-/// the reports agree.
-std::string backend_name(const json_value& experiment) {
-  const auto optional_at = [&](const char* key) -> std::optional<std::string> {
-    const auto text = string_at(experiment, key);
-    return text == "None" || text == "?" ? std::nullopt : std::optional<std::string>(text);
-  };
-  return display_backend_name(optional_at("dynamo"), optional_at("xla"), optional_at("torch_xla2"));
 }
 
 }  // namespace
@@ -44,32 +25,21 @@ std::string summary_table(const std::vector<std::string>& record_lines) {
   for (const auto& line : record_lines) {
     std::vector<std::string> row;
     try {
-      const auto record = parse_json(line, "record");
-      const auto& experiment = record["experiment"];
-      row = {string_at(record["model"], "model_name"), string_at(experiment, "test"),
-             string_at(experiment, "accelerator"), backend_name(experiment),
-             string_at(experiment, "batch_size")};
-      const auto& metrics = record["metrics"];
-      const auto error = metrics.FindMember("error");
-      const auto per_iter = metrics.FindMember("per_iter_time");
-      if (error != metrics.MemberEnd()) {
-        std::string text = error->value.IsString() ? error->value.GetString() : "error";
-        text = text.substr(0, text.find('\n'));
+      const auto record = results_record::parse(line, "record");
+      const auto& id = record.identity;
+      // The reports' name of the backend (backends/backend_name.hpp), so the table and they agree.
+      row = {id.model_name, id.experiment.test, id.experiment.accelerator,
+             display_backend_name(id.experiment.dynamo, id.experiment.xla, id.experiment.torch_xla2),
+             id.batch_size ? std::to_string(*id.batch_size) : "None"};
+      if (const auto error = record.error()) {
+        std::string text = error->substr(0, error->find('\n'));
         if (text.size() > 70) text = text.substr(0, 67) + "...";
         row.insert(row.end(), {"-", "-", "-", text});
-      } else if (per_iter != metrics.MemberEnd() && per_iter->value.IsArray() &&
-                 !per_iter->value.Empty()) {
-        std::vector<double> values;
-        for (const auto& v : per_iter->value.GetArray())
-          if (v.IsNumber()) values.push_back(v.GetDouble());
-        std::sort(values.begin(), values.end());
-        const double median = values.size() % 2
-                                  ? values[values.size() / 2]
-                                  : (values[values.size() / 2 - 1] + values[values.size() / 2]) / 2;
-        row.insert(row.end(), {milliseconds(median), milliseconds(values.front()),
-                               milliseconds(values.back()), string_at(record, "verification_code")});
+      } else if (const auto stats = summarize_repeats(record.per_iter_seconds())) {
+        row.insert(row.end(), {milliseconds(stats->median), milliseconds(stats->min),
+                               milliseconds(stats->max), record.verification_code});
       } else {
-        row.insert(row.end(), {"-", "-", "-", string_at(record, "verification_code")});
+        row.insert(row.end(), {"-", "-", "-", record.verification_code});
       }
     } catch (const std::exception& e) {
       row = {"?", "?", "?", "?", "?", "-", "-", "-", std::string("unreadable record: ") + e.what()};

@@ -1,5 +1,6 @@
 // The table a sweep prints at its end: one row per record it wrote, with per-iteration time
-// median/min/max over the repeats (or the error), so `make run` answers at a glance.
+// median/min/max over the repeats that count (core/repeat_statistics.hpp: repeat 0 is warm-up, as
+// in the HTML report) or the error, so `make run` answers at a glance.
 #pragma once
 
 #include <string>

@@ -20,7 +20,7 @@ import unittest
 import xml.etree.ElementTree as ET
 import zlib
 
-from harness import OutputDirTest, run
+from harness import RUNNER, OutputDirTest, read_records, run
 
 HTML_REPORT = os.environ.get("HTML_REPORT", "../../build/html_report")
 ODD_NAME = 'Model<&>"x"'
@@ -349,6 +349,30 @@ class HtmlReportTest(OutputDirTest):
         os.remove(self.results)
         self.make(check=False)  # fails: the previous report stays as it was
         self.assertEqual(self.page()[0], html)
+
+
+class SummaryTableAgreesWithReportTest(OutputDirTest):
+    """The table experiment_runner prints at the end of a sweep and the HTML report of its results
+    count the same repeats (repeat 0 is warm-up), so they show one median per record."""
+
+    def test_summary_table_and_report_give_the_same_median(self):
+        proc = run(RUNNER, "--suite-name=dummy", "--accelerator=cpu", "--xla=None", "--dynamo=None",
+                   "--test=eval", "--repeat=4", "--iterations-per-run=2", f"--output-dirname={self.out}")
+        [record] = read_records(self.results)
+        median_ms = statistics.median(used_ms(record["metrics"]["per_iter_time"]))
+        # The summary table: header, dashes, one row; columns two or more spaces apart.
+        lines = proc.stdout.splitlines()
+        top = next(i for i, line in enumerate(lines) if "per-iter median ms" in line)
+        row = dict(zip(re.split(r"\s{2,}", lines[top].strip()), re.split(r"\s{2,}", lines[top + 2].strip())))
+        self.assertEqual(row["model"], "dummy")
+        self.assertEqual(row["per-iter median ms"], f"{median_ms:.3f}")
+        run(HTML_REPORT, f"--output-dirname={self.out}")
+        with open(os.path.join(self.out, "report.html"), encoding="utf-8") as f:
+            root = ET.fromstring(f.read().replace("<!DOCTYPE html>", "", 1))
+        dummy = next(tr for tr in root.find(".//table[@id='models-eval']").iter("tr")
+                     if list(tr) and text_of(list(tr)[0]) == "dummy")
+        # The same median (repeats 1-3), each at its own precision.
+        self.assertEqual(list(dummy)[2].text, format_ms(median_ms))
 
 
 def chromium_binary():

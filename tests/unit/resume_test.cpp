@@ -1,5 +1,6 @@
 // The resume fingerprint matches the Python runner's, so files it wrote resume with us.
 #include "core/python_json.hpp"
+#include "core/results_record.hpp"
 #include "runner/resume.hpp"
 
 #include <doctest/doctest.h>
@@ -45,4 +46,20 @@ TEST_CASE("the placement-free fingerprint matches a config on any GPU or host, n
   // The resume fingerprint itself still tells the GPUs apart, as the original's does.
   CHECK(fingerprint(h100["model"], h100["experiment"], std::nullopt) !=
         fingerprint(h200["model"], h200["experiment"], std::nullopt));
+}
+
+TEST_CASE("a typed record's fingerprints equal those of its line") {
+  const std::string line =
+      R"({"model": {"suite_name": "torchbench", "model_name": "alexnet"}, "experiment": )"
+      R"({"accelerator": "cuda", "accelerator_model": "NVIDIA A100-SXM4-40GB", "xla": "PJRT", )"
+      R"("xla_flags": null, "dynamo": "openxla", "torch_xla2": null, "keep_model_data_on_cuda": )"
+      R"(false, "test": "eval", "batch_size": 128, "enable_functionalization": false}, "repeat": )"
+      R"(10, "iterations_per_run": 1, "metrics": {}, "timestamp": 1.5, "verification_code": "PASS"})";
+  const auto json = parse_json(line, "record");
+  const auto typed = results_record::parse(line, "record");
+  for (const std::optional<long long> batch : {std::optional<long long>(), std::optional<long long>(8)}) {
+    CHECK(fingerprint(typed.identity, batch) == fingerprint(json["model"], json["experiment"], batch));
+    CHECK(placement_free_fingerprint(typed.identity, batch) ==
+          placement_free_fingerprint(json["model"], json["experiment"], batch));
+  }
 }

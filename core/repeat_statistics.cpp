@@ -1,0 +1,34 @@
+#include "core/repeat_statistics.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace benchmatrix {
+
+size_t first_counted_repeat(size_t repeats, size_t warm_up) {
+  if (repeats > warm_up) return warm_up;
+  return repeats == 0 ? 0 : repeats - 1;
+}
+
+std::vector<double> counted_repeats(const std::vector<double>& per_repeat, size_t warm_up) {
+  std::vector<double> out;
+  for (size_t i = first_counted_repeat(per_repeat.size(), warm_up); i < per_repeat.size(); ++i)
+    if (std::isfinite(per_repeat[i])) out.push_back(per_repeat[i]);
+  return out;
+}
+
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+std::optional<repeat_statistics> summarize_repeats(const std::vector<double>& per_repeat,
+                                                   size_t warm_up) {
+  const auto counted = counted_repeats(per_repeat, warm_up);
+  if (counted.empty()) return std::nullopt;
+  const auto [lo, hi] = std::minmax_element(counted.begin(), counted.end());
+  return repeat_statistics{counted.size(), median_of(counted), *lo, *hi};
+}
+
+}  // namespace benchmatrix

@@ -1,0 +1,184 @@
+#include "core/results_record.hpp"
+
+#include "core/results_file.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace benchmatrix {
+namespace {
+
+/// Reads one record, naming where it is and which key did not fit.
+class record_reader {
+public:
+  explicit record_reader(std::string where) : m_where(std::move(where)) {}
+
+  [[noreturn]] void fail(const std::string& key, const std::string& expected) const {
+    throw std::runtime_error(m_where + ": '" + key + "': expected " + expected);
+  }
+
+  /// The members of `object` must start with `keys`, in this order.
+  void expect_keys(const json_value& object, const std::string& prefix,
+                   std::initializer_list<const char*> keys) const {
+    auto it = object.MemberBegin();
+    for (const char* key : keys) {
+      if (it == object.MemberEnd())
+        fail(prefix + key, "the key here (the record ends before it)");
+      if (std::string_view(it->name.GetString(), it->name.GetStringLength()) != key)
+        fail(prefix + key, "the key here, found '" +
+                               std::string(it->name.GetString(), it->name.GetStringLength()) + "'");
+      ++it;
+    }
+  }
+
+  std::string text(const json_value& v, const std::string& key) const {
+    if (!v.IsString()) fail(key, "a string, found " + to_python_json(v));
+    return {v.GetString(), v.GetStringLength()};
+  }
+  nullable_string nullable(const json_value& v, const std::string& key) const {
+    if (v.IsNull()) return std::nullopt;
+    if (!v.IsString()) fail(key, "a string or null, found " + to_python_json(v));
+    return std::string(v.GetString(), v.GetStringLength());
+  }
+  bool boolean(const json_value& v, const std::string& key) const {
+    if (!v.IsBool()) fail(key, "true or false, found " + to_python_json(v));
+    return v.GetBool();
+  }
+  int integer(const json_value& v, const std::string& key) const {
+    if (!v.IsInt()) fail(key, "an integer, found " + to_python_json(v));
+    return v.GetInt();
+  }
+  std::optional<long long> nullable_integer(const json_value& v, const std::string& key) const {
+    if (v.IsNull()) return std::nullopt;
+    if (!v.IsInt64()) fail(key, "an integer or null, found " + to_python_json(v));
+    return v.GetInt64();
+  }
+  double floating(const json_value& v, const std::string& key) const {
+    // An integral timestamp would come back as "1.0": only floats keep a round trip lossless.
+    if (!v.IsDouble()) fail(key, "a float, found " + to_python_json(v));
+    return v.GetDouble();
+  }
+  void object(const json_value& v, const std::string& key) const {
+    if (!v.IsObject()) fail(key, "an object, found " + to_python_json(v));
+  }
+
+private:
+  std::string m_where;
+};
+
+}  // namespace
+
+results_record::results_record() {
+  metrics.SetObject();
+  extras.SetObject();
+}
+
+results_record results_record::parse(std::string_view line, const std::string& where) {
+  const record_reader in(where);
+  json_document d = parse_json(line, where);
+  if (!d.IsObject()) in.fail("(record)", "a JSON object");
+  in.expect_keys(d, "", {"model", "experiment", "repeat", "iterations_per_run", "metrics",
+                         "timestamp", "verification_code"});
+  results_record r;
+  auto& id = r.identity;
+  const json_value& model = d["model"];
+  in.object(model, "model");
+  in.expect_keys(model, "model.", {"suite_name", "model_name"});
+  id.suite_name = in.text(model["suite_name"], "model.suite_name");
+  id.model_name = in.text(model["model_name"], "model.model_name");
+
+  const json_value& e = d["experiment"];
+  in.object(e, "experiment");
+  in.expect_keys(e, "experiment.",
+                 {"accelerator", "accelerator_model", "xla", "xla_flags", "dynamo", "torch_xla2",
+                  "keep_model_data_on_cuda", "test", "batch_size", "enable_functionalization"});
+  if (e.MemberCount() != 10) in.fail("experiment", "its ten keys and no others");
+  id.experiment.accelerator = in.text(e["accelerator"], "experiment.accelerator");
+  id.accelerator_model = in.text(e["accelerator_model"], "experiment.accelerator_model");
+  id.experiment.xla = in.nullable(e["xla"], "experiment.xla");
+  id.experiment.xla_flags = in.nullable(e["xla_flags"], "experiment.xla_flags");
+  id.experiment.dynamo = in.nullable(e["dynamo"], "experiment.dynamo");
+  id.experiment.torch_xla2 = in.nullable(e["torch_xla2"], "experiment.torch_xla2");
+  id.experiment.keep_model_data_on_cuda =
+      in.boolean(e["keep_model_data_on_cuda"], "experiment.keep_model_data_on_cuda");
+  id.experiment.test = in.text(e["test"], "experiment.test");
+  id.batch_size = in.nullable_integer(e["batch_size"], "experiment.batch_size");
+  id.experiment.enable_functionalization =
+      in.boolean(e["enable_functionalization"], "experiment.enable_functionalization");
+
+  id.repeat = in.integer(d["repeat"], "repeat");
+  id.iterations_per_run = in.integer(d["iterations_per_run"], "iterations_per_run");
+  in.object(d["metrics"], "metrics");
+  r.metrics.CopyFrom(d["metrics"], r.metrics.GetAllocator());
+  id.timestamp = in.floating(d["timestamp"], "timestamp");
+  r.verification_code = in.text(d["verification_code"], "verification_code");
+  auto it = d.MemberBegin() + 7;
+  for (; it != d.MemberEnd(); ++it)
+    r.extras.AddMember(json_value(it->name, r.extras.GetAllocator()),
+                       json_value(it->value, r.extras.GetAllocator()), r.extras.GetAllocator());
+  return r;
+}
+
+std::string results_record::to_line() const {
+  return record_line(identity, metrics, verification_code, &extras);
+}
+
+const json_value* results_record::metric(const char* name) const {
+  const auto it = metrics.FindMember(name);
+  return it == metrics.MemberEnd() ? nullptr : &it->value;
+}
+
+const json_value* results_record::extra(const char* name) const {
+  const auto it = extras.FindMember(name);
+  return it == extras.MemberEnd() ? nullptr : &it->value;
+}
+
+std::optional<std::string> results_record::error() const {
+  const json_value* e = metric("error");
+  if (!e) return std::nullopt;
+  return e->IsString() ? std::string(e->GetString(), e->GetStringLength()) : to_python_json(*e);
+}
+
+bool is_skip_error(std::string_view error) { return error.rfind("SKIP", 0) == 0; }
+
+bool results_record::is_skip() const {
+  const json_value* e = metric("error");
+  return e && e->IsString() && is_skip_error({e->GetString(), e->GetStringLength()});
+}
+
+bool results_record::is_failed() const { return metric("error") && !is_skip(); }
+
+std::optional<std::vector<double>> results_record::per_repeat(const char* name) const {
+  const json_value* v = metric(name);
+  if (!v || !v->IsArray()) return std::nullopt;
+  std::vector<double> out;
+  out.reserve(v->Size());
+  for (const auto& x : v->GetArray()) out.push_back(x.IsNumber() ? x.GetDouble() : std::nan(""));
+  return out;
+}
+
+std::vector<double> results_record::per_iter_seconds() const {
+  if (auto per_iter = per_repeat("per_iter_time")) return *per_iter;
+  auto total = per_repeat("total_time");
+  if (!total) return {};
+  const double iterations = identity.iterations_per_run > 0 ? identity.iterations_per_run : 1;
+  for (double& s : *total) s /= iterations;
+  return *total;
+}
+
+std::vector<numbered_record>
+read_records(const std::filesystem::path& path,
+             const std::function<void(size_t, const std::string&)>& on_unusable) {
+  std::vector<numbered_record> out;
+  for (auto& line : read_results(path, on_unusable)) {
+    try {
+      auto record = results_record::parse(line.text, "line " + std::to_string(line.line_number));
+      out.push_back({line.line_number, std::move(line.text), std::move(record)});
+    } catch (const std::exception& e) {
+      on_unusable(line.line_number, e.what());
+    }
+  }
+  return out;
+}
+
+}  // namespace benchmatrix

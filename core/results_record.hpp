@@ -1,0 +1,71 @@
+// A results.jsonl line as one typed value (shared/reference/xla_runner.md §5.2), with the one reader
+// and the one writer of it. Metrics and top-level keys after verification_code (placement, ...) stay
+// JSON in file order, so reading a line and writing it back gives the same bytes.
+#pragma once
+
+#include "core/python_json.hpp"
+#include "core/record.hpp"
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace benchmatrix {
+
+/// One record. Move-only: metrics and extras own their JSON.
+class results_record {
+public:
+  record_identity identity;       // model, experiment (with accelerator_model, batch_size),
+                                  // repeat, iterations_per_run, timestamp
+  json_document metrics;          // object: {"total_time": [...], ...} | {"error": str} | {}
+  std::string verification_code;  // PASS, FAIL, VERIFIER_SKIPPED, ...
+  json_document extras;           // object: the top-level keys after verification_code, in order
+
+  results_record();
+
+  /// Parses one line. Throws std::runtime_error naming `where` (e.g. "results.jsonl:7"), the key
+  /// and what was expected: the §5.2 keys model, experiment (its ten keys in order), repeat,
+  /// iterations_per_run, metrics, timestamp, verification_code, in this order, then any others.
+  [[nodiscard]] static results_record parse(std::string_view line, const std::string& where);
+
+  /// The line (no newline), exactly as record_line() writes it, extras last.
+  [[nodiscard]] std::string to_line() const;
+
+  /// metrics.error as text (a non-string error as its JSON); nullopt when there is none.
+  [[nodiscard]] std::optional<std::string> error() const;
+  /// metrics.error starting with "SKIP": nothing ran.
+  [[nodiscard]] bool is_skip() const;
+  /// metrics.error that is not a SKIP: a crash, a timeout, an exception.
+  [[nodiscard]] bool is_failed() const;
+
+  /// metrics.<name> when it is a list: one value per repeat, NaN for an entry that is not a number
+  /// (null, a NaN token's string). nullopt when absent or not a list.
+  [[nodiscard]] std::optional<std::vector<double>> per_repeat(const char* name) const;
+  /// Seconds per iteration of each repeat: metrics.per_iter_time, or (records without it)
+  /// metrics.total_time divided by iterations_per_run. Empty when the record has neither.
+  [[nodiscard]] std::vector<double> per_iter_seconds() const;
+  /// metrics.<name> (e.g. "verification", "compile_time_s"); nullptr when absent.
+  [[nodiscard]] const json_value* metric(const char* name) const;
+  /// A top-level key after verification_code (e.g. "placement"); nullptr when absent.
+  [[nodiscard]] const json_value* extra(const char* name) const;
+};
+
+/// A metrics.error text that marks a SKIP (it starts with "SKIP"): nothing ran.
+[[nodiscard]] bool is_skip_error(std::string_view error);
+
+struct numbered_record {
+  size_t line_number = 0;  // 1-based
+  std::string text;        // the line as it is in the file
+  results_record record;
+};
+
+/// Every record of a results file (missing file: none), in file order. Lines that are not JSON
+/// objects, or not records, go to `on_unusable(line_number, message)` and are skipped.
+[[nodiscard]] std::vector<numbered_record>
+read_records(const std::filesystem::path& path,
+             const std::function<void(size_t, const std::string&)>& on_unusable);
+
+}  // namespace benchmatrix

@@ -1,0 +1,122 @@
+// results_record: the one reader and writer of a results.jsonl line reads every record the runner
+// writes and writes it back byte for byte.
+#include "core/record.hpp"
+#include "core/results_record.hpp"
+#include "runner/verification_record.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+using namespace benchmatrix;
+
+namespace {
+
+const std::string head =
+    R"({"model": {"suite_name": "torchbench", "model_name": "alexnet"}, "experiment": )"
+    R"({"accelerator": "cuda", "accelerator_model": "NVIDIA H100 80GB HBM3", "xla": null, )"
+    R"("xla_flags": null, "dynamo": "inductor", "torch_xla2": null, "keep_model_data_on_cuda": )"
+    R"(false, "test": "eval", "batch_size": 128, "enable_functionalization": false}, "repeat": 3, )"
+    R"("iterations_per_run": 2, )";
+
+const std::string timing_line =
+    head + R"("metrics": {"total_time": [1.25, 0.0125, 0.01], "per_iter_time": [0.625, 0.00625, )"
+           R"(0.005], "xla_CompileTime_number": [17, 1, 0], "dynamo_counters": [{"stats": )"
+           R"({"calls": 1}}], "compile_time_s": 3.5}, "timestamp": 1732431600.123456, )"
+           R"("verification_code": "VERIFIER_SKIPPED"})";
+
+const std::string verified_line =
+    head + R"("metrics": {"total_time": [NaN, Infinity, -Infinity], "per_iter_time": [NaN, )"
+           R"(Infinity, -Infinity], "verification": {"tolerance": 0.01, "max_abs_error": 0.0, )"
+           R"("message": "naïve \"quoted\"\nline"}}, "timestamp": 1e-05, "verification_code": "PASS", )"
+           R"("placement": {"host": "gpu-7", "device": "0", "children_beside": 1, "wall_time_s": 12.5}})";
+
+}  // namespace
+
+TEST_CASE("reading and writing back a record gives the same bytes") {
+  for (const auto& line : {timing_line, verified_line}) {
+    CAPTURE(line);
+    CHECK(results_record::parse(line, "results.jsonl:1").to_line() == line);
+  }
+}
+
+TEST_CASE("the error records the parent writes read back as written, with typed fields") {
+  record_identity id;
+  id.suite_name = "torchbench";
+  id.model_name = "dlrm";
+  id.experiment.accelerator = "cpu";
+  id.experiment.test = "train";
+  id.accelerator_model = "AMD EPYC 7B13";
+  id.repeat = 5;
+  id.timestamp = 1732431600.5;
+  const auto line = error_record_line(id, "SKIP: no GPU\nsecond line", "VERIFIER_SKIPPED");
+  const auto record = results_record::parse(line, "line 3");
+  CHECK(record.to_line() == line);
+  CHECK(record.identity.model_name == "dlrm");
+  CHECK(record.identity.experiment.test == "train");
+  CHECK_FALSE(record.identity.batch_size.has_value());
+  CHECK(record.error() == "SKIP: no GPU\nsecond line");
+  CHECK(record.is_skip());
+  CHECK_FALSE(record.is_failed());
+  CHECK(record.per_iter_seconds().empty());
+}
+
+TEST_CASE("a verifier's outcome merged into a record reads back losslessly") {
+  json_document record = parse_json(timing_line, "timing record");
+  merge_verification(record, parse_json(R"({"verification_code": "FAIL", "metrics": {"verification": )"
+                                        R"({"tolerance": 0.01, "max_abs_error": 0.5}}})",
+                                        "verifier result"));
+  const std::string merged = to_python_json(record);
+  const auto typed = results_record::parse(merged, "merged");
+  CHECK(typed.to_line() == merged);
+  CHECK(typed.verification_code == "FAIL");
+  REQUIRE(typed.metric("verification") != nullptr);
+  CHECK((*typed.metric("verification"))["max_abs_error"].GetDouble() == 0.5);
+}
+
+TEST_CASE("typed accessors: per-repeat lists, per-iteration seconds, placement") {
+  const auto timing = results_record::parse(timing_line, "t");
+  CHECK(timing.identity.batch_size == 128);
+  CHECK(timing.identity.iterations_per_run == 2);
+  CHECK(*timing.identity.experiment.dynamo == "inductor");
+  CHECK(timing.per_repeat("xla_CompileTime_number") == std::vector<double>{17, 1, 0});
+  CHECK_FALSE(timing.per_repeat("compile_time_s").has_value());  // a number, not a list
+  CHECK(timing.per_iter_seconds() == std::vector<double>{0.625, 0.00625, 0.005});
+  CHECK_FALSE(timing.error().has_value());
+
+  const auto verified = results_record::parse(verified_line, "v");
+  const auto seconds = verified.per_iter_seconds();
+  REQUIRE(seconds.size() == 3);
+  CHECK(std::isnan(seconds[0]));
+  CHECK(seconds[1] == INFINITY);
+  REQUIRE(verified.extra("placement") != nullptr);
+  CHECK(std::string((*verified.extra("placement"))["host"].GetString()) == "gpu-7");
+
+  // Without per_iter_time, total_time over iterations_per_run.
+  std::string total_only = timing_line;
+  total_only.replace(total_only.find("\"per_iter_time\""), std::string(R"("per_iter_time": [0.625, 0.00625, 0.005], )").size(), "");
+  CHECK(results_record::parse(total_only, "t").per_iter_seconds() ==
+        std::vector<double>{0.625, 0.00625, 0.005});
+}
+
+TEST_CASE("a malformed line is an error naming where, the key and what was expected") {
+  const auto error_of = [](const std::string& line) {
+    try {
+      (void)results_record::parse(line, "results.jsonl:7");
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  std::string line = timing_line;
+  line.replace(line.find(R"("repeat": 3)"), 11, R"("repeat": "3")");
+  CHECK(error_of(line) == R"(results.jsonl:7: 'repeat': expected an integer, found "3")");
+  line = timing_line;
+  line.replace(line.find(R"("torch_xla2": null, )"), 20, "");
+  CHECK(error_of(line) ==
+        "results.jsonl:7: 'experiment.torch_xla2': expected the key here, found 'keep_model_data_on_cuda'");
+  CHECK(error_of("[1, 2]") == "results.jsonl:7: '(record)': expected a JSON object");
+  CHECK(error_of(R"({"model": {}})") ==
+        "results.jsonl:7: 'experiment': expected the key here (the record ends before it)");
+  CHECK(error_of("{\"model\": ").find("results.jsonl:7") != std::string::npos);
+}
