@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/experiment_config.hpp"
-#include "core/runner_options.hpp"
+#include "runner/runner_options.hpp"
 
 #include <vector>
 

@@ -1,5 +1,8 @@
-// experiment_runner: parent mode expands and runs a sweep; child mode (--experiment-config and
-// --model-config) runs one config. The same binary is both, so a child can be run by hand.
+// experiment_runner: parent mode expands and runs a sweep; child mode (--job=<file>, the job the
+// parent wrote) runs one config. The same binary is both, and --experiment-config with
+// --model-config runs one config by hand as a sweep's child would.
+#include "core/child_job.hpp"
+#include "runner/child_job_options.hpp"
 #include "worker/child_run.hpp"
 #include "torch_support/library_versions.hpp"
 #include "core/log.hpp"
@@ -25,6 +28,25 @@ constexpr const char* program = "experiment_runner";
 std::string config_dir() {
   if (const char* dir = std::getenv("BENCHMATRIX_CONFIG_DIR")) return dir;
   return BENCHMATRIX_DEFAULT_CONFIG_DIR;
+}
+
+/// <config dir>/<suite>.yaml: skip lists, batch sizes, tolerances. Required for torchbench; other
+/// suites (dummy, the test suites) run without one (null) unless it exists (a test may point
+/// BENCHMATRIX_CONFIG_DIR at a directory holding one).
+std::unique_ptr<benchmatrix::suite_config> load_suite_config(const std::string& suite_name) {
+  const auto suite_yaml = std::filesystem::path(config_dir()) / (suite_name + ".yaml");
+  if (suite_name == "torchbench" || std::filesystem::exists(suite_yaml))
+    return std::make_unique<benchmatrix::suite_config>(
+        benchmatrix::suite_config::load_file(suite_yaml.string()));
+  return nullptr;
+}
+
+/// Runs one config's child in the job's role; returns the exit status.
+int run_job(const benchmatrix::child_job& job) {
+  using namespace benchmatrix;
+  const auto config = load_suite_config(job.suite_name);
+  if (job.role == child_role::verifier) return run_verifier_child(job, config.get());
+  return run_child(job, config.get());
 }
 
 bool asks_for_help(const std::vector<std::string>& arguments) {
@@ -55,20 +77,15 @@ int main(int argc, char** argv) {
     std::cerr << usage_line(program, specs) << "\n" << program << ": error: " << e.what() << "\n";
     return 2;
   }
-  set_log_level(options.log_level);
   try {
-    // <config dir>/<suite>.yaml: skip lists, batch sizes, tolerances. Required for torchbench;
-    // other suites (dummy, the test suites) run without one unless it exists (a test may point
-    // BENCHMATRIX_CONFIG_DIR at a directory holding one).
-    std::unique_ptr<suite_config> config;
-    const auto suite_yaml = std::filesystem::path(config_dir()) / (options.suite_name + ".yaml");
-    if (options.suite_name == "torchbench" || std::filesystem::exists(suite_yaml))
-      config = std::make_unique<suite_config>(suite_config::load_file(suite_yaml.string()));
-    if (options.is_child()) {
-      const char* role = std::getenv(child_role_variable);
-      if (role && std::string(role) == "verifier") return run_verifier_child(options, config.get());
-      return run_child(options, config.get());
+    if (options.job_file) {
+      const child_job job = read_child_job_file(*options.job_file);
+      set_log_level(job.settings.log_level);
+      return run_job(job);
     }
+    set_log_level(options.log_level);
+    if (options.runs_one_config_by_hand()) return run_job(hand_run_job(options));
+    const auto config = load_suite_config(options.suite_name);
 
     sweep_inputs inputs;
     inputs.options = options;

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/argparse.hpp"
-#include "core/runner_options.hpp"
+#include "runner/runner_options.hpp"
 
 #include <string>
 #include <vector>

@@ -101,8 +101,9 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       {"slurm-wait", 0, a::store_true, t::text, {}, false, "", "Wait for the merge job, then print the summary table; exit 1 if the merge failed."},
       {"slurm-task", 0, a::store_true, t::text, {}, false, "", "Internal: run as one task of a --slurm array."},
       {"slurm-merge", 0, a::store_true, t::text, {}, false, "", "Internal: merge the tasks' results of a --slurm sweep (what the dependent job runs; safe to run by hand)."},
-      {"experiment-config", 0, a::store, t::text, {}, false, "", "Child mode: the experiment config as JSON."},
-      {"model-config", 0, a::store, t::text, {}, false, "", "Child mode: the model config as JSON."},
+      {"experiment-config", 0, a::store, t::text, {}, false, "", "Run one config by hand (with --model-config; the 'Run with' log line gives both): the experiment config as JSON."},
+      {"model-config", 0, a::store, t::text, {}, false, "", "Run one config by hand (with --experiment-config): the model config as JSON."},
+      {"job", 0, a::store, t::text, {}, false, "", "Internal: run as a sweep's child, on the job file the parent wrote (the only flag then)."},
       {"matrix", 0, a::store, t::text, {}, false, "", "Matrix preset: a name in configs/matrices/ or a YAML path; command-line flags override it."},
   };
 }
@@ -155,7 +156,7 @@ void apply_preset(parsed_flags& flags, const std::vector<flag_spec>& specs,
     const flag_spec* spec = find_spec(specs, key);
     const std::string where = "argument --matrix: " + path.string() + ": key '" + key + "'";
     if (!spec || key == "matrix" || key == "experiment-config" || key == "model-config" ||
-        key == "timestamp" || key == "slurm-task" || key == "slurm-merge")
+        key == "timestamp" || key == "slurm-task" || key == "slurm-merge" || key == "job")
       throw usage_error(where + " is not a flag a preset can set");
     if (flags.given(key)) continue;  // the command line wins
     const YAML::Node& value = entry.second;
@@ -249,6 +250,14 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
   const auto specs = runner_flag_specs(suites);
   parsed_flags flags = parse_flags(specs, arguments);
   runner_options o;
+  if (flags.given("job")) {
+    // Everything a child needs is in its job file: another flag would be silently ignored.
+    if (flags.values().size() != 1)
+      throw usage_error("argument --job: a sweep's child takes no other flag (its job file holds "
+                        "everything it runs with)");
+    o.job_file = text_or(flags, "job", "");
+    return o;
+  }
   if (flags.given("matrix")) {
     o.matrix = text_or(flags, "matrix", "");
     apply_preset(flags, specs, *o.matrix, config_dir);

@@ -1,9 +1,11 @@
 #include "runner/sweep.hpp"
 
+#include "core/child_job.hpp"
 #include "core/file_naming.hpp"
 #include "core/results_file.hpp"
 #include "backends/availability.hpp"
 #include "process/child_process.hpp"
+#include "runner/child_job_options.hpp"
 #include "runner/device_slots.hpp"
 #include "core/directory_tree.hpp"
 #include "runner/expected_durations.hpp"
@@ -96,23 +98,18 @@ std::string python_list_repr(const std::vector<std::string>& items) {
   return out + "]";
 }
 
-/// The child's environment: ours plus the result channel, the XLA variables of §3.4 (with
-/// `xla_dump_dir`, --dump-hlo's `--xla_dump_to=<dir>` appended to XLA_FLAGS, as the original's parent
-/// does) and, with --devices, its GPU: CUDA_VISIBLE_DEVICES in nvidia-smi's numbering (PCI bus order).
+/// The child's environment: ours plus the XLA variables of §3.4 (with `xla_dump_dir`, --dump-hlo's
+/// `--xla_dump_to=<dir>` appended to XLA_FLAGS, as the original's parent does) and, with --devices,
+/// its GPU: CUDA_VISIBLE_DEVICES in nvidia-smi's numbering (PCI bus order). Everything else the
+/// child needs is in its job file.
 std::map<std::string, std::string> child_environment(
-    const experiment_config& e, const std::filesystem::path& result_path, bool verifier,
-    const std::optional<std::string>& device,
+    const experiment_config& e, const std::optional<std::string>& device,
     const std::optional<std::filesystem::path>& xla_dump_dir) {
   auto env = current_environment();
   if (device) {
     env["CUDA_VISIBLE_DEVICES"] = *device;
     env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
   }
-  env[result_path_variable] = result_path.string();
-  if (verifier)
-    env[child_role_variable] = "verifier";
-  else
-    env.erase(child_role_variable);
   if (e.xla) {
     env.erase("PJRT_DEVICE");
     env.erase("XRT_TPU_CONFIG");
@@ -136,8 +133,10 @@ struct pending_config : planned_config {
 
 struct running_child {
   pending_config config;
-  std::filesystem::path directory;  // stdout, stderr and the result file
-  std::vector<std::string> argv;
+  std::filesystem::path directory;  // the job file, stdout, stderr and the result file
+  /// The command that runs the config by hand (this sweep's argv plus the `Run with ...` flags and
+  /// --timestamp): what a timeout record names, as the original's names the child's command.
+  std::vector<std::string> hand_run_command;
   std::unique_ptr<child_process> process;
   std::chrono::steady_clock::time_point deadline;
   bool verifier = false;      // the --verify child of the config, started after its timing child
@@ -377,19 +376,25 @@ bool sweep::launch(running_child& child, bool verifier) {
   child.directory = m_scratch->path() / ("config-" + std::to_string(c.config_index) +
                                          (verifier ? "-verifier" : ""));
   std::filesystem::create_directories(child.directory);
-  child.argv = m_in.argv;
-  child.argv.front() = m_in.self_exe;
-  child.argv.push_back("--experiment-config=" + c.experiment.to_config_json());
-  child.argv.push_back("--model-config=" + c.model_json);
-  child.argv.push_back("--timestamp=" + python_float_repr(m_o.timestamp));
+  child.hand_run_command = m_in.argv;
+  child.hand_run_command.front() = m_in.self_exe;
+  child.hand_run_command.push_back("--experiment-config=" + c.experiment.to_config_json());
+  child.hand_run_command.push_back("--model-config=" + c.model_json);
+  child.hand_run_command.push_back("--timestamp=" + python_float_repr(m_o.timestamp));
   m_progress->child_started(c.model_index, c.model, c.config_index,
                             c.experiment.describe() + (c.device ? " on GPU " + *c.device : "") +
                                 (verifier ? " (verifying)" : ""));
   try {
+    // A file rather than an inherited descriptor: it sits beside the result channel in the
+    // child's scratch directory, needs nothing of child_process beyond argv, and can be read
+    // while the child runs to see exactly what it was given.
+    const auto job_path = child.directory / "job.json";
+    write_child_job_file(
+        job_path, make_child_job(m_o, verifier ? child_role::verifier : child_role::timing,
+                                 c.experiment, c.model, (child.directory / "result.json").string()));
     child.process = std::make_unique<child_process>(
-        child.argv,
-        child_environment(c.experiment, child.directory / "result.json", verifier, c.device,
-                          xla_dump_dir(c, verifier)),
+        std::vector<std::string>{m_in.self_exe, "--job=" + job_path.string()},
+        child_environment(c.experiment, c.device, xla_dump_dir(c, verifier)),
         child.directory / "stdout", child.directory / "stderr");
   } catch (const std::exception& e) {
     log_error("ERROR when launching child process: " + std::string(e.what()));
@@ -432,8 +437,9 @@ std::string sweep::record_for(running_child& child, const child_exit& exit, bool
   if (timed_out) {
     log_error("TIMEOUT: " + c.model + " " + c.experiment.describe());
     return error_record_line(identity_of(c),
-                             "Command '" + python_list_repr(child.argv) + "' timed out after " +
-                                 std::to_string(m_o.subprocess_timeout) + " seconds",
+                             "Command '" + python_list_repr(child.hand_run_command) +
+                                 "' timed out after " + std::to_string(m_o.subprocess_timeout) +
+                                 " seconds",
                              "VERIFIER_DIDNT_RUN");
   }
   const auto tail = read_file_tail(child.directory / "stderr", stderr_tail_bytes, "stderr");

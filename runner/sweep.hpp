@@ -4,8 +4,7 @@
 #pragma once
 
 #include "core/argparse.hpp"
-#include "core/child_protocol.hpp"
-#include "core/runner_options.hpp"
+#include "runner/runner_options.hpp"
 #include "suites/suite_config.hpp"
 
 #include <optional>

@@ -5,7 +5,7 @@
 
 #include "core/experiment_config.hpp"
 #include "core/record.hpp"
-#include "core/runner_options.hpp"
+#include "runner/runner_options.hpp"
 
 #include <string>
 #include <vector>

@@ -44,11 +44,12 @@ experiment_config accuracy_baseline_config(const experiment_config& experiment,
   return baseline;
 }
 
-void add_accuracy_metrics(json_value& metrics, json_allocator& a, const runner_options& o,
-                          const experiment_config& experiment, const std::string& model_name,
+void add_accuracy_metrics(json_value& metrics, json_allocator& a, const child_job& job,
                           model_instance& model, const step_options& step,
                           const step_function& backend_step) {
-  const experiment_config baseline = accuracy_baseline_config(experiment, o.accuracy_baseline);
+  const experiment_config& experiment = job.experiment;
+  const experiment_config baseline =
+      accuracy_baseline_config(experiment, job.settings.accuracy_baseline);
   const std::string baseline_name =
       display_backend_name(baseline.dynamo, baseline.xla, baseline.torch_xla2);
   const auto text = [&](const char* key, const std::string& value) {
@@ -70,7 +71,7 @@ void add_accuracy_metrics(json_value& metrics, json_allocator& a, const runner_o
     step_function baseline_step =
         eager_baseline
             ? make_eager_step(model, step)
-            : make_backend_step(baseline, model, step, make_backend_context(o, model_name)).step;
+            : make_backend_step(baseline, model, step, make_backend_context(job)).step;
     actual = run_step(backend_step, model, step.device);
     expected = run_step(baseline_step, model, step.device);
   } catch (const std::exception& e) {
@@ -81,8 +82,8 @@ void add_accuracy_metrics(json_value& metrics, json_allocator& a, const runner_o
       baseline.torch_xla2 == experiment.torch_xla2)
     text("accuracy_note", "the config's backend is the baseline: two runs of it compared");
   close_tolerances tolerances;
-  tolerances.rtol = o.accuracy_rtol;
-  tolerances.atol = o.accuracy_atol;
+  tolerances.rtol = job.settings.accuracy_rtol;
+  tolerances.atol = job.settings.accuracy_atol;
   const close_result result = assert_close(actual, expected, tolerances);
   metrics.AddMember("accuracy", result.passed ? 1 : 0, a);
   metrics.AddMember("accuracy_max_abs_error", result.max_abs_error, a);

@@ -9,7 +9,7 @@
 #include "backends/backend.hpp"
 #include "core/python_json.hpp"
 #include "core/experiment_config.hpp"
-#include "core/runner_options.hpp"
+#include "core/child_job.hpp"
 
 namespace benchmatrix {
 
@@ -21,10 +21,10 @@ namespace benchmatrix {
 
 /// Adds "accuracy" (1/0), "accuracy_max_abs_error", "accuracy_max_rel_error",
 /// "accuracy_baseline", and as they apply "accuracy_mismatch", "accuracy_note" or
-/// "accuracy_error" (the baseline or a step could not run: no accuracy value) to `metrics`.
-void add_accuracy_metrics(json_value& metrics, json_allocator& allocator,
-                          const runner_options& options, const experiment_config& experiment,
-                          const std::string& model_name, model_instance& model,
-                          const step_options& step, const step_function& backend_step);
+/// "accuracy_error" (the baseline or a step could not run: no accuracy value) to `metrics`, for
+/// the timing child's `job` (its experiment, --baseline, --rtol and --atol).
+void add_accuracy_metrics(json_value& metrics, json_allocator& allocator, const child_job& job,
+                          model_instance& model, const step_options& step,
+                          const step_function& backend_step);
 
 }  // namespace benchmatrix

@@ -15,7 +15,6 @@
 #include "worker/model_setup.hpp"
 #include "worker/numerics_export.hpp"
 #include "core/record.hpp"
-#include "core/child_protocol.hpp"
 #include "worker/timing_loop.hpp"
 #include "profiler/ir_dump.hpp"
 #include "worker/profile_pass.hpp"
@@ -34,17 +33,9 @@
 
 namespace benchmatrix {
 
-std::string child_model_name(const std::string& model_config) {
-  const auto d = parse_json(model_config, "--model-config");
-  if (!d.IsObject() || !d.HasMember("model_name") || !d["model_name"].IsString())
-    throw std::runtime_error("--model-config: expected {\"model_name\": \"<name>\"}, got " +
-                             model_config);
-  return d["model_name"].GetString();
-}
-
-bool report_child_result(const std::string& line) {
-  if (const char* path = std::getenv(result_path_variable)) {
-    const std::string temporary = std::string(path) + ".partial";
+bool report_child_result(const child_job& job, const std::string& line) {
+  if (const std::string& path = job.result_path; !path.empty()) {
+    const std::string temporary = path + ".partial";
     {
       std::ofstream out(temporary, std::ios::trunc);
       out << line << '\n';
@@ -60,8 +51,9 @@ bool report_child_result(const std::string& line) {
 namespace {
 
 /// The parent's result channel, or — run by hand — the results file itself.
-void report(const std::string& line, const runner_options& o) {
-  if (report_child_result(line)) return;
+void report(const std::string& line, const child_job& job) {
+  if (report_child_result(job, line)) return;
+  const child_settings& o = job.settings;
   results_writer writer(std::filesystem::absolute(o.output_dirname) / o.output_basename);
   writer.append(line);
 }
@@ -75,13 +67,13 @@ json_value seconds_list(const std::vector<repeat_timing>& timings, double repeat
 
 }  // namespace
 
-backend_context make_backend_context(const runner_options& o, const std::string& model_name) {
+backend_context make_backend_context(const child_job& job) {
   backend_context context;
-  context.model_name = model_name;
-  context.cache_dir = std::filesystem::absolute(o.cache_dir);
-  context.cold_start = o.cold_start;
+  context.model_name = job.model_name;
+  context.cache_dir = std::filesystem::absolute(job.settings.cache_dir);
+  context.cold_start = job.settings.cold_start;
   // the parent's --timestamp, the same for every child of a sweep; none for a child run by hand
-  if (o.timestamp > 0) context.sweep_token = python_float_repr(o.timestamp);
+  if (job.timestamp > 0) context.sweep_token = python_float_repr(job.timestamp);
   return context;
 }
 
@@ -117,12 +109,13 @@ void add_compile_metrics(json_value& metrics, const compile_report& report, json
     metrics.AddMember("compile_cache_rebuilt", json_value(report.cache_note.c_str(), a), a);
 }
 
-int run_child(const runner_options& o, const suite_config* config) {
-  const auto experiment = experiment_config::from_config_json(*o.experiment_config);
-  const auto model_name = child_model_name(*o.model_config);
-  const model_definition* definition = find_model(o.suite_name, model_name);
+int run_child(const child_job& job, const suite_config* config) {
+  const child_settings& o = job.settings;
+  const experiment_config& experiment = job.experiment;
+  const std::string& model_name = job.model_name;
+  const model_definition* definition = find_model(job.suite_name, model_name);
   if (!definition)
-    throw std::runtime_error("suite " + o.suite_name + " has no model named '" + model_name + "'");
+    throw std::runtime_error("suite " + job.suite_name + " has no model named '" + model_name + "'");
   if (auto reason = unavailable_reason(experiment))
     throw std::runtime_error("cannot run this config: " + *reason);
   apply_matmul_precision(o);
@@ -131,24 +124,24 @@ int run_child(const runner_options& o, const suite_config* config) {
   const torch::Device device = prepared.step.device;
   const bool training = prepared.step.training;
   record_identity id;
-  id.suite_name = o.suite_name;
+  id.suite_name = job.suite_name;
   id.model_name = model_name;
   id.experiment = experiment;
   id.accelerator_model = accelerator_model(experiment.accelerator);
   id.batch_size = model.batch_size;
   id.repeat = o.repeat;
   id.iterations_per_run = o.iterations_per_run;
-  id.timestamp = o.timestamp;
+  id.timestamp = job.timestamp;
 
   // --backend-library: the overrides apply from here on (the model was built without them).
   if (!o.backend_library.empty()) load_kernel_library(o.backend_library);
 
   backend_step backend;
   try {
-    backend = make_backend_step(experiment, model, prepared.step, make_backend_context(o, model_name));
+    backend = make_backend_step(experiment, model, prepared.step, make_backend_context(job));
   } catch (const backend_unsupported& e) {
     log_warning(std::string("SKIP: ") + e.what());
-    report(error_record_line(id, std::string("SKIP: ") + e.what(), "VERIFIER_SKIPPED"), o);
+    report(error_record_line(id, std::string("SKIP: ") + e.what(), "VERIFIER_SKIPPED"), job);
     return 0;
   }
   const step_function& step = backend.step;
@@ -180,7 +173,7 @@ int run_child(const runner_options& o, const suite_config* config) {
   const auto export_numerics = [&](const c10::IValue& output) {
     export_identity identity;
     identity.model = model_name;
-    identity.suite = o.suite_name;
+    identity.suite = job.suite_name;
     identity.backend =
         display_backend_name(experiment.dynamo, experiment.xla, experiment.torch_xla2);
     identity.test = experiment.test;
@@ -259,9 +252,8 @@ int run_child(const runner_options& o, const suite_config* config) {
     write_ir_dumps(backend, dumps, metrics, d.GetAllocator());
   }
   // --metrics accuracy: after the timed repeats, never inside them.
-  if (std::find(o.metrics.begin(), o.metrics.end(), "accuracy") != o.metrics.end())
-    add_accuracy_metrics(metrics, d.GetAllocator(), o, experiment, model_name, model,
-                         prepared.step, step);
+  if (o.accuracy_metric)
+    add_accuracy_metrics(metrics, d.GetAllocator(), job, model, prepared.step, step);
   // Profiling passes: after the timed repeats (and the accuracy check), never inside them.
   profile_request profiling;
   profiling.dump_profiles = o.dump_pytorch_profiles;
@@ -279,7 +271,7 @@ int run_child(const runner_options& o, const suite_config* config) {
     if (!training) no_grad.emplace();
     run_profile_passes(step, model.example_inputs, timing, profiling, metrics, d.GetAllocator());
   }
-  report(record_line(id, metrics, "VERIFIER_SKIPPED", d), o);
+  report(record_line(id, metrics, "VERIFIER_SKIPPED", d), job);
   return 0;
 }
 

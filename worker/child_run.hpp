@@ -1,31 +1,27 @@
 // The child: runs one (model, experiment) config — build, precision, timed repeats — and reports
-// exactly one record (xla_runner.md §3.6, §4). Works by hand too: without a parent's result channel
-// it appends its record to the results file itself.
+// exactly one record (xla_runner.md §3.6, §4). Works by hand too: a job without a result channel
+// (built from --experiment-config/--model-config) appends its record to the results file itself.
 #pragma once
 
 #include "backends/backend.hpp"
 #include "core/python_json.hpp"
-#include "core/runner_options.hpp"
+#include "core/child_job.hpp"
 #include "suites/suite_config.hpp"
 
 namespace benchmatrix {
 
-/// The model name of --model-config ({"model_name": "<name>"}); throws on anything else.
-[[nodiscard]] std::string child_model_name(const std::string& model_config);
+/// Writes one result line to the job's result channel (whole, then renamed into place, so the
+/// parent never sees half of it). False when the job has none (a child run by hand).
+bool report_child_result(const child_job& job, const std::string& line);
 
-/// Writes one result line to the parent's result channel (whole, then renamed into place, so the
-/// parent never sees half of it). False when there is no parent (a child run by hand).
-bool report_child_result(const std::string& line);
-
-/// The compile cache settings of --cache-dir and --cold-start for one model.
-[[nodiscard]] backend_context make_backend_context(const runner_options& options,
-                                                  const std::string& model_name);
+/// The compile cache settings of --cache-dir and --cold-start for the job's model.
+[[nodiscard]] backend_context make_backend_context(const child_job& job);
 
 /// Adds compile_time_s (seconds), compile_cache_hit (bool, cached backends) and
 /// compile_cache_rebuilt (why a cached entry was replaced) to a record's metrics.
 void add_compile_metrics(json_value& metrics, const compile_report& report, json_allocator& a);
 
 /// Returns the exit status. A backend that cannot run the config gives a SKIP record. Throws on any failure (the parent turns the exit into an error record).
-int run_child(const runner_options& options, const suite_config* config);
+int run_child(const child_job& job, const suite_config* config);
 
 }  // namespace benchmatrix

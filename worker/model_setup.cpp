@@ -35,7 +35,7 @@ cast_dtype cast_dtype_of(torch::ScalarType type) {
 
 }  // namespace
 
-batch_size_choice resolve_batch_size(const model_definition& d, const runner_options& o,
+batch_size_choice resolve_batch_size(const model_definition& d, const child_settings& o,
                                      const suite_config* config, bool training, bool cpu) {
   long long model_default = d.default_eval_batch_size;
   if (training) {
@@ -73,7 +73,7 @@ void convert_floating_point_state(torch::nn::Module& module, torch::ScalarType d
     if (buffer.is_floating_point()) buffer.set_data(buffer.to(dtype));
 }
 
-void apply_matmul_precision(const runner_options& o) {
+void apply_matmul_precision(const child_settings& o) {
   // highest, or --matmul-precision; unless --disable-tf32, forced to high (the original's quirk:
   // --matmul-precision only matters together with --disable-tf32).
   std::string precision = o.matmul_precision.value_or("highest");
@@ -85,7 +85,7 @@ void apply_matmul_precision(const runner_options& o) {
   at::globalContext().setFloat32MatmulPrecision(precision);
 }
 
-prepared_model prepare_model(const model_definition& definition, const runner_options& o,
+prepared_model prepare_model(const model_definition& definition, const child_settings& o,
                              const suite_config* config, const experiment_config& experiment,
                              std::optional<torch::ScalarType> force_dtype) {
   const bool training = experiment.test == "train";

@@ -6,7 +6,7 @@
 #include "backends/backend.hpp"
 #include "core/experiment_config.hpp"
 #include "suites/precision_rule.hpp"
-#include "core/runner_options.hpp"
+#include "core/child_job.hpp"
 #include "suites/suite_config.hpp"
 
 #include <optional>
@@ -35,7 +35,7 @@ struct batch_size_choice {
 /// The default is DEFAULT_TRAIN_BSIZE for train, DEFAULT_EVAL_BSIZE for eval, or the model's CPU
 /// eval default on the CPU where it has one (BERT_pytorch: 2). `config` may be null.
 [[nodiscard]] batch_size_choice resolve_batch_size(const model_definition& definition,
-                                                   const runner_options& options,
+                                                   const child_settings& settings,
                                                    const suite_config* config, bool training,
                                                    bool cpu);
 
@@ -45,7 +45,7 @@ struct batch_size_choice {
 void convert_floating_point_state(torch::nn::Module& module, torch::ScalarType dtype);
 
 /// §1.7: float32 matmul precision "high" (TF32) unless --disable-tf32 (then --matmul-precision).
-void apply_matmul_precision(const runner_options& options);
+void apply_matmul_precision(const child_settings& settings);
 
 /// Builds the model afresh (RNG reset to 1337 first, so every call gives the same weights and
 /// inputs) at resolve_batch_size's batch (logging a warning when it ignores a requested one) and
@@ -53,7 +53,7 @@ void apply_matmul_precision(const runner_options& options);
 /// float64 golden run) casts the module and floating inputs to that dtype instead, with AMP off;
 /// it must be float16, bfloat16 or float64.
 [[nodiscard]] prepared_model prepare_model(const model_definition& definition,
-                                           const runner_options& options,
+                                           const child_settings& settings,
                                            const suite_config* config,
                                            const experiment_config& experiment,
                                            std::optional<torch::ScalarType> force_dtype = {});

@@ -33,16 +33,16 @@ struct run_result {
 
 /// One verifier run: a fresh model, `verify_iterations` steps on one copy of the inputs, the last
 /// step's full output moved to the CPU (the model and its device memory go when this returns).
-run_result run_once(const model_definition& definition, const runner_options& o,
+run_result run_once(const model_definition& definition, const child_job& job,
                     const suite_config* config, const experiment_config& experiment,
                     run_kind kind, std::optional<torch::ScalarType> force_dtype = {}) {
-  prepared_model prepared = prepare_model(definition, o, config, experiment, force_dtype);
+  prepared_model prepared = prepare_model(definition, job.settings, config, experiment, force_dtype);
   prepared.step.collect_full_output = true;
   const step_function step =
       kind == run_kind::eager
           ? make_eager_step(prepared.model, prepared.step)
           : make_backend_step(experiment, prepared.model, prepared.step,
-                              make_backend_context(o, definition.name))
+                              make_backend_context(job))
                 .step;
   model_inputs inputs;
   for (const auto& input : prepared.model.example_inputs)
@@ -50,7 +50,7 @@ run_result run_once(const model_definition& definition, const runner_options& o,
   std::optional<torch::NoGradGuard> no_grad;
   if (!prepared.step.training) no_grad.emplace();
   c10::IValue output;
-  for (int i = 0; i < o.verify_iterations; ++i) {
+  for (int i = 0; i < job.settings.verify_iterations; ++i) {
     output = step(inputs);
     synchronize_device(prepared.step.device);
   }
@@ -79,8 +79,10 @@ struct verification {
   }
 };
 
-void verify(verification& v, const model_definition& definition, const runner_options& o,
-            const suite_config* config, const experiment_config& experiment) {
+void verify(verification& v, const model_definition& definition, const child_job& job,
+            const suite_config* config) {
+  const child_settings& o = job.settings;
+  const experiment_config& experiment = job.experiment;
   const bool training = experiment.test == "train";
   experiment_config eager = experiment;
   eager.xla.reset();
@@ -89,8 +91,8 @@ void verify(verification& v, const model_definition& definition, const runner_op
 
   run_result eager_run, second_run;
   try {
-    eager_run = run_once(definition, o, config, eager, run_kind::eager);
-    second_run = run_once(definition, o, config, eager, run_kind::eager);
+    eager_run = run_once(definition, job, config, eager, run_kind::eager);
+    second_run = run_once(definition, job, config, eager, run_kind::eager);
   } catch (const std::exception& e) {
     v.code = "EAGER_FAILED";
     v.set_text("error", message_of(e));
@@ -130,7 +132,7 @@ void verify(verification& v, const model_definition& definition, const runner_op
   c10::IValue fp64_output;
   try {
     fp64_output =
-        run_once(definition, o, config, eager, run_kind::eager, torch::kDouble).output;
+        run_once(definition, job, config, eager, run_kind::eager, torch::kDouble).output;
   } catch (const std::exception& e) {
     log_warning("failed running fp64 golden ref; using cosine similarity: " + message_of(e));
     v.set_text("fp64_error", message_of(e));
@@ -139,7 +141,7 @@ void verify(verification& v, const model_definition& definition, const runner_op
   // --backend-library: the references above ran without its overrides; the backend runs with them.
   if (!o.backend_library.empty()) load_kernel_library(o.backend_library);
   const c10::IValue actual =
-      run_once(definition, o, config, experiment, run_kind::backend).output;
+      run_once(definition, job, config, experiment, run_kind::backend).output;
 
   same_options options;
   options.tol = tolerance.tolerance;
@@ -168,13 +170,12 @@ void verify(verification& v, const model_definition& definition, const runner_op
 
 }  // namespace
 
-int run_verifier_child(const runner_options& o, const suite_config* config) {
-  const auto experiment = experiment_config::from_config_json(*o.experiment_config);
-  const auto model_name = child_model_name(*o.model_config);
-  const model_definition* definition = find_model(o.suite_name, model_name);
+int run_verifier_child(const child_job& job, const suite_config* config) {
+  const std::string& model_name = job.model_name;
+  const model_definition* definition = find_model(job.suite_name, model_name);
   if (!definition)
-    throw std::runtime_error("suite " + o.suite_name + " has no model named '" + model_name + "'");
-  apply_matmul_precision(o);
+    throw std::runtime_error("suite " + job.suite_name + " has no model named '" + model_name + "'");
+  apply_matmul_precision(job.settings);
 
   verification v;
   if (config && config->skip_verifier(model_name)) {
@@ -182,7 +183,7 @@ int run_verifier_child(const runner_options& o, const suite_config* config) {
     v.set_text("message", "model is in accuracy.skip of the suite config");
   } else {
     try {
-      verify(v, *definition, o, config, experiment);
+      verify(v, *definition, job, config);
     } catch (const backend_unsupported& e) {
       v = verification{};
       v.code = "VERIFIER_SKIPPED";
@@ -200,7 +201,7 @@ int run_verifier_child(const runner_options& o, const suite_config* config) {
   metrics.AddMember("verification", json_value(v.details, a), a);
   result.AddMember("metrics", metrics, a);
   const std::string line = to_python_json(result);
-  if (!report_child_result(line)) std::cout << line << '\n';  // run by hand: show it
+  if (!report_child_result(job, line)) std::cout << line << '\n';  // run by hand: show it
   return 0;
 }
 

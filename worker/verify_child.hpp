@@ -18,14 +18,14 @@
 // failing leaf (worst_output, max_abs_error, rmse_vs_fp64, eager_rmse_vs_fp64, cosine_similarity).
 #pragma once
 
-#include "core/runner_options.hpp"
+#include "core/child_job.hpp"
 #include "suites/suite_config.hpp"
 
 namespace benchmatrix {
 
-/// Runs the verification of the config in `options` and reports
-/// {"verification_code": ..., "metrics": {"verification": {...}}} on the result channel.
-/// Returns the exit status.
-int run_verifier_child(const runner_options& options, const suite_config* config);
+/// Runs the verification of the job's config and reports
+/// {"verification_code": ..., "metrics": {"verification": {...}}} on its result channel (printed
+/// when it has none). Returns the exit status.
+int run_verifier_child(const child_job& job, const suite_config* config);
 
 }  // namespace benchmatrix

@@ -6,11 +6,12 @@
 // ("perturb:<amount>"), throws ("throw"), or throws only in the verifier child
 // ("throw-in-verifier"). Linked only into experiment_runner_with_faults.
 #include "backends/backend.hpp"
-#include "core/child_protocol.hpp"
+#include "core/child_job.hpp"
 #include "suites/model.hpp"
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -70,10 +71,13 @@ c10::IValue add_to_last(const c10::IValue& output, double amount) {
   return c10::ivalue::Tuple::create(std::move(elements));
 }
 
-/// True in the --verify child (the parent sets the role in its environment).
+/// True in the --verify child: its job file (the `--job=<file>` it was started with) says so.
 bool in_verifier() {
-  const char* role = std::getenv(child_role_variable);
-  return role && std::string(role) == "verifier";
+  std::ifstream command_line("/proc/self/cmdline");
+  for (std::string argument; std::getline(command_line, argument, '\0');)
+    if (argument.rfind("--job=", 0) == 0)
+      return read_child_job_file(argument.substr(6)).role == child_role::verifier;
+  return false;  // run by hand: a timing child
 }
 
 /// `d` with `hook` run before each build (faults at construction).

@@ -25,8 +25,8 @@ const model_definition& torchbench_model(const std::string& name) {
   return *definition;
 }
 
-runner_options with_batch_size(std::optional<long long> batch_size) {
-  runner_options options;
+child_settings with_batch_size(std::optional<long long> batch_size) {
+  child_settings options;
   options.batch_size = batch_size;
   return options;
 }
@@ -138,7 +138,7 @@ std::string floating_dtype_of(const prepared_model& prepared) {
 TEST_CASE("prepare_model applies the precision rule to the module and its inputs (CPU)") {
   const model_definition* dummy = find_model("dummy", "dummy");
   REQUIRE(dummy != nullptr);
-  const runner_options options;
+  const child_settings options;
 
   const auto eval = prepare_model(*dummy, options, nullptr, experiment("eval"));
   CHECK(floating_dtype_of(eval) == "BFloat16");

@@ -1,7 +1,7 @@
 // The command line behaves as Python argparse does for the original runner's flags.
 #include "core/argparse.hpp"
 #include "core/directory_tree.hpp"
-#include "core/runner_options.hpp"
+#include "runner/runner_options.hpp"
 #include "runner/runner_cli.hpp"
 
 #include <doctest/doctest.h>

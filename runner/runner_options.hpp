@@ -79,7 +79,7 @@ struct runner_options {
   // under <export_dir>/<config name>/ (worker/numerics_export.hpp). Both empty: no export.
   std::string export_what;  // "input", "output" or "both"
   std::string export_dir;
-  double timestamp = 0;  // seconds since the epoch; the parent's is forwarded to its children
+  double timestamp = 0;  // seconds since the epoch; the parent's goes into its children's jobs
   // Scale-out on one host (runner/device_slots.hpp): one child per listed GPU at a time.
   std::string devices;         // --devices: "" (one child at a time, unpinned), "all", or "0,1,..."
   bool exclusive = false;      // --exclusive: one child on the host at a time, whatever --devices says
@@ -94,11 +94,15 @@ struct runner_options {
   bool slurm_wait = false;   // wait for the merge job, then print the summary table
   bool slurm_task = false;   // internal: this process is one array task (runs its partition)
   bool slurm_merge = false;  // internal: this process is the merge job
-  std::optional<std::string> experiment_config;  // child mode: the experiment as JSON
-  std::optional<std::string> model_config;       // child mode: the model as JSON
+  // One config run by hand (the `Run with ...` line's flags): runs it as a sweep's child would
+  // (runner/child_job_options.hpp) and appends its record to the results file.
+  std::optional<std::string> experiment_config;  // the experiment as JSON
+  std::optional<std::string> model_config;       // the model as JSON
   std::optional<std::string> matrix;             // the preset that supplied defaults, if any
+  // internal: --job=<file>, a sweep's child (core/child_job.hpp); it is then the only flag given
+  std::optional<std::string> job_file;
 
-  [[nodiscard]] bool is_child() const { return experiment_config || model_config; }
+  [[nodiscard]] bool runs_one_config_by_hand() const { return experiment_config || model_config; }
 };
 
 }  // namespace benchmatrix

@@ -1,0 +1,70 @@
+#include "runner/child_job_options.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace benchmatrix {
+
+child_job make_child_job(const runner_options& o, child_role role,
+                         const experiment_config& experiment, const std::string& model_name,
+                         const std::string& result_path) {
+  child_job job;
+  job.role = role;
+  job.suite_name = o.suite_name;
+  job.model_name = model_name;
+  job.experiment = experiment;
+  job.timestamp = o.timestamp;
+  job.result_path = result_path;
+  child_settings& s = job.settings;
+  s.repeat = o.repeat;
+  s.iterations_per_run = o.iterations_per_run;
+  s.pure_wall_time = o.pure_wall_time;
+  s.randomize_input = o.randomize_input;
+  s.collect_full_output = o.collect_full_output;
+  s.batch_size = o.batch_size;
+  s.disable_tf32 = o.disable_tf32;
+  s.matmul_precision = o.matmul_precision;
+  s.backend_library = o.backend_library;
+  s.cache_dir = o.cache_dir;
+  s.cold_start = o.cold_start;
+  s.verify_iterations = o.verify_iterations;
+  s.verify_tolerance = o.verify_tolerance;
+  s.verify_cosine_similarity = o.verify_cosine_similarity;
+  s.accuracy_metric = std::find(o.metrics.begin(), o.metrics.end(), "accuracy") != o.metrics.end();
+  s.accuracy_baseline = o.accuracy_baseline;
+  s.accuracy_rtol = o.accuracy_rtol;
+  s.accuracy_atol = o.accuracy_atol;
+  s.dump_pytorch_profiles = o.dump_pytorch_profiles;
+  s.profile_cuda_cpu = o.profile_cuda_cpu;
+  s.profile_cuda_cpu_individual_ops = o.profile_cuda_cpu_individual_ops;
+  s.profile_cupti = o.profile_cupti;
+  s.save_ir_format = o.save_ir_format;
+  s.dump_hlo = o.dump_hlo;
+  s.collect_dynamo_counters = o.collect_dynamo_counters;
+  s.dump_dynamo_counters = o.dump_dynamo_counters;
+  s.log_level = o.log_level;
+  s.output_dirname = o.output_dirname;
+  s.output_basename = o.output_basename;
+  s.save_output = o.save_output;
+  s.export_what = o.export_what;
+  s.export_dir = o.export_dir;
+  return job;
+}
+
+std::string model_config_name(const std::string& model_config) {
+  const auto d = parse_json(model_config, "--model-config");
+  if (!d.IsObject() || !d.HasMember("model_name") || !d["model_name"].IsString())
+    throw std::runtime_error("--model-config: expected {\"model_name\": \"<name>\"}, got " +
+                             model_config);
+  return d["model_name"].GetString();
+}
+
+child_job hand_run_job(const runner_options& o) {
+  if (!o.experiment_config || !o.model_config)
+    throw std::logic_error("hand_run_job: --experiment-config and --model-config are both needed");
+  return make_child_job(o, child_role::timing,
+                        experiment_config::from_config_json(*o.experiment_config),
+                        model_config_name(*o.model_config), /*result_path=*/"");
+}
+
+}  // namespace benchmatrix

@@ -1,0 +1,28 @@
+// The one mapping from experiment_runner's options to a child's job description
+// (core/child_job.hpp): the parent builds each child's job with it, and a config run by hand
+// (`--experiment-config=JSON --model-config=JSON`, the `Run with ...` line's flags) builds the same
+// job from its own command line.
+#pragma once
+
+#include "core/child_job.hpp"
+#include "runner/runner_options.hpp"
+
+#include <string>
+
+namespace benchmatrix {
+
+/// The job of one config: `options`' child settings, suite and timestamp, with the given role,
+/// experiment, model and result channel ("" for none: the child reports by itself).
+[[nodiscard]] child_job make_child_job(const runner_options& options, child_role role,
+                                       const experiment_config& experiment,
+                                       const std::string& model_name,
+                                       const std::string& result_path);
+
+/// The model name of --model-config ({"model_name": "<name>"}); throws on anything else.
+[[nodiscard]] std::string model_config_name(const std::string& model_config);
+
+/// The timing job of a config run by hand: options.experiment_config and options.model_config
+/// (both set) parsed, no result channel (the record is appended to the results file).
+[[nodiscard]] child_job hand_run_job(const runner_options& options);
+
+}  // namespace benchmatrix
