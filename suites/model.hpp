@@ -1,7 +1,19 @@
 // The model interface: what a suite provides for one model, and what the child gets when it builds one.
 //
-// Adding a model is one .cpp file in its suite folder that ends with BENCHMATRIX_REGISTER_MODEL, plus
-// its YAML entries (batch sizes, skips, tolerances) in configs/torchbench.yaml.
+// Adding a torchbench model takes:
+//  1. suites/torchbench/<name>.cpp, named as TorchBench names the model: the module (parameter names
+//     equal to the Python state_dict's, modules built in Python's order so that the CPU RNG draws
+//     match), a build function returning model_instance, and BENCHMATRIX_REGISTER_MODEL("torchbench",
+//     ...). Shared layers, init loops, ImageNet constants and the one-input model_instance are in
+//     suites/torchbench/torchbench_layers.hpp.
+//  2. Its line in benchmatrix_worker's source list in CMakeLists.txt (an OBJECT library, so that the
+//     static registrar reaches every executable).
+//  3. Its entry in tests/models/model_expectations.inc: model_zoo_test iterates the registry and fails
+//     for a model without one (parameter count, eval output shapes and dtypes).
+//  4. Its entries in configs/torchbench.yaml where it needs any: batch-size overrides, skips,
+//     tolerances, dont_change_batch_size (a model listed nowhere runs with its own defaults).
+// Where the model has a pip original (torchvision, timm, transformers), also add it to REFERENCES in
+// tests/models/test_reference_architectures.py, which compares parameter names and shapes.
 #pragma once
 
 #include "suites/model_catalog.hpp"

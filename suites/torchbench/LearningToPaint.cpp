@@ -43,7 +43,7 @@
 //
 // Batch sizes: DEFAULT_TRAIN_BSIZE 96, DEFAULT_EVAL_BSIZE 96, ALLOW_CUSTOMIZE_BSIZE True.
 
-#include "suites/model.hpp"
+#include "suites/torchbench/torchbench_layers.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -59,22 +59,22 @@ constexpr int64_t k_actions = 65;         // 5 strokes x 13 parameters
 constexpr int64_t k_blocks_per_layer = 2; // ResNet-18: BasicBlock counts [2, 2, 2, 2]
 constexpr int64_t k_pool_kernel = 4;      // F.avg_pool2d(x, 4) before fc
 
+/// actor.py's conv3x3 / 1x1 shortcut conv: bias-free, padding = kernel / 2.
 torch::nn::Conv2d conv_no_bias(int64_t in, int64_t out, int64_t kernel, int64_t stride) {
-  return torch::nn::Conv2d(
-      torch::nn::Conv2dOptions(in, out, kernel).stride(stride).padding(kernel / 2).bias(false));
+  return conv2d_no_bias(in, out, kernel, stride, kernel / 2);
 }
 
 class basic_block_impl : public torch::nn::Module {
 public:
   basic_block_impl(int64_t in_planes, int64_t planes, int64_t stride) {
     conv1 = register_module("conv1", conv_no_bias(in_planes, planes, 3, stride));
-    bn1 = register_module("bn1", torch::nn::BatchNorm2d(planes));
+    bn1 = register_module("bn1", batch_norm(planes));
     conv2 = register_module("conv2", conv_no_bias(planes, planes, 3, 1));
-    bn2 = register_module("bn2", torch::nn::BatchNorm2d(planes));
+    bn2 = register_module("bn2", batch_norm(planes));
     if (stride != 1 || in_planes != planes) {
-      shortcut = register_module("shortcut",
-                                 torch::nn::Sequential(conv_no_bias(in_planes, planes, 1, stride),
-                                                       torch::nn::BatchNorm2d(planes)));
+      shortcut = register_module(
+          "shortcut",
+          torch::nn::Sequential(conv_no_bias(in_planes, planes, 1, stride), batch_norm(planes)));
     }
   }
 
@@ -95,7 +95,7 @@ class paint_actor_impl : public torch::nn::Module {
 public:
   paint_actor_impl() {
     conv1 = register_module("conv1", conv_no_bias(k_state_channels, 64, 3, 2));
-    bn1 = register_module("bn1", torch::nn::BatchNorm2d(64));
+    bn1 = register_module("bn1", batch_norm(64));
     layer1 = register_module("layer1", make_layer(64));
     layer2 = register_module("layer2", make_layer(128));
     layer3 = register_module("layer3", make_layer(256));
@@ -144,18 +144,9 @@ torch::Tensor make_state(int64_t batch_size, torch::Device device) {
 }
 
 model_instance build_learning_to_paint(const model_build_options& options) {
-  auto model = paint_actor();
-  model->to(options.device);
-  model->train(options.training);
-
-  model_instance instance;
-  instance.module = model.ptr();
-  instance.batch_size = options.batch_size;
-  instance.example_inputs = {make_state(options.batch_size, options.device)};
-  instance.forward = [impl = model.ptr()](const model_inputs& inputs) -> c10::IValue {
-    return impl->forward(inputs.at(0).toTensor());
-  };
-  return instance;
+  return single_input_instance(paint_actor(), options, [&options] {
+    return make_state(options.batch_size, options.device);
+  });
 }
 
 model_definition make_learning_to_paint_definition() {

@@ -18,7 +18,7 @@
 // AlexNet is PyTorch's Conv2d/Linear defaults (no init loop), fine for timing. Modules are
 // constructed in torchvision's order, so on CPU the RNG draws match torchvision's.
 
-#include "suites/torchbench/image_classifier.hpp"
+#include "suites/torchbench/torchbench_layers.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -27,19 +27,12 @@
 namespace benchmatrix {
 namespace {
 
-constexpr int64_t k_image_size = 224;        // TorchVisionModel's input resolution (pixels)
-constexpr int64_t k_reduced_image_size = 64; // tests only: the smallest size above min_size 63
-constexpr int64_t k_pooled_size = 6;         // AdaptiveAvgPool2d((6, 6)) output (pixels)
-constexpr int64_t k_num_classes = 1000;      // ImageNet
-constexpr double k_dropout = 0.5;            // AlexNet(dropout=0.5)
+constexpr int64_t k_pooled_size = 6; // AdaptiveAvgPool2d((6, 6)) output (pixels)
+constexpr double k_dropout = 0.5;    // AlexNet(dropout=0.5)
 
 torch::nn::Conv2d conv(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t padding) {
   return torch::nn::Conv2d(
       torch::nn::Conv2dOptions(in, out, kernel).stride(stride).padding(padding));
-}
-
-torch::nn::ReLU relu_inplace() {
-  return torch::nn::ReLU(torch::nn::ReLUOptions().inplace(true));
 }
 
 torch::nn::MaxPool2d max_pool() {
@@ -74,7 +67,7 @@ public:
     classifier->push_back(torch::nn::Dropout(k_dropout));
     classifier->push_back(torch::nn::Linear(4096, 4096));
     classifier->push_back(relu_inplace());
-    classifier->push_back(torch::nn::Linear(4096, k_num_classes));
+    classifier->push_back(torch::nn::Linear(4096, k_imagenet_classes));
   }
 
   torch::Tensor forward(const torch::Tensor& x) {
@@ -88,7 +81,7 @@ public:
 TORCH_MODULE_IMPL(alexnet, alexnet_impl);
 
 model_instance build_alexnet(const model_build_options& options) {
-  return image_classifier_instance(alexnet(), options, options.reduced_inputs ? k_reduced_image_size : k_image_size);
+  return image_model_instance(alexnet(), options, imagenet_image_size(options));
 }
 
 model_definition make_alexnet_definition() {

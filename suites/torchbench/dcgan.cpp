@@ -36,7 +36,7 @@
 //
 // Batch sizes: DEFAULT_TRAIN_BSIZE 32, DEFAULT_EVAL_BSIZE 256, ALLOW_CUSTOMIZE_BSIZE True.
 
-#include "suites/model.hpp"
+#include "suites/torchbench/torchbench_layers.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -53,8 +53,7 @@ constexpr double k_init_std = 0.02;     // weights_init: N(0, 0.02) convs, N(1, 
 
 /// Conv2d with a 4x4 kernel and no bias, as every conv of netD.
 torch::nn::Conv2d conv4x4(int64_t in, int64_t out, int64_t stride, int64_t padding) {
-  return torch::nn::Conv2d(
-      torch::nn::Conv2dOptions(in, out, 4).stride(stride).padding(padding).bias(false));
+  return conv2d_no_bias(in, out, 4, stride, padding);
 }
 
 torch::nn::LeakyReLU leaky_relu() {
@@ -69,11 +68,11 @@ public:
         "main",
         torch::nn::Sequential(conv4x4(k_image_channels, k_features, 2, 1), leaky_relu(), // 0, 1
                               conv4x4(k_features, k_features * 2, 2, 1),                 // 2
-                              torch::nn::BatchNorm2d(k_features * 2), leaky_relu(),      // 3, 4
+                              batch_norm(k_features * 2), leaky_relu(),                  // 3, 4
                               conv4x4(k_features * 2, k_features * 4, 2, 1),             // 5
-                              torch::nn::BatchNorm2d(k_features * 4), leaky_relu(),      // 6, 7
+                              batch_norm(k_features * 4), leaky_relu(),                  // 6, 7
                               conv4x4(k_features * 4, k_features * 8, 2, 1),             // 8
-                              torch::nn::BatchNorm2d(k_features * 8), leaky_relu(),      // 9, 10
+                              batch_norm(k_features * 8), leaky_relu(),                  // 9, 10
                               conv4x4(k_features * 8, 1, 1, 0), torch::nn::Sigmoid()));  // 11, 12
 
     // TorchBench's weights_init via netD.apply (children in order; the containers match neither
@@ -95,20 +94,7 @@ public:
 TORCH_MODULE_IMPL(dcgan_discriminator, dcgan_discriminator_impl);
 
 model_instance build_dcgan(const model_build_options& options) {
-  auto model = dcgan_discriminator();
-  model->to(options.device);
-  model->train(options.training);
-
-  model_instance instance;
-  instance.module = model.ptr();
-  instance.batch_size = options.batch_size;
-  instance.example_inputs = {
-      torch::randn({options.batch_size, k_image_channels, k_image_size, k_image_size},
-                   torch::TensorOptions().dtype(torch::kFloat).device(options.device))};
-  instance.forward = [impl = model.ptr()](const model_inputs& inputs) -> c10::IValue {
-    return impl->forward(inputs.at(0).toTensor());
-  };
-  return instance;
+  return image_model_instance(dcgan_discriminator(), options, k_image_size);
 }
 
 model_definition make_dcgan_definition() {

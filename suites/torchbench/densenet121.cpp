@@ -23,7 +23,7 @@
 // 1 bias 0; classifier bias 0, weight the nn.Linear default), fine for timing. Modules are
 // constructed and initialised in torchvision's order, so on CPU the RNG draws match torchvision's.
 
-#include "suites/torchbench/image_classifier.hpp"
+#include "suites/torchbench/torchbench_layers.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -34,23 +34,10 @@
 namespace benchmatrix {
 namespace {
 
-constexpr int64_t k_image_size = 224;        // TorchVisionModel's input resolution (pixels)
-constexpr int64_t k_reduced_image_size = 64; // tests only: 2x2 feature maps in the last block
-constexpr int64_t k_num_classes = 1000;      // ImageNet
-constexpr int64_t k_growth_rate = 32;        // channels each dense layer adds (k in the paper)
-constexpr int64_t k_bn_size = 4;             // bottleneck width = k_bn_size * k_growth_rate
-constexpr int64_t k_num_init_features = 64;  // conv0 output channels
+constexpr int64_t k_growth_rate = 32;       // channels each dense layer adds (k in the paper)
+constexpr int64_t k_bn_size = 4;            // bottleneck width = k_bn_size * k_growth_rate
+constexpr int64_t k_num_init_features = 64; // conv0 output channels
 const std::vector<int64_t> k_block_config = {6, 12, 24, 16}; // dense layers per block
-
-torch::nn::BatchNorm2d batch_norm(int64_t channels) {
-  return torch::nn::BatchNorm2d(torch::nn::BatchNorm2dOptions(channels).eps(1e-5).momentum(0.1));
-}
-
-torch::nn::Conv2d conv_no_bias(int64_t in, int64_t out, int64_t kernel, int64_t stride,
-                               int64_t padding) {
-  return torch::nn::Conv2d(
-      torch::nn::Conv2dOptions(in, out, kernel).stride(stride).padding(padding).bias(false));
-}
 
 /// torchvision's _DenseLayer (memory_efficient=False, drop_rate 0).
 class dense_layer_impl : public torch::nn::Module {
@@ -58,10 +45,10 @@ public:
   explicit dense_layer_impl(int64_t num_input_features) {
     norm1 = register_module("norm1", batch_norm(num_input_features));
     conv1 = register_module("conv1",
-                            conv_no_bias(num_input_features, k_bn_size * k_growth_rate, 1, 1, 0));
+                            conv2d_no_bias(num_input_features, k_bn_size * k_growth_rate, 1, 1, 0));
     norm2 = register_module("norm2", batch_norm(k_bn_size * k_growth_rate));
     conv2 =
-        register_module("conv2", conv_no_bias(k_bn_size * k_growth_rate, k_growth_rate, 3, 1, 1));
+        register_module("conv2", conv2d_no_bias(k_bn_size * k_growth_rate, k_growth_rate, 3, 1, 1));
   }
 
   /// `previous_features`: the block input and the outputs of the earlier layers of the block.
@@ -104,7 +91,8 @@ class transition_impl : public torch::nn::Module {
 public:
   transition_impl(int64_t num_input_features, int64_t num_output_features) {
     norm = register_module("norm", batch_norm(num_input_features));
-    conv = register_module("conv", conv_no_bias(num_input_features, num_output_features, 1, 1, 0));
+    conv =
+        register_module("conv", conv2d_no_bias(num_input_features, num_output_features, 1, 1, 0));
   }
 
   torch::Tensor forward(const torch::Tensor& x) {
@@ -120,9 +108,9 @@ class densenet121_impl : public torch::nn::Module {
 public:
   densenet121_impl() {
     torch::nn::Sequential stack;
-    stack->push_back("conv0", conv_no_bias(3, k_num_init_features, 7, 2, 3));
+    stack->push_back("conv0", conv2d_no_bias(3, k_num_init_features, 7, 2, 3));
     stack->push_back("norm0", batch_norm(k_num_init_features));
-    stack->push_back("relu0", torch::nn::ReLU(torch::nn::ReLUOptions().inplace(true)));
+    stack->push_back("relu0", relu_inplace());
     stack->push_back("pool0",
                      torch::nn::MaxPool2d(torch::nn::MaxPool2dOptions(3).stride(2).padding(1)));
     int64_t num_features = k_num_init_features;
@@ -137,20 +125,12 @@ public:
     }
     stack->push_back("norm5", batch_norm(num_features));
     features = register_module("features", stack);
-    classifier = register_module("classifier", torch::nn::Linear(num_features, k_num_classes));
+    classifier = register_module("classifier", torch::nn::Linear(num_features, k_imagenet_classes));
 
-    // torchvision's "official init from torch repo" loop over self.modules(), in the same
-    // (pre-order) order; the classifier weight keeps the nn.Linear default drawn above.
-    for (const auto& module : modules(/*include_self=*/false)) {
-      if (auto* conv = module->as<torch::nn::Conv2d>()) {
-        torch::nn::init::kaiming_normal_(conv->weight); // a = 0, fan_in, leaky_relu gain
-      } else if (auto* bn = module->as<torch::nn::BatchNorm2d>()) {
-        torch::nn::init::constant_(bn->weight, 1.0);
-        torch::nn::init::constant_(bn->bias, 0.0);
-      } else if (auto* linear = module->as<torch::nn::Linear>()) {
-        torch::nn::init::constant_(linear->bias, 0.0);
-      }
-    }
+    // torchvision's "official init from torch repo" (conv kaiming_normal_ with its defaults:
+    // fan_in, gain sqrt(2); BN 1/0; classifier bias 0); the classifier weight keeps the nn.Linear
+    // default drawn above.
+    init_torchvision_weights(*this, conv_fan::fan_in, linear_init::zero_bias);
   }
 
   torch::Tensor forward(const torch::Tensor& x) {
@@ -165,7 +145,7 @@ public:
 TORCH_MODULE_IMPL(densenet121, densenet121_impl);
 
 model_instance build_densenet121(const model_build_options& options) {
-  return image_classifier_instance(densenet121(), options, options.reduced_inputs ? k_reduced_image_size : k_image_size);
+  return image_model_instance(densenet121(), options, imagenet_image_size(options));
 }
 
 model_definition make_densenet121_definition() {

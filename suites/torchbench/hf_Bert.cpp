@@ -37,7 +37,7 @@
 // same random numbers into a temporary (see draw_untied_decoder_init), so the weights and the
 // example input_ids equal the Python ones for the same seed.
 
-#include "suites/model.hpp"
+#include "suites/torchbench/torchbench_layers.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -369,23 +369,11 @@ public:
 TORCH_MODULE_IMPL(bert_for_masked_lm, bert_for_masked_lm_impl);
 
 model_instance build_hf_bert(const model_build_options& options) {
-  // Parameters are initialised on the CPU (the plain index tensors go straight to the device).
-  auto model = bert_for_masked_lm(options.device);
-  model->to(options.device);
-  model->train(options.training);
-
-  model_instance instance;
-  instance.module = model.ptr();
-  instance.batch_size = options.batch_size;
   const int64_t seq_len = options.reduced_inputs ? k_reduced_seq_len : k_seq_len;
-  // Drawn on the CPU, then moved, as TorchBench's torch.randint(...).to(device).
-  instance.example_inputs = {
-      torch::randint(0, k_vocab_size, {options.batch_size, seq_len}, torch::kLong)
-          .to(options.device)};
-  instance.forward = [impl = model.ptr()](const model_inputs& inputs) -> c10::IValue {
-    return impl->forward(inputs.at(0).toTensor());
-  };
-  return instance;
+  // Parameters are initialised on the CPU (the plain index tensors go straight to the device).
+  return single_input_instance(bert_for_masked_lm(options.device), options, [&] {
+    return random_tokens(0, k_vocab_size, options.batch_size, seq_len, options.device);
+  });
 }
 
 model_definition make_hf_bert_definition() {

@@ -27,7 +27,7 @@
 // equal TorchBench's for the same seed.
 // Deviation: HF's position_ids are arange(L) + past length (0); we skip the no-op `+ 0` kernel.
 
-#include "suites/model.hpp"
+#include "suites/torchbench/torchbench_layers.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -241,10 +241,6 @@ TORCH_MODULE_IMPL(gpt2_lm_head_model, gpt2_lm_head_model_impl);
 
 model_instance build_hf_gpt2(const model_build_options& options) {
   const gpt2_config config;
-  auto model = gpt2_lm_head_model(config);
-  model->to(options.device);
-  model->train(options.training);
-
   int64_t length = options.training ? k_train_length : k_eval_length;
   if (!options.training && options.device.is_cpu()) {
     length /= k_cpu_eval_slice;
@@ -253,17 +249,9 @@ model_instance build_hf_gpt2(const model_build_options& options) {
     length = k_reduced_length;
   }
 
-  model_instance instance;
-  instance.module = model.ptr();
-  instance.batch_size = options.batch_size;
-  // Drawn on the CPU and moved, as TorchBench does (randint(...).to(device)).
-  instance.example_inputs = {
-      torch::randint(0, config.vocab_size, {options.batch_size, length}, torch::kLong)
-          .to(options.device)};
-  instance.forward = [impl = model.ptr()](const model_inputs& inputs) -> c10::IValue {
-    return impl->forward(inputs.at(0).toTensor());
-  };
-  return instance;
+  return single_input_instance(gpt2_lm_head_model(config), options, [&] {
+    return random_tokens(0, config.vocab_size, options.batch_size, length, options.device);
+  });
 }
 
 model_definition make_hf_gpt2_definition() {

@@ -19,7 +19,7 @@
 // Modules are constructed in torchvision's order, so on CPU the RNG draws match torchvision's.
 // reduced_inputs (tests only): 64x64 images; the final feature map is then 2x2 instead of 7x7.
 
-#include "suites/torchbench/image_classifier.hpp"
+#include "suites/torchbench/torchbench_layers.hpp"
 
 #include <array>
 #include <cstdint>
@@ -29,12 +29,9 @@
 namespace benchmatrix {
 namespace {
 
-constexpr int64_t k_image_size = 224;        // TorchVisionModel's input resolution (pixels)
-constexpr int64_t k_reduced_image_size = 64; // reduced_inputs: 32x downsampling leaves 2x2
-constexpr int64_t k_num_classes = 1000;      // ImageNet
-constexpr int64_t k_stem_channels = 32;      // MobileNetV2's input_channel
-constexpr int64_t k_last_channel = 1280;     // MobileNetV2's last_channel
-constexpr double k_dropout = 0.2;            // classifier dropout probability
+constexpr int64_t k_stem_channels = 32;  // MobileNetV2's input_channel
+constexpr int64_t k_last_channel = 1280; // MobileNetV2's last_channel
+constexpr double k_dropout = 0.2;        // classifier dropout probability
 
 /// One row of torchvision's inverted_residual_setting: expansion t, output channels c, repeats n,
 /// stride s of the first repeat.
@@ -49,32 +46,11 @@ constexpr std::array<block_setting, 7> k_settings = {{{1, 16, 1, 1},
                                                       {6, 160, 3, 2},
                                                       {6, 320, 1, 1}}};
 
-torch::nn::BatchNorm2d batch_norm(int64_t channels) {
-  return torch::nn::BatchNorm2d(torch::nn::BatchNorm2dOptions(channels).eps(1e-5).momentum(0.1));
+/// torchvision's Conv2dNormActivation(..., activation_layer=nn.ReLU6) with PyTorch's default BN.
+conv_norm_activation conv_bn_relu6(int64_t in, int64_t out, int64_t kernel, int64_t stride,
+                                   int64_t groups) {
+  return conv_norm_activation(in, out, kernel, stride, groups, activation::relu6);
 }
-
-/// torchvision's Conv2dNormActivation(..., activation_layer=nn.ReLU6): bias-free conv with padding
-/// (kernel - 1) / 2 as "0", BatchNorm2d as "1", then ReLU6(inplace=True) (no parameters).
-class conv_bn_relu6_impl : public torch::nn::Module {
-public:
-  conv_bn_relu6_impl(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t groups) {
-    conv = register_module("0", torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, kernel)
-                                                      .stride(stride)
-                                                      .padding((kernel - 1) / 2)
-                                                      .groups(groups)
-                                                      .bias(false)));
-    bn = register_module("1", batch_norm(out));
-  }
-
-  torch::Tensor forward(const torch::Tensor& x) {
-    auto out = bn(conv(x));
-    return torch::relu6_(out);
-  }
-
-  torch::nn::Conv2d conv{nullptr};
-  torch::nn::BatchNorm2d bn{nullptr};
-};
-TORCH_MODULE_IMPL(conv_bn_relu6, conv_bn_relu6_impl);
 
 class inverted_residual_impl : public torch::nn::Module {
 public:
@@ -87,8 +63,7 @@ public:
     }
     layers->push_back(conv_bn_relu6(hidden_dim, hidden_dim, 3, stride, hidden_dim)); // depthwise
     // Linear pointwise projection: no activation.
-    layers->push_back(
-        torch::nn::Conv2d(torch::nn::Conv2dOptions(hidden_dim, oup, 1).stride(1).bias(false)));
+    layers->push_back(conv2d_no_bias(hidden_dim, oup, 1, 1, 0));
     layers->push_back(batch_norm(oup));
     conv = register_module("conv", layers);
   }
@@ -123,24 +98,11 @@ public:
     features = register_module("features", layers);
     classifier = register_module(
         "classifier", torch::nn::Sequential(torch::nn::Dropout(k_dropout),
-                                            torch::nn::Linear(k_last_channel, k_num_classes)));
+                                            torch::nn::Linear(k_last_channel, k_imagenet_classes)));
 
-    // torchvision's init loop over self.modules(), in the same (pre-order) order. kaiming_normal_'s
-    // default nonlinearity (leaky_relu, a = 0) has gain sqrt(2), as in Python.
-    for (const auto& module : modules(/*include_self=*/false)) {
-      if (auto* conv = module->as<torch::nn::Conv2d>()) {
-        torch::nn::init::kaiming_normal_(conv->weight, 0.0, torch::kFanOut);
-        if (conv->bias.defined()) {
-          torch::nn::init::zeros_(conv->bias);
-        }
-      } else if (auto* bn = module->as<torch::nn::BatchNorm2d>()) {
-        torch::nn::init::ones_(bn->weight);
-        torch::nn::init::zeros_(bn->bias);
-      } else if (auto* linear = module->as<torch::nn::Linear>()) {
-        torch::nn::init::normal_(linear->weight, 0.0, 0.01);
-        torch::nn::init::zeros_(linear->bias);
-      }
-    }
+    // torchvision's MobileNet init: conv kaiming_normal fan_out, bias 0; BN 1/0; Linear N(0, 0.01),
+    // bias 0.
+    init_torchvision_weights(*this, conv_fan::fan_out, linear_init::normal_std_0_01);
   }
 
   torch::Tensor forward(const torch::Tensor& x) {
@@ -154,7 +116,7 @@ public:
 TORCH_MODULE_IMPL(mobilenet_v2, mobilenet_v2_impl);
 
 model_instance build_mobilenet_v2(const model_build_options& options) {
-  return image_classifier_instance(mobilenet_v2(), options, options.reduced_inputs ? k_reduced_image_size : k_image_size);
+  return image_model_instance(mobilenet_v2(), options, imagenet_image_size(options));
 }
 
 model_definition make_mobilenet_v2_definition() {

@@ -24,7 +24,7 @@
 // draws match torchvision's.
 // reduced_inputs (tests only): 64x64 images; the final feature map is then 2x2 instead of 7x7.
 
-#include "suites/torchbench/image_classifier.hpp"
+#include "suites/torchbench/torchbench_layers.hpp"
 
 #include <algorithm>
 #include <array>
@@ -35,15 +35,10 @@
 namespace benchmatrix {
 namespace {
 
-constexpr int64_t k_image_size = 224;        // TorchVisionModel's input resolution (pixels)
-constexpr int64_t k_reduced_image_size = 64; // reduced_inputs: 32x downsampling leaves 2x2
-constexpr int64_t k_num_classes = 1000;      // ImageNet
-constexpr int64_t k_last_channel = 1280;     // classifier hidden width (_mobilenet_v3_conf's C5)
-constexpr double k_dropout = 0.2;            // classifier dropout probability
-constexpr double k_bn_eps = 0.001;           // MobileNetV3's norm_layer: BatchNorm2d(eps=0.001,
-constexpr double k_bn_momentum = 0.01;       //                                 momentum=0.01)
-
-enum class activation { none, relu, hardswish };
+constexpr int64_t k_last_channel = 1280; // classifier hidden width (_mobilenet_v3_conf's C5)
+constexpr double k_dropout = 0.2;        // classifier dropout probability
+constexpr double k_bn_eps = 0.001;       // MobileNetV3's norm_layer: BatchNorm2d(eps=0.001,
+constexpr double k_bn_momentum = 0.01;   //                                 momentum=0.01)
 
 /// One InvertedResidualConfig of _mobilenet_v3_conf("mobilenet_v3_large") (dilation 1 for all).
 struct block_config {
@@ -82,43 +77,11 @@ int64_t make_divisible(int64_t v, int64_t divisor) {
   return rounded;
 }
 
-/// torchvision's Conv2dNormActivation with MobileNetV3's BN: bias-free conv with padding
-/// (kernel - 1) / 2 as "0", BatchNorm2d as "1", then the in-place activation (no parameters).
-class conv_norm_activation_impl : public torch::nn::Module {
-public:
-  conv_norm_activation_impl(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t groups,
-                            activation act)
-      : m_activation(act) {
-    conv = register_module("0", torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, kernel)
-                                                      .stride(stride)
-                                                      .padding((kernel - 1) / 2)
-                                                      .groups(groups)
-                                                      .bias(false)));
-    bn = register_module(
-        "1", torch::nn::BatchNorm2d(
-                 torch::nn::BatchNorm2dOptions(out).eps(k_bn_eps).momentum(k_bn_momentum)));
-  }
-
-  torch::Tensor forward(const torch::Tensor& x) {
-    auto out = bn(conv(x));
-    switch (m_activation) {
-    case activation::relu:
-      return torch::relu_(out);
-    case activation::hardswish:
-      return torch::hardswish_(out);
-    case activation::none:
-      break;
-    }
-    return out;
-  }
-
-  torch::nn::Conv2d conv{nullptr};
-  torch::nn::BatchNorm2d bn{nullptr};
-
-private:
-  activation m_activation;
-};
-TORCH_MODULE_IMPL(conv_norm_activation, conv_norm_activation_impl);
+/// torchvision's Conv2dNormActivation with MobileNetV3's norm_layer (BN eps 0.001, momentum 0.01).
+conv_norm_activation conv_bn_act(int64_t in, int64_t out, int64_t kernel, int64_t stride,
+                                 int64_t groups, activation act) {
+  return conv_norm_activation(in, out, kernel, stride, groups, act, k_bn_eps, k_bn_momentum);
+}
 
 /// torchvision.ops.SqueezeExcitation(activation=ReLU, scale_activation=Hardsigmoid), both out of
 /// place as in Python.
@@ -147,17 +110,16 @@ public:
       : m_use_res_connect(cnf.stride == 1 && cnf.input_channels == cnf.out_channels) {
     torch::nn::Sequential layers;
     if (cnf.expanded_channels != cnf.input_channels) {
-      layers->push_back(
-          conv_norm_activation(cnf.input_channels, cnf.expanded_channels, 1, 1, 1, cnf.act));
+      layers->push_back(conv_bn_act(cnf.input_channels, cnf.expanded_channels, 1, 1, 1, cnf.act));
     }
-    layers->push_back(conv_norm_activation(cnf.expanded_channels, cnf.expanded_channels, cnf.kernel,
-                                           cnf.stride, cnf.expanded_channels, cnf.act));
+    layers->push_back(conv_bn_act(cnf.expanded_channels, cnf.expanded_channels, cnf.kernel,
+                                  cnf.stride, cnf.expanded_channels, cnf.act));
     if (cnf.use_se) {
       layers->push_back(
           squeeze_excitation(cnf.expanded_channels, make_divisible(cnf.expanded_channels / 4, 8)));
     }
     layers->push_back(
-        conv_norm_activation(cnf.expanded_channels, cnf.out_channels, 1, 1, 1, activation::none));
+        conv_bn_act(cnf.expanded_channels, cnf.out_channels, 1, 1, 1, activation::none));
     block = register_module("block", layers);
   }
 
@@ -181,14 +143,13 @@ public:
   mobilenet_v3_large_impl() {
     torch::nn::Sequential layers;
     layers->push_back(
-        conv_norm_activation(3, k_blocks.front().input_channels, 3, 2, 1, activation::hardswish));
+        conv_bn_act(3, k_blocks.front().input_channels, 3, 2, 1, activation::hardswish));
     for (const auto& cnf : k_blocks) {
       layers->push_back(inverted_residual(cnf));
     }
     const int64_t lastconv_input = k_blocks.back().out_channels;
     const int64_t lastconv_output = 6 * lastconv_input;
-    layers->push_back(
-        conv_norm_activation(lastconv_input, lastconv_output, 1, 1, 1, activation::hardswish));
+    layers->push_back(conv_bn_act(lastconv_input, lastconv_output, 1, 1, 1, activation::hardswish));
     features = register_module("features", layers);
     // Pushed one by one: the argument order of a variadic Sequential(...) call is unspecified in
     // C++ (GCC goes right to left), which would reorder the two Linears' CPU RNG draws.
@@ -196,25 +157,12 @@ public:
     head->push_back(torch::nn::Linear(lastconv_output, k_last_channel));
     head->push_back(torch::nn::Functional([](torch::Tensor x) { return torch::hardswish_(x); }));
     head->push_back(torch::nn::Dropout(torch::nn::DropoutOptions(k_dropout).inplace(true)));
-    head->push_back(torch::nn::Linear(k_last_channel, k_num_classes));
+    head->push_back(torch::nn::Linear(k_last_channel, k_imagenet_classes));
     classifier = register_module("classifier", head);
 
-    // torchvision's init loop over self.modules(), in the same (pre-order) order. kaiming_normal_'s
-    // default nonlinearity (leaky_relu, a = 0) has gain sqrt(2), as in Python.
-    for (const auto& module : modules(/*include_self=*/false)) {
-      if (auto* conv = module->as<torch::nn::Conv2d>()) {
-        torch::nn::init::kaiming_normal_(conv->weight, 0.0, torch::kFanOut);
-        if (conv->bias.defined()) {
-          torch::nn::init::zeros_(conv->bias);
-        }
-      } else if (auto* bn = module->as<torch::nn::BatchNorm2d>()) {
-        torch::nn::init::ones_(bn->weight);
-        torch::nn::init::zeros_(bn->bias);
-      } else if (auto* linear = module->as<torch::nn::Linear>()) {
-        torch::nn::init::normal_(linear->weight, 0.0, 0.01);
-        torch::nn::init::zeros_(linear->bias);
-      }
-    }
+    // torchvision's MobileNet init: conv kaiming_normal fan_out, bias 0; BN 1/0; Linear N(0, 0.01),
+    // bias 0.
+    init_torchvision_weights(*this, conv_fan::fan_out, linear_init::normal_std_0_01);
   }
 
   torch::Tensor forward(const torch::Tensor& x) {
@@ -228,7 +176,7 @@ public:
 TORCH_MODULE_IMPL(mobilenet_v3_large, mobilenet_v3_large_impl);
 
 model_instance build_mobilenet_v3_large(const model_build_options& options) {
-  return image_classifier_instance(mobilenet_v3_large(), options, options.reduced_inputs ? k_reduced_image_size : k_image_size);
+  return image_model_instance(mobilenet_v3_large(), options, imagenet_image_size(options));
 }
 
 model_definition make_mobilenet_v3_large_definition() {

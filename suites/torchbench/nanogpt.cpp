@@ -25,7 +25,7 @@
 // Dropout is 0.0 everywhere (embedding, attention, residual): the Python modules are no-ops in both
 // modes and launch no kernel, so they are left out.
 
-#include "suites/model.hpp"
+#include "suites/torchbench/torchbench_layers.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -160,7 +160,8 @@ public:
     x = transformer->ln_f(x);
     // x[:, [-1], :] keeps the time dim; the slice -1: selects the same values without Python's
     // host-side index tensor, whose copy to the GPU is a sync that CUDA graph capture forbids.
-    const auto last = x.index({torch::indexing::Slice(), torch::indexing::Slice(-1, torch::indexing::None)});
+    const auto last =
+        x.index({torch::indexing::Slice(), torch::indexing::Slice(-1, torch::indexing::None)});
     return torch::linear(last, transformer->wte->weight); // lm_head, tied to wte
   }
 
@@ -202,22 +203,10 @@ TORCH_MODULE_IMPL(gpt, gpt_impl);
 
 model_instance build_nanogpt(const model_build_options& options) {
   const gpt_config config;
-  auto model = gpt(config);
-  model->to(options.device);
-  model->train(options.training);
-
   const int64_t prompt_size = options.reduced_inputs ? k_reduced_prompt_size : k_prompt_size;
-  model_instance instance;
-  instance.module = model.ptr();
-  instance.batch_size = options.batch_size;
-  // Drawn on the CPU and moved, as TorchBench does (randint(...).to(device)).
-  instance.example_inputs = {
-      torch::randint(1, config.vocab_size, {options.batch_size, prompt_size}, torch::kLong)
-          .to(options.device)};
-  instance.forward = [impl = model.ptr()](const model_inputs& inputs) -> c10::IValue {
-    return impl->forward(inputs.at(0).toTensor());
-  };
-  return instance;
+  return single_input_instance(gpt(config), options, [&] {
+    return random_tokens(1, config.vocab_size, options.batch_size, prompt_size, options.device);
+  });
 }
 
 model_definition make_nanogpt_definition() {

@@ -15,27 +15,20 @@
 // Modules are constructed in torchvision's order, so on CPU the RNG draws match torchvision's.
 // reduced_inputs (tests only): 64x64 images; the final feature map is then 2x2 instead of 7x7.
 
-#include "suites/torchbench/image_classifier.hpp"
+#include "suites/torchbench/torchbench_layers.hpp"
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <torch/torch.h>
+#include <utility>
 
 namespace benchmatrix {
 namespace {
 
-constexpr int64_t k_image_size = 224;        // TorchVisionModel's input resolution (pixels)
-constexpr int64_t k_reduced_image_size = 64; // reduced_inputs: 32x downsampling leaves 2x2
-constexpr int64_t k_num_classes = 1000;      // ImageNet
-
-/// conv3x3 / conv1x1 of torchvision: bias-free, padding = kernel / 2, dilation 1, groups 1.
+/// torchvision's conv3x3 / conv1x1: bias-free, padding = kernel / 2, dilation 1, groups 1.
 torch::nn::Conv2d conv_no_bias(int64_t in, int64_t out, int64_t kernel, int64_t stride) {
-  return torch::nn::Conv2d(
-      torch::nn::Conv2dOptions(in, out, kernel).stride(stride).padding(kernel / 2).bias(false));
-}
-
-torch::nn::BatchNorm2d batch_norm(int64_t channels) {
-  return torch::nn::BatchNorm2d(torch::nn::BatchNorm2dOptions(channels).eps(1e-5).momentum(0.1));
+  return conv2d_no_bias(in, out, kernel, stride, kernel / 2);
 }
 
 class basic_block_impl : public torch::nn::Module {
@@ -70,68 +63,17 @@ private:
 };
 TORCH_MODULE_IMPL(basic_block, basic_block_impl);
 
-class resnet18_impl : public torch::nn::Module {
-public:
-  resnet18_impl() {
-    conv1 = register_module(
-        "conv1",
-        torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 64, 7).stride(2).padding(3).bias(false)));
-    bn1 = register_module("bn1", batch_norm(64));
-    layer1 = register_module("layer1", make_layer(64, 2, 1));
-    layer2 = register_module("layer2", make_layer(128, 2, 2));
-    layer3 = register_module("layer3", make_layer(256, 2, 2));
-    layer4 = register_module("layer4", make_layer(512, 2, 2));
-    fc = register_module("fc", torch::nn::Linear(512, k_num_classes));
-
-    // torchvision's init loop over self.modules(), in the same (pre-order) order; fc keeps the
-    // nn.Linear default, drawn at construction above.
-    for (const auto& module : modules(/*include_self=*/false)) {
-      if (auto* conv = module->as<torch::nn::Conv2d>()) {
-        torch::nn::init::kaiming_normal_(conv->weight, 0.0, torch::kFanOut, torch::kReLU);
-      } else if (auto* bn = module->as<torch::nn::BatchNorm2d>()) {
-        torch::nn::init::constant_(bn->weight, 1.0);
-        torch::nn::init::constant_(bn->bias, 0.0);
-      }
-    }
-  }
-
-  torch::Tensor forward(const torch::Tensor& x) {
-    auto out = bn1(conv1(x));
-    torch::relu_(out);
-    out = torch::max_pool2d(out, /*kernel_size=*/3, /*stride=*/2, /*padding=*/1);
-    out = layer4->forward(layer3->forward(layer2->forward(layer1->forward(out))));
-    out = torch::adaptive_avg_pool2d(out, {1, 1}).flatten(1);
-    return fc(out);
-  }
-
-  torch::nn::Conv2d conv1{nullptr};
-  torch::nn::BatchNorm2d bn1{nullptr};
-  torch::nn::Sequential layer1{nullptr}, layer2{nullptr}, layer3{nullptr}, layer4{nullptr};
-  torch::nn::Linear fc{nullptr};
-
-private:
-  /// torchvision's ResNet._make_layer: the downsample is built before the first block (RNG order).
-  torch::nn::Sequential make_layer(int64_t planes, int64_t blocks, int64_t stride) {
-    torch::nn::Sequential downsample{nullptr};
-    if (stride != 1 || m_inplanes != planes) {
-      downsample =
-          torch::nn::Sequential(conv_no_bias(m_inplanes, planes, 1, stride), batch_norm(planes));
-    }
-    torch::nn::Sequential layer;
-    layer->push_back(basic_block(m_inplanes, planes, stride, downsample));
-    m_inplanes = planes;
-    for (int64_t i = 1; i < blocks; ++i) {
-      layer->push_back(basic_block(m_inplanes, planes, 1, torch::nn::Sequential{nullptr}));
-    }
-    return layer;
-  }
-
-  int64_t m_inplanes = 64; // input channels of the next block (torchvision's self.inplanes)
-};
-TORCH_MODULE_IMPL(resnet18, resnet18_impl);
+/// torchvision's resnet18: ResNet(BasicBlock, [2, 2, 2, 2]).
+torchvision_resnet resnet18() {
+  return torchvision_resnet(
+      [](int64_t inplanes, int64_t planes, int64_t stride, torch::nn::Sequential downsample) {
+        return torch::nn::AnyModule(basic_block(inplanes, planes, stride, std::move(downsample)));
+      },
+      /*block_expansion=*/1, std::array<int64_t, 4>{2, 2, 2, 2});
+}
 
 model_instance build_resnet18(const model_build_options& options) {
-  return image_classifier_instance(resnet18(), options, options.reduced_inputs ? k_reduced_image_size : k_image_size);
+  return image_model_instance(resnet18(), options, imagenet_image_size(options));
 }
 
 model_definition make_resnet18_definition() {

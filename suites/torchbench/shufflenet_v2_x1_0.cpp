@@ -23,7 +23,7 @@
 // in torchvision's order, so on CPU the RNG draws match torchvision's.
 // reduced_inputs (tests only): 64x64 images; the final feature map is then 2x2 instead of 7x7.
 
-#include "suites/torchbench/image_classifier.hpp"
+#include "suites/torchbench/torchbench_layers.hpp"
 
 #include <array>
 #include <cstdint>
@@ -33,32 +33,17 @@
 namespace benchmatrix {
 namespace {
 
-constexpr int64_t k_image_size = 224;        // TorchVisionModel's input resolution (pixels)
-constexpr int64_t k_reduced_image_size = 64; // reduced_inputs: 32x downsampling leaves 2x2
-constexpr int64_t k_num_classes = 1000;      // ImageNet
 constexpr std::array<int64_t, 3> k_stages_repeats = {4, 8, 4};
 constexpr std::array<int64_t, 5> k_stages_out_channels = {24, 116, 232, 464, 1024};
 constexpr int64_t k_shuffle_groups = 2;
 
 torch::nn::Conv2d conv1x1(int64_t in, int64_t out) {
-  return torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, 1).stride(1).padding(0).bias(false));
+  return conv2d_no_bias(in, out, 1, 1, 0);
 }
 
 /// InvertedResidual.depthwise_conv: 3x3, padding 1, groups = channels, no bias.
 torch::nn::Conv2d depthwise_conv3x3(int64_t channels, int64_t stride) {
-  return torch::nn::Conv2d(torch::nn::Conv2dOptions(channels, channels, 3)
-                               .stride(stride)
-                               .padding(1)
-                               .groups(channels)
-                               .bias(false));
-}
-
-torch::nn::BatchNorm2d batch_norm(int64_t channels) {
-  return torch::nn::BatchNorm2d(torch::nn::BatchNorm2dOptions(channels).eps(1e-5).momentum(0.1));
-}
-
-torch::nn::ReLU relu_inplace() {
-  return torch::nn::ReLU(torch::nn::ReLUOptions(/*inplace=*/true));
+  return conv2d_no_bias(channels, channels, 3, stride, 1, /*groups=*/channels);
 }
 
 /// torchvision's channel_shuffle (renamed: at::channel_shuffle is an ATen op found by ADL; the
@@ -124,12 +109,8 @@ public:
     int64_t input_channels = 3;
     int64_t output_channels = k_stages_out_channels[0];
     conv1 = register_module(
-        "conv1", torch::nn::Sequential(
-                     torch::nn::Conv2d(torch::nn::Conv2dOptions(input_channels, output_channels, 3)
-                                           .stride(2)
-                                           .padding(1)
-                                           .bias(false)),
-                     batch_norm(output_channels), relu_inplace()));
+        "conv1", torch::nn::Sequential(conv2d_no_bias(input_channels, output_channels, 3, 2, 1),
+                                       batch_norm(output_channels), relu_inplace()));
     input_channels = output_channels;
 
     const std::array<const char*, 3> stage_names = {"stage2", "stage3", "stage4"};
@@ -148,7 +129,7 @@ public:
     conv5 = register_module("conv5",
                             torch::nn::Sequential(conv1x1(input_channels, output_channels),
                                                   batch_norm(output_channels), relu_inplace()));
-    fc = register_module("fc", torch::nn::Linear(output_channels, k_num_classes));
+    fc = register_module("fc", torch::nn::Linear(output_channels, k_imagenet_classes));
   }
 
   torch::Tensor forward(const torch::Tensor& x) {
@@ -169,7 +150,7 @@ public:
 TORCH_MODULE_IMPL(shufflenet_v2_x1_0, shufflenet_v2_x1_0_impl);
 
 model_instance build_shufflenet_v2_x1_0(const model_build_options& options) {
-  return image_classifier_instance(shufflenet_v2_x1_0(), options, options.reduced_inputs ? k_reduced_image_size : k_image_size);
+  return image_model_instance(shufflenet_v2_x1_0(), options, imagenet_image_size(options));
 }
 
 model_definition make_shufflenet_v2_x1_0_definition() {

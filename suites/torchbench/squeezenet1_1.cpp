@@ -21,7 +21,7 @@
 // timing. Modules are constructed and initialised in torchvision's order, so on CPU the RNG draws
 // match torchvision's.
 
-#include "suites/torchbench/image_classifier.hpp"
+#include "suites/torchbench/torchbench_layers.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -30,14 +30,7 @@
 namespace benchmatrix {
 namespace {
 
-constexpr int64_t k_image_size = 224;        // TorchVisionModel's input resolution (pixels)
-constexpr int64_t k_reduced_image_size = 64; // tests only: 3x3 feature maps after the last pool
-constexpr int64_t k_num_classes = 1000;      // ImageNet
-constexpr double k_dropout = 0.5;            // SqueezeNet(dropout=0.5)
-
-torch::nn::ReLU relu_inplace() {
-  return torch::nn::ReLU(torch::nn::ReLUOptions().inplace(true));
-}
+constexpr double k_dropout = 0.5; // SqueezeNet(dropout=0.5)
 
 torch::nn::MaxPool2d max_pool_ceil() {
   return torch::nn::MaxPool2d(torch::nn::MaxPool2dOptions(3).stride(2).ceil_mode(true));
@@ -87,7 +80,7 @@ public:
     features->push_back(fire(512, 64, 256, 256));
 
     // The final convolution is initialised differently from the rest (see below).
-    torch::nn::Conv2d final_conv(torch::nn::Conv2dOptions(512, k_num_classes, 1));
+    torch::nn::Conv2d final_conv(torch::nn::Conv2dOptions(512, k_imagenet_classes, 1));
     classifier = register_module("classifier", torch::nn::Sequential());
     classifier->push_back(torch::nn::Dropout(k_dropout));
     classifier->push_back(final_conv);
@@ -116,7 +109,7 @@ public:
 TORCH_MODULE_IMPL(squeezenet1_1, squeezenet1_1_impl);
 
 model_instance build_squeezenet1_1(const model_build_options& options) {
-  return image_classifier_instance(squeezenet1_1(), options, options.reduced_inputs ? k_reduced_image_size : k_image_size);
+  return image_model_instance(squeezenet1_1(), options, imagenet_image_size(options));
 }
 
 model_definition make_squeezenet1_1_definition() {

@@ -35,7 +35,7 @@
 //
 // Batch sizes: DEFAULT_TRAIN_BSIZE 32, DEFAULT_EVAL_BSIZE 64, ALLOW_CUSTOMIZE_BSIZE True.
 
-#include "suites/model.hpp"
+#include "suites/torchbench/torchbench_layers.hpp"
 
 #include <array>
 #include <cmath>
@@ -47,11 +47,8 @@
 namespace benchmatrix {
 namespace {
 
-constexpr int64_t k_image_size = 224;        // default_cfg input_size (pixels)
-constexpr int64_t k_reduced_image_size = 64; // reduced_inputs (tests only)
 constexpr int64_t k_stem_channels = 32;
 constexpr int64_t k_head_channels = 1280;  // num_features
-constexpr int64_t k_num_classes = 1000;    // ImageNet
 constexpr int64_t k_se_divisor = 4;        // se_ratio 0.25 of the block input channels
 constexpr int64_t k_se_probe_channels = 8; // the SE that EfficientNetBuilder builds and drops
 
@@ -78,16 +75,7 @@ constexpr std::array<stage_spec, 7> k_stages = {{
 /// timm's create_conv2d with padding '': bias-free, symmetric padding get_padding(k, s).
 torch::nn::Conv2d conv(int64_t in, int64_t out, int64_t kernel, int64_t stride = 1,
                        int64_t groups = 1) {
-  return torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, kernel)
-                               .stride(stride)
-                               .padding(((stride - 1) + (kernel - 1)) / 2)
-                               .groups(groups)
-                               .bias(false));
-}
-
-/// BatchNormAct2d's norm part (timm's default BN args: eps 1e-5, momentum 0.1).
-torch::nn::BatchNorm2d batch_norm(int64_t channels) {
-  return torch::nn::BatchNorm2d(torch::nn::BatchNorm2dOptions(channels).eps(1e-5).momentum(0.1));
+  return conv2d_no_bias(in, out, kernel, stride, ((stride - 1) + (kernel - 1)) / 2, groups);
 }
 
 /// SiLU(inplace=True) on a fresh tensor (timm's BatchNormAct2d and SE activations).
@@ -205,7 +193,8 @@ public:
 
     conv_head = register_module("conv_head", conv(in, k_head_channels, 1));
     bn2 = register_module("bn2", batch_norm(k_head_channels));
-    classifier = register_module("classifier", torch::nn::Linear(k_head_channels, k_num_classes));
+    classifier =
+        register_module("classifier", torch::nn::Linear(k_head_channels, k_imagenet_classes));
 
     // timm's efficientnet_init_weights: _init_weight_goog over named_modules() (pre-order, the
     // order used here), with fix_group_fanout.
@@ -250,21 +239,7 @@ private:
 TORCH_MODULE_IMPL(efficientnet_b0, efficientnet_b0_impl);
 
 model_instance build_timm_efficientnet(const model_build_options& options) {
-  auto model = efficientnet_b0();
-  model->to(options.device);
-  model->train(options.training);
-
-  const int64_t size = options.reduced_inputs ? k_reduced_image_size : k_image_size;
-  model_instance instance;
-  instance.module = model.ptr();
-  instance.batch_size = options.batch_size;
-  instance.example_inputs = {
-      torch::randn({options.batch_size, 3, size, size},
-                   torch::TensorOptions().dtype(torch::kFloat).device(options.device))};
-  instance.forward = [impl = model.ptr()](const model_inputs& inputs) -> c10::IValue {
-    return impl->forward(inputs.at(0).toTensor());
-  };
-  return instance;
+  return image_model_instance(efficientnet_b0(), options, imagenet_image_size(options));
 }
 
 model_definition make_timm_efficientnet_definition() {

@@ -23,7 +23,7 @@
 // (children first, as timm's named_apply), while the patch Conv2d and LayerNorms keep PyTorch's
 // defaults. Modules are constructed and initialised in timm's order, so on CPU the RNG draws match.
 
-#include "suites/torchbench/image_classifier.hpp"
+#include "suites/torchbench/torchbench_layers.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -34,14 +34,14 @@
 namespace benchmatrix {
 namespace {
 
-constexpr int64_t k_image_size = 224; // default_cfg input_size (3, 224, 224), fixed
-constexpr int64_t k_patch_size = 16;  // pixels per patch side
+constexpr int64_t k_patch_size = 16; // pixels per patch side
 constexpr int64_t k_embed_dim = 384;
 constexpr int64_t k_depth = 12;
 constexpr int64_t k_num_heads = 6;
 constexpr int64_t k_mlp_hidden = 4 * k_embed_dim; // mlp_ratio 4
-constexpr int64_t k_num_classes = 1000;
-constexpr int64_t k_num_patches = (k_image_size / k_patch_size) * (k_image_size / k_patch_size);
+// default_cfg input_size (3, 224, 224), fixed: the position embedding is for 14 x 14 patches.
+constexpr int64_t k_num_patches =
+    (k_imagenet_image_size / k_patch_size) * (k_imagenet_image_size / k_patch_size);
 constexpr double k_layer_norm_eps = 1e-6; // timm's LayerNorm default
 constexpr double k_init_std = 0.02;
 
@@ -144,7 +144,7 @@ public:
       blocks->push_back(m_blocks.back());
     }
     norm = register_module("norm", layer_norm());
-    head = register_module("head", torch::nn::Linear(k_embed_dim, k_num_classes));
+    head = register_module("head", torch::nn::Linear(k_embed_dim, k_imagenet_classes));
     init_weights();
   }
 
@@ -188,7 +188,7 @@ private:
 TORCH_MODULE_IMPL(vision_transformer, vision_transformer_impl);
 
 model_instance build_timm_vision_transformer(const model_build_options& options) {
-  return image_classifier_instance(vision_transformer(), options, k_image_size);
+  return image_model_instance(vision_transformer(), options, k_imagenet_image_size);
 }
 
 model_definition make_timm_vision_transformer_definition() {

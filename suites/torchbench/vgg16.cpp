@@ -18,7 +18,7 @@
 // bias 0), fine for timing. Modules are constructed and initialised in torchvision's order, so on
 // CPU the RNG draws match torchvision's.
 
-#include "suites/torchbench/image_classifier.hpp"
+#include "suites/torchbench/torchbench_layers.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -28,12 +28,9 @@
 namespace benchmatrix {
 namespace {
 
-constexpr int64_t k_image_size = 224;        // TorchVisionModel's input resolution (pixels)
-constexpr int64_t k_reduced_image_size = 64; // tests only: 2x2 feature maps after the last pool
-constexpr int64_t k_pooled_size = 7;         // AdaptiveAvgPool2d((7, 7)) output (pixels)
-constexpr int64_t k_num_classes = 1000;      // ImageNet
-constexpr double k_dropout = 0.5;            // VGG(dropout=0.5)
-constexpr int64_t k_max_pool = 0;            // "M" in torchvision's cfgs
+constexpr int64_t k_pooled_size = 7; // AdaptiveAvgPool2d((7, 7)) output (pixels)
+constexpr double k_dropout = 0.5;    // VGG(dropout=0.5)
+constexpr int64_t k_max_pool = 0;    // "M" in torchvision's cfgs
 
 /// torchvision's cfgs["D"]: conv output widths, k_max_pool for a 2x2/2 maxpool.
 // clang-format off
@@ -43,10 +40,6 @@ const std::vector<int64_t> k_config_d = {64, 64, k_max_pool,
                                          512, 512, 512, k_max_pool,
                                          512, 512, 512, k_max_pool};
 // clang-format on
-
-torch::nn::ReLU relu_inplace() {
-  return torch::nn::ReLU(torch::nn::ReLUOptions().inplace(true));
-}
 
 /// torchvision's make_layers(cfg, batch_norm=False).
 torch::nn::Sequential make_layers(const std::vector<int64_t>& config) {
@@ -78,18 +71,11 @@ public:
     classifier->push_back(torch::nn::Linear(4096, 4096));
     classifier->push_back(relu_inplace());
     classifier->push_back(torch::nn::Dropout(k_dropout));
-    classifier->push_back(torch::nn::Linear(4096, k_num_classes));
+    classifier->push_back(torch::nn::Linear(4096, k_imagenet_classes));
 
-    // VGG's init_weights loop over self.modules(), in the same (pre-order) order.
-    for (const auto& module : modules(/*include_self=*/false)) {
-      if (auto* conv = module->as<torch::nn::Conv2d>()) {
-        torch::nn::init::kaiming_normal_(conv->weight, 0.0, torch::kFanOut, torch::kReLU);
-        torch::nn::init::constant_(conv->bias, 0.0);
-      } else if (auto* linear = module->as<torch::nn::Linear>()) {
-        torch::nn::init::normal_(linear->weight, 0.0, 0.01);
-        torch::nn::init::constant_(linear->bias, 0.0);
-      }
-    }
+    // VGG's init_weights (conv kaiming_normal fan_out/relu, bias 0; Linear N(0, 0.01), bias 0;
+    // vgg16 has no BatchNorm).
+    init_torchvision_weights(*this, conv_fan::fan_out, linear_init::normal_std_0_01);
   }
 
   torch::Tensor forward(const torch::Tensor& x) {
@@ -103,7 +89,7 @@ public:
 TORCH_MODULE_IMPL(vgg16, vgg16_impl);
 
 model_instance build_vgg16(const model_build_options& options) {
-  return image_classifier_instance(vgg16(), options, options.reduced_inputs ? k_reduced_image_size : k_image_size);
+  return image_model_instance(vgg16(), options, imagenet_image_size(options));
 }
 
 model_definition make_vgg16_definition() {
