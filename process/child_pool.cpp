@@ -2,9 +2,8 @@
 
 #include "core/directory_tree.hpp"
 
-#include <stdlib.h>
-
 #include <stdexcept>
+#include <stdlib.h>
 #include <thread>
 
 namespace benchmatrix {
@@ -22,25 +21,24 @@ std::filesystem::path make_scratch_directory(const std::string& prefix) {
   return pattern;
 }
 
-}  // namespace
+} // namespace
 
 child_pool::child_pool(seconds grace, const std::string& scratch_prefix) : m_grace(grace) {
-  if (!scratch_prefix.empty()) m_scratch = make_scratch_directory(scratch_prefix);
+  if (!scratch_prefix.empty())
+    m_scratch = make_scratch_directory(scratch_prefix);
   try {
     m_janitor = std::make_unique<parent_death_janitor>(m_scratch);
   } catch (...) {
-    if (!m_scratch.empty()) remove_tree(m_scratch.string());
+    if (!m_scratch.empty())
+      remove_tree(m_scratch.string());
     throw;
   }
 }
 
 child_pool::~child_pool() {
-  for (auto& [id, child] : m_children) {
-    (void)id;
-    child.process.reset();  // SIGKILL to the group, then reaped
-  }
-  m_children.clear();
-  if (!m_scratch.empty()) remove_tree(m_scratch.string());
+  m_children.clear(); // each child_process SIGKILLs its group and reaps the child
+  if (!m_scratch.empty())
+    remove_tree(m_scratch.string());
   m_janitor.reset();
 }
 
@@ -71,7 +69,8 @@ std::vector<child_pool::ended> child_pool::reap() {
     const auto now = std::chrono::steady_clock::now();
     const bool timed_out = !exit && now >= it->second.deadline;
     const double seconds = std::chrono::duration<double>(now - process.started()).count();
-    if (timed_out) exit = process.terminate(m_grace);
+    if (timed_out)
+      exit = process.terminate(m_grace);
     if (!exit) {
       ++it;
       continue;
@@ -102,7 +101,8 @@ child_pool::ended child_pool::run(const std::vector<std::string>& argv,
   const child_id id = start(argv, environment, stdout_path, stderr_path, timeout);
   for (;;) {
     for (auto& e : collect(std::chrono::milliseconds(100)))
-      if (e.id == id) return e;
+      if (e.id == id)
+        return e;
   }
 }
 
@@ -122,4 +122,4 @@ std::chrono::steady_clock::time_point child_pool::started(child_id id) const {
   return it->second.process->started();
 }
 
-}  // namespace benchmatrix
+} // namespace benchmatrix

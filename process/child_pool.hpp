@@ -30,19 +30,20 @@ public:
   struct ended {
     child_id id = 0;
     child_exit exit;
-    bool timed_out = false;  // it ran past its timeout and was stopped (SIGTERM, grace, SIGKILL)
-    double seconds = 0;      // from its start until its end (or its deadline) was seen
+    bool timed_out = false; // it ran past its timeout and was stopped (SIGTERM, grace, SIGKILL)
+    double seconds = 0;     // from its start until its end (or its deadline) was seen
   };
 
   /// `grace`: how long a stopped child's group has between SIGTERM and SIGKILL.
-  /// `scratch_prefix`: when not empty, a fresh directory <temp dir>/<prefix>XXXXXX (TMPDIR honoured)
-  /// that scratch() names, removed on every exit path: by the destructor, or by the janitor when
-  /// this process is killed. Throws std::runtime_error when the directory or janitor cannot be made.
+  /// `scratch_prefix`: when not empty, a fresh directory <temp dir>/<prefix>XXXXXX (TMPDIR
+  /// honoured) that scratch() names, removed on every exit path: by the destructor, or by the
+  /// janitor when this process is killed. Throws std::runtime_error when the directory or janitor
+  /// cannot be made.
   explicit child_pool(seconds grace, const std::string& scratch_prefix = "");
   /// Kills every child still running (the whole group, SIGKILL), reaps it, removes the scratch
   /// directory and dismisses the janitor.
   ~child_pool();
-  child_pool(const child_pool&) = delete;  // owns children, a directory and the janitor
+  child_pool(const child_pool&) = delete; // owns children, a directory and the janitor
   child_pool& operator=(const child_pool&) = delete;
 
   /// The scratch directory; empty when the pool was made without a prefix.
@@ -63,7 +64,8 @@ public:
             const std::map<std::string, std::string>& environment,
             const std::filesystem::path& stdout_path, const std::filesystem::path& stderr_path,
             seconds timeout);
-  /// Stops a running child now (SIGTERM to its group, the grace period, SIGKILL); it leaves the pool.
+  /// Stops a running child now (SIGTERM to its group, the grace period, SIGKILL); it leaves the
+  /// pool.
   child_exit stop(child_id id);
 
   [[nodiscard]] std::chrono::steady_clock::time_point started(child_id id) const;
@@ -81,8 +83,8 @@ private:
   seconds m_grace;
   std::filesystem::path m_scratch;
   std::unique_ptr<parent_death_janitor> m_janitor;
-  std::map<child_id, member> m_children;  // ordered by id: ended children come back in start order
+  std::map<child_id, member> m_children; // ordered by id: ended children come back in start order
   child_id m_next_id = 1;
 };
 
-}  // namespace benchmatrix
+} // namespace benchmatrix

@@ -63,7 +63,7 @@ child_process::child_process(const std::vector<std::string>& argv,
   const bool own_group = group == process_group::own;
   // Between fork and exec (async-signal-safe calls only): the group, then the parent-death signal.
   // SIGKILL, not SIGTERM: a child that ignores SIGTERM (a hang) must not outlive its parent either.
-  // If the parent died before prctl, the child was already reparented: getppid() tells, and it ends.
+  // If the parent died before prctl, the child was already reparented: getppid() says so; it ends.
   const auto setup = [parent, own_group](auto&) {
     if (own_group) ::setpgid(0, 0);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);

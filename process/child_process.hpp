@@ -1,7 +1,7 @@
 // One child process (Boost.Process launch), in its own process group or in the caller's, that dies
 // with its parent (PR_SET_PDEATHSIG), with non-blocking status polls and group-wide termination:
-// SIGTERM, a grace period, then SIGKILL (as CTest does on timeouts). Several children with deadlines
-// and a cleanup process are managed by child_pool (process/child_pool.hpp).
+// SIGTERM, a grace period, then SIGKILL (as CTest does on timeouts). Several children with
+// deadlines and a cleanup process are managed by child_pool (process/child_pool.hpp).
 #pragma once
 
 #include <chrono>
@@ -44,7 +44,7 @@ public:
   /// Starts argv[0] with argv[1..] and exactly `environment`, stdin from /dev/null, stdout and
   /// stderr into the given files (both into one when the paths are equal), in `group`.
   /// The child gets SIGKILL when the thread that started it ends (PR_SET_PDEATHSIG): start children
-  /// from a thread that outlives them (the main thread), and a parent killed by SIGKILL leaves none.
+  /// from a thread that outlives them (the main thread); a parent killed by SIGKILL leaves none.
   /// Throws launch_error when the program cannot be started.
   child_process(const std::vector<std::string>& argv,
                 const std::map<std::string, std::string>& environment,
@@ -55,7 +55,8 @@ public:
   child_process(const child_process&) = delete;  // owns a pid: exactly one owner reaps it
   child_process& operator=(const child_process&) = delete;
 
-  /// The exit status once the child has ended (reaped; the rest of its group is killed), else nullopt.
+  /// The exit status once the child has ended (reaped; the rest of its group is killed), else
+  /// nullopt.
   [[nodiscard]] std::optional<child_exit> poll();
   /// SIGTERM to the group; after `grace` SIGKILL; returns once the child is reaped.
   child_exit terminate(std::chrono::duration<double> grace);

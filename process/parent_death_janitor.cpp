@@ -1,17 +1,16 @@
 #include "process/parent_death_janitor.hpp"
 
+#include <cerrno>
+#include <cstring>
+#include <ctime>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdexcept>
+#include <string>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <ctime>
-#include <stdexcept>
-#include <string>
 #include <vector>
 
 namespace benchmatrix {
@@ -26,7 +25,9 @@ constexpr int dismissal = 0;
 /// no dying child writes into it afterwards (seconds; they are SIGKILLed, this is rarely reached).
 constexpr int group_exit_wait_s = 2;
 
-bool group_alive(int pgid) { return ::kill(-pgid, 0) == 0; }
+bool group_alive(int pgid) {
+  return ::kill(-pgid, 0) == 0;
+}
 
 /// The janitor's whole life. Runs in a fork of a possibly multi-threaded parent: only
 /// async-signal-safe calls (no allocation, no locks); `groups` and `rm_argv` were made before fork.
@@ -36,48 +37,60 @@ bool group_alive(int pgid) { return ::kill(-pgid, 0) == 0; }
   ::setpgid(0, 0);
   struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
-  for (const int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) ::sigaction(signal, &ignore, nullptr);
+  for (const int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE})
+    ::sigaction(signal, &ignore, nullptr);
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   // Nothing of the parent's stays open here: a pipe on its stdout must see EOF when the parent
   // ends, and a results-file lock must be released with it.
   const int null = ::open("/dev/null", O_RDWR);
-  for (int fd = 0; fd < 3; ++fd) ::dup2(null, fd);
+  for (int fd = 0; fd < 3; ++fd)
+    ::dup2(null, fd);
   if (socket != 3) {
     ::dup2(socket, 3);
     socket = 3;
   }
   if (::syscall(SYS_close_range, 4U, ~0U, 0U) != 0)
-    for (int fd = 4; fd < 65536; ++fd) ::close(fd);
+    for (int fd = 4; fd < 65536; ++fd)
+      ::close(fd);
 
   std::size_t count = 0;
   for (;;) {
     int value = 0;
     const ssize_t got = ::recv(socket, &value, sizeof value, MSG_WAITALL);
-    if (got < 0 && errno == EINTR) continue;
-    if (got != static_cast<ssize_t>(sizeof value)) break;  // EOF: the parent is gone
-    if (value == dismissal) ::_exit(0);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got != static_cast<ssize_t>(sizeof value))
+      break; // EOF: the parent is gone
+    if (value == dismissal)
+      ::_exit(0);
     if (value > 0) {
-      if (count < max_watched_groups) groups[count++] = value;
+      if (count < max_watched_groups)
+        groups[count++] = value;
     } else {
       for (std::size_t i = 0; i < count; ++i)
-        if (groups[i] == -value) groups[i] = groups[--count];
+        if (groups[i] == -value)
+          groups[i] = groups[--count];
     }
   }
-  for (std::size_t i = 0; i < count; ++i) ::kill(-groups[i], SIGKILL);
+  for (std::size_t i = 0; i < count; ++i)
+    ::kill(-groups[i], SIGKILL);
   const timespec step{0, 20 * 1000 * 1000};
   for (int waited = 0; waited < group_exit_wait_s * 50; ++waited) {
     bool any = false;
-    for (std::size_t i = 0; i < count; ++i) any = any || group_alive(groups[i]);
-    if (!any) break;
+    for (std::size_t i = 0; i < count; ++i)
+      any = any || group_alive(groups[i]);
+    if (!any)
+      break;
     ::nanosleep(&step, nullptr);
   }
-  if (rm_argv[3] != nullptr) ::execv(rm_argv[0], rm_argv);
+  if (rm_argv[3] != nullptr)
+    ::execv(rm_argv[0], rm_argv);
   ::_exit(0);
 }
 
-}  // namespace
+} // namespace
 
 parent_death_janitor::parent_death_janitor(const std::filesystem::path& directory) {
   int ends[2];
@@ -112,9 +125,13 @@ parent_death_janitor::~parent_death_janitor() {
   }
 }
 
-void parent_death_janitor::watch_group(int pgid) { send(pgid); }
+void parent_death_janitor::watch_group(int pgid) {
+  send(pgid);
+}
 
-void parent_death_janitor::forget_group(int pgid) { send(-pgid); }
+void parent_death_janitor::forget_group(int pgid) {
+  send(-pgid);
+}
 
 void parent_death_janitor::send(int value) {
   // MSG_NOSIGNAL: a janitor that died (someone killed it) costs its cleanup, not this process.
@@ -122,4 +139,4 @@ void parent_death_janitor::send(int value) {
   }
 }
 
-}  // namespace benchmatrix
+} // namespace benchmatrix

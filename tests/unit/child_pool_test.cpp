@@ -2,17 +2,15 @@
 // and the janitor that cleans up after a parent killed by SIGKILL.
 #include "process/child_pool.hpp"
 
-#include <doctest/doctest.h>
-
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
+#include <doctest/doctest.h>
+#include <fcntl.h>
 #include <fstream>
+#include <signal.h>
 #include <sstream>
+#include <sys/wait.h>
 #include <thread>
+#include <unistd.h>
 
 namespace bm = benchmatrix;
 using namespace std::chrono_literals;
@@ -38,28 +36,30 @@ template <typename Predicate>
 bool eventually(Predicate done, std::chrono::milliseconds limit = 5000ms) {
   const auto until = std::chrono::steady_clock::now() + limit;
   while (!done()) {
-    if (std::chrono::steady_clock::now() > until) return false;
+    if (std::chrono::steady_clock::now() > until)
+      return false;
     std::this_thread::sleep_for(10ms);
   }
   return true;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("a pool reports exit statuses and signals, and captures output") {
   bm::child_pool pool(1s, "bm-pool-test-");
   const auto dir = pool.scratch();
   REQUIRE(std::filesystem::is_directory(dir));
   const auto env = bm::current_environment();
-  const auto ok = pool.run({"/bin/sh", "-c", "echo out; echo err >&2"}, env, dir / "out",
-                           dir / "err", 10s);
+  const auto ok =
+      pool.run({"/bin/sh", "-c", "echo out; echo err >&2"}, env, dir / "out", dir / "err", 10s);
   CHECK(ok.exit.success());
   CHECK_FALSE(ok.timed_out);
   CHECK(read(dir / "out") == "out\n");
   CHECK(read(dir / "err") == "err\n");
   const auto failed = pool.run({"/bin/sh", "-c", "exit 3"}, env, dir / "out", dir / "err", 10s);
   CHECK(failed.exit.exit_code == 3);
-  const auto crashed = pool.run({"/bin/sh", "-c", "kill -SEGV $$"}, env, dir / "out", dir / "err", 10s);
+  const auto crashed =
+      pool.run({"/bin/sh", "-c", "kill -SEGV $$"}, env, dir / "out", dir / "err", 10s);
   CHECK(crashed.exit.describe() == "killed by signal SIGSEGV (Segmentation fault)");
   CHECK_THROWS_AS(pool.run({"/nonexistent/program"}, env, dir / "out", dir / "err", 10s),
                   bm::launch_error);
@@ -68,7 +68,8 @@ TEST_CASE("a pool reports exit statuses and signals, and captures output") {
 TEST_CASE("a child past its deadline is stopped: SIGTERM, then SIGKILL after the grace period") {
   bm::child_pool pool(300ms);
   const auto env = bm::current_environment();
-  const auto log = std::filesystem::temp_directory_path() / ("bm-pool-log-" + std::to_string(::getpid()));
+  const auto log =
+      std::filesystem::temp_directory_path() / ("bm-pool-log-" + std::to_string(::getpid()));
   const auto started = std::chrono::steady_clock::now();
   // Ignores SIGTERM: only the SIGKILL after the grace period ends it.
   const auto hung = pool.run({"/bin/sh", "-c", "trap '' TERM; sleep 30"}, env, log, log, 200ms);
@@ -77,19 +78,21 @@ TEST_CASE("a child past its deadline is stopped: SIGTERM, then SIGKILL after the
   CHECK(hung.timed_out);
   CHECK(hung.exit.signaled);
   CHECK(hung.exit.signal == SIGKILL);
-  CHECK(took >= 500ms);  // deadline + grace
+  CHECK(took >= 500ms); // deadline + grace
   CHECK(took < 5s);
 }
 
 TEST_CASE("collect returns children as they end; stop ends a running one with its group") {
   bm::child_pool pool(1s);
   const auto env = bm::current_environment();
-  const auto log = std::filesystem::temp_directory_path() / ("bm-pool-log-" + std::to_string(::getpid()));
+  const auto log =
+      std::filesystem::temp_directory_path() / ("bm-pool-log-" + std::to_string(::getpid()));
   const auto slow = pool.start({"/bin/sleep", "30"}, env, log, log, 60s);
   const auto quick = pool.start({"/bin/true"}, env, log, log, 60s);
   std::vector<bm::child_pool::ended> ended;
   CHECK(eventually([&] {
-    for (auto& e : pool.collect(10ms)) ended.push_back(e);
+    for (auto& e : pool.collect(10ms))
+      ended.push_back(e);
     return !ended.empty();
   }));
   REQUIRE(ended.size() == 1);
@@ -107,7 +110,7 @@ TEST_CASE("a parent killed by SIGKILL leaves no child, grandchild or scratch dir
   // The "parent" is a fork of this test that makes a pool, starts a child that forks a grandchild,
   // reports their pids and the scratch directory through a pipe, then waits to be killed.
   int report[2];
-  REQUIRE(::pipe2(report, O_CLOEXEC) == 0);  // the children must not hold the write end open
+  REQUIRE(::pipe2(report, O_CLOEXEC) == 0); // the children must not hold the write end open
   const pid_t parent = ::fork();
   REQUIRE(parent >= 0);
   if (parent == 0) {
@@ -133,7 +136,8 @@ TEST_CASE("a parent killed by SIGKILL leaves no child, grandchild or scratch dir
   ::close(report[1]);
   std::string message;
   char buffer[512];
-  for (ssize_t n; (n = ::read(report[0], buffer, sizeof buffer)) > 0;) message.append(buffer, n);
+  for (ssize_t n; (n = ::read(report[0], buffer, sizeof buffer)) > 0;)
+    message.append(buffer, n);
   ::close(report[0]);
   std::istringstream fields(message);
   std::string scratch;
