@@ -15,6 +15,7 @@
 #include "worker/model_setup.hpp"
 #include "worker/numerics_export.hpp"
 #include "core/record.hpp"
+#include "core/text_file.hpp"
 #include "core/child_protocol.hpp"
 #include "worker/timing_loop.hpp"
 #include "profiler/ir_dump.hpp"
@@ -44,14 +45,7 @@ std::string child_model_name(const std::string& model_config) {
 
 bool report_child_result(const std::string& line) {
   if (const char* path = std::getenv(result_path_variable)) {
-    const std::string temporary = std::string(path) + ".partial";
-    {
-      std::ofstream out(temporary, std::ios::trunc);
-      out << line << '\n';
-      out.flush();
-      if (!out) throw std::runtime_error("cannot write the result file " + temporary);
-    }
-    std::filesystem::rename(temporary, path);
+    replace_text_file(path, line + '\n');  // the parent sees the whole record or none
     return true;
   }
   return false;
