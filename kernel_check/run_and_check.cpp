@@ -12,7 +12,7 @@
 #include "kernel_check/kernel_build.hpp"
 #include "kernel_check/output_comparison.hpp"
 #include "core/python_json.hpp"
-#include "process/child_process.hpp"
+#include "process/child_pool.hpp"
 #include "core/compile_cache.hpp"
 #include "core/content_hash.hpp"
 #include "core/directory_tree.hpp"
@@ -33,7 +33,6 @@
 #include <optional>
 #include <random>
 #include <sstream>
-#include <thread>
 
 namespace {
 
@@ -237,8 +236,12 @@ void write_plan(const fs::path& path, const options& o, const evaluation_setup& 
   if (!out.flush()) throw std::runtime_error("cannot write " + path.string());
 }
 
-child_outcome run_child(const options& o, const evaluation_setup& setup, const fs::path& work,
-                        const std::vector<std::uint64_t>& trial_seeds, int perf_trials) {
+/// How long a timed-out evaluation child has between SIGTERM and SIGKILL (seconds).
+constexpr double child_grace_s = 2;
+
+child_outcome run_child(const options& o, const evaluation_setup& setup, child_pool& pool,
+                        const fs::path& work, const std::vector<std::uint64_t>& trial_seeds,
+                        int perf_trials) {
   remove_tree(work.string());
   fs::create_directories(work);
   const fs::path plan = work / "plan.json";
@@ -257,22 +260,13 @@ child_outcome run_child(const options& o, const evaluation_setup& setup, const f
   }
   child_outcome outcome;
   {
-    child_process child(argv, environment, work / "child.out", work / "child.err");
-    const auto deadline = child.started() + std::chrono::duration<double>(o.timeout);
-    std::optional<child_exit> exit;
-    while (!(exit = child.poll())) {
-      if (std::chrono::steady_clock::now() >= deadline) {
-        exit = child.terminate(std::chrono::seconds(2));
-        outcome.kind = child_outcome::timed_out;
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    outcome.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - child.started()).count();
-    outcome.exit_description = exit->describe();
+    const auto ended = pool.run(argv, environment, work / "child.out", work / "child.err",
+                                child_pool::seconds(o.timeout));
+    if (ended.timed_out) outcome.kind = child_outcome::timed_out;
+    outcome.seconds = ended.seconds;
+    outcome.exit_description = ended.exit.describe();
     if (outcome.kind != child_outcome::timed_out) {
-      if (exit->success() && fs::exists(work / "result.json"))
+      if (ended.exit.success() && fs::exists(work / "result.json"))
         outcome.result = parse_json(read_all(work / "result.json"), "the evaluation child's result");
       else
         outcome.kind = child_outcome::crashed;
@@ -390,12 +384,15 @@ void compare_trials(report& r, const json_value& trials, const fs::path& work, c
   r.mean_abs_diff = compared ? sum_mean / compared : 0;
 }
 
-void evaluate(report& r, const options& o, const evaluation_setup& setup, const fs::path& work) {
+/// Runs the evaluation children in `pool`, each in its own directory under the pool's scratch one.
+void evaluate(report& r, const options& o, const evaluation_setup& setup, child_pool& pool) {
+  const fs::path& work = pool.scratch();
   // Trial seeds: a fixed generator seeded with 42 (stable across runs and machines).
   std::mt19937_64 generator(base_seed);
   for (long long i = 0; i < o.num_correct_trials; ++i)
     r.trial_seeds.push_back(generator() % 4294967295ULL);
-  const child_outcome correctness = run_child(o, setup, work / "correctness", r.trial_seeds, 0);
+  const child_outcome correctness =
+      run_child(o, setup, pool, work / "correctness", r.trial_seeds, 0);
   r.correctness_seconds = correctness.seconds;
   if (o.verbose && !correctness.output_tail.empty())
     std::cout << "[evaluation child output]\n" << correctness.output_tail << "\n";
@@ -430,7 +427,7 @@ void evaluate(report& r, const options& o, const evaluation_setup& setup, const 
   if (!*r.correct || !o.measure_performance) return;
 
   const child_outcome timing =
-      run_child(o, setup, work / "performance", {}, static_cast<int>(o.num_perf_trials));
+      run_child(o, setup, pool, work / "performance", {}, static_cast<int>(o.num_perf_trials));
   r.performance_seconds = timing.seconds;
   if (!timing.result) {
     record_child_failure(r, timing, "the timing child", o.timeout);
@@ -739,26 +736,13 @@ int run(const options& o) {
     }
   }
   if (r.compiled) {
-    char pattern[] = "/tmp/run_and_check-XXXXXX";
-    if (!::mkdtemp(pattern)) throw std::runtime_error("cannot create a temporary directory");
-    const fs::path work = pattern;
-    try {
-      evaluate(r, o, setup, work);
-    } catch (...) {
-      remove_tree(work.string());
-      throw;
-    }
-    remove_tree(work.string());
+    // <TMPDIR>/run_and_check-*: removed when the pool goes, or by its janitor if this is killed.
+    child_pool pool(child_pool::seconds(child_grace_s), "run_and_check-");
+    evaluate(r, o, setup, pool);
   }
   print_summary(r, o);
   if (!o.json.empty()) {
-    const fs::path temporary = o.json.string() + ".tmp";
-    {
-      std::ofstream out(temporary, std::ios::trunc);
-      out << json_text(r, o);
-      if (!out.flush()) throw std::runtime_error("cannot write --json " + o.json.string());
-    }
-    fs::rename(temporary, o.json);
+    replace_text_file(o.json, json_text(r, o));
   }
   return r.exit_code;
 }

@@ -7,6 +7,7 @@
 #include "numerics/npy_file.hpp"
 #include "numerics/npy_tensor.hpp"
 #include "core/python_json.hpp"
+#include "core/text_file.hpp"
 
 #include <ATen/ATen.h>
 #include <c10/core/Event.h>
@@ -181,14 +182,7 @@ int run(const fs::path& plan_path) {
   w.String(device.is_cuda() ? "cuda_events" : "steady_clock");
   const auto finish = [&] {
     w.EndObject();
-    const fs::path result = plan["result"].GetString();
-    const fs::path temporary = result.string() + ".tmp";
-    {
-      std::ofstream out(temporary, std::ios::trunc);
-      out << buffer.GetString() << '\n';
-      if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
-    }
-    fs::rename(temporary, result);
+    replace_text_file(plan["result"].GetString(), std::string(buffer.GetString()) + '\n');
   };
 
   at::NoGradGuard no_grad;

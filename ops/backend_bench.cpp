@@ -14,7 +14,7 @@
 #include "kernel_check/kernel_build.hpp"
 #include "ops/op_scores.hpp"
 #include "core/python_json.hpp"
-#include "process/child_process.hpp"
+#include "process/child_pool.hpp"
 #include "core/compile_cache.hpp"
 #include "core/content_hash.hpp"
 #include "core/directory_tree.hpp"
@@ -478,16 +478,10 @@ std::optional<fs::path> source_of_folder(const fs::path& folder) {
   return candidates.front();
 }
 
+/// replace_text_file, in a directory created first.
 void write_file_atomically(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
-  const fs::path temporary = path.string() + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::trunc | std::ios::binary);
-    out << text;
-    if (!out.flush())
-      throw std::runtime_error("cannot write " + temporary.string());
-  }
-  fs::rename(temporary, path);
+  replace_text_file(path, text);
 }
 
 /// The translation unit compiled for a folder: the user's source, then the registration of its
@@ -668,8 +662,10 @@ void write_plan(const fs::path& path, const options& o, const suite_data& suite,
 struct running_op {
   std::string op;
   fs::path work;
-  std::unique_ptr<child_process> child;
 };
+
+/// How long a timed-out op child or library probe has between SIGTERM and SIGKILL (seconds).
+constexpr double child_grace_s = 2;
 
 struct op_outcome {
   std::string op;
@@ -763,7 +759,8 @@ std::vector<op_outcome> run_ops(const options& o, const suite_data& suite,
                                 const fs::path& ops_dir) {
   std::vector<op_outcome> outcomes;
   std::size_t next = 0;
-  std::vector<running_op> running;
+  std::map<child_pool::child_id, running_op> running;
+  child_pool pool{child_pool::seconds(child_grace_s)};
   const auto environment = current_environment();
   while (next < work_list.size() || !running.empty()) {
     while (next < work_list.size() && running.size() < static_cast<std::size_t>(o.jobs)) {
@@ -773,46 +770,38 @@ std::vector<op_outcome> run_ops(const options& o, const suite_data& suite,
       r.work = ops_dir / safe_name(op);
       fs::create_directories(r.work);
       write_plan(r.work / "plan.json", o, suite, "run", op, kernel, r.work);
-      r.child = std::make_unique<child_process>(
-          std::vector<std::string>{worker_path().string(), (r.work / "plan.json").string()},
-          environment, r.work / "child.out", r.work / "child.err");
-      running.push_back(std::move(r));
+      const auto id =
+          pool.start({worker_path().string(), (r.work / "plan.json").string()}, environment,
+                     r.work / "child.out", r.work / "child.err", child_pool::seconds(o.timeout));
+      running.emplace(id, std::move(r));
     }
-    for (auto it = running.begin(); it != running.end();) {
-      auto exit = it->child->poll();
-      const double seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - it->child->started())
-              .count();
+    for (const auto& ended : pool.collect(std::chrono::milliseconds(20))) {
+      const auto it = running.find(ended.id);
+      const auto& exit = ended.exit;
       std::string status, failure;
-      if (!exit && seconds >= o.timeout) {
-        exit = it->child->terminate(std::chrono::seconds(2));
+      if (ended.timed_out) {
         status = "timeout";
         failure =
             "the op's child timed out after " + std::to_string(static_cast<int>(o.timeout)) + " s";
       }
-      if (!exit) {
-        ++it;
-        continue;
-      }
-      const std::string phase = fs::exists(it->work / "progress.log")
-                                    ? last_line(read_text_file(it->work / "progress.log"))
+      const std::string phase = fs::exists(it->second.work / "progress.log")
+                                    ? last_line(read_text_file(it->second.work / "progress.log"))
                                     : "";
       if (status.empty()) {
-        status = exit->signaled ? "crash" : "error";
-        failure = "the op's child " + exit->describe();
+        status = exit.signaled ? "crash" : "error";
+        failure = "the op's child " + exit.describe();
       }
       failure += " during: " + (phase.empty() ? std::string("start-up") : phase);
-      if (!exit->signaled &&
-          !exit->success()) { // an exception's message; a signal's stderr is noise
-        const std::string tail = read_file_tail(it->work / "child.err", 400, "its stderr");
+      if (!exit.signaled && !exit.success()) { // an exception's message; a signal's stderr is noise
+        const std::string tail = read_file_tail(it->second.work / "child.err", 400, "its stderr");
         if (!tail.empty())
           failure += "; stderr: " + last_line(tail);
       }
-      auto outcome = collect(o, suite, it->op, it->work, status, failure);
+      auto outcome = collect(o, suite, it->second.op, it->second.work, status, failure);
       char seconds_text[32];
-      std::snprintf(seconds_text, sizeof seconds_text, "%.1f", seconds);
-      outcome.child_summary = exit->describe() + " after " + seconds_text + " s";
-      std::ofstream(it->work / "results.jsonl", std::ios::trunc) << [&] {
+      std::snprintf(seconds_text, sizeof seconds_text, "%.1f", ended.seconds);
+      outcome.child_summary = exit.describe() + " after " + seconds_text + " s";
+      std::ofstream(it->second.work / "results.jsonl", std::ios::trunc) << [&] {
         std::string all;
         for (const auto& line : outcome.lines)
           all += line + "\n";
@@ -822,14 +811,12 @@ std::vector<op_outcome> run_ops(const options& o, const suite_data& suite,
         int passed = 0;
         for (const auto& r : outcome.records)
           passed += r.status == "pass";
-        std::cout << "  " << it->op << ": " << passed << "/" << outcome.records.size()
+        std::cout << "  " << it->second.op << ": " << passed << "/" << outcome.records.size()
                   << " passed (child " << outcome.child_summary << ")\n";
       }
       outcomes.push_back(std::move(outcome));
-      it = running.erase(it);
+      running.erase(it);
     }
-    if (!running.empty())
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return outcomes;
 }
@@ -840,20 +827,16 @@ std::vector<std::string> library_ops(const options& o, const suite_data& suite,
                                      std::string& load_error) {
   fs::create_directories(work);
   write_plan(work / "plan.json", o, suite, "list", "", "", work);
-  child_process child({worker_path().string(), (work / "plan.json").string()},
-                      current_environment(), work / "child.out", work / "child.err");
-  std::optional<child_exit> exit;
-  while (!(exit = child.poll())) {
-    if (std::chrono::steady_clock::now() - child.started() >
-        std::chrono::duration<double>(o.timeout)) {
-      exit = child.terminate(std::chrono::seconds(2));
-      load_error = "loading the library timed out";
-      return {};
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  child_pool pool{child_pool::seconds(child_grace_s)};
+  const auto probe =
+      pool.run({worker_path().string(), (work / "plan.json").string()}, current_environment(),
+               work / "child.out", work / "child.err", child_pool::seconds(o.timeout));
+  if (probe.timed_out) {
+    load_error = "loading the library timed out";
+    return {};
   }
-  if (!exit->success() || !fs::exists(work / "result.json")) {
-    load_error = "the child loading the library " + exit->describe() + ": " +
+  if (!probe.exit.success() || !fs::exists(work / "result.json")) {
+    load_error = "the child loading the library " + probe.exit.describe() + ": " +
                  read_file_tail(work / "child.err", 2000, "its stderr");
     return {};
   }

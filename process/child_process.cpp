@@ -3,6 +3,7 @@
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +16,11 @@ extern char** environ;
 namespace bp = boost::process;
 
 namespace benchmatrix {
+launch_error::launch_error(std::string program_, std::string reason_)
+    : std::runtime_error("cannot launch " + program_ + ": " + reason_),
+      program(std::move(program_)),
+      reason(std::move(reason_)) {}
+
 child_exit child_exit::from_wait_status(int status) {
   child_exit e;
   if (WIFSIGNALED(status)) {
@@ -47,21 +53,41 @@ std::map<std::string, std::string> current_environment() {
 child_process::child_process(const std::vector<std::string>& argv,
                              const std::map<std::string, std::string>& environment,
                              const std::filesystem::path& stdout_path,
-                             const std::filesystem::path& stderr_path) {
+                             const std::filesystem::path& stderr_path, process_group group)
+    : m_group(group) {
   if (argv.empty()) throw std::runtime_error("cannot launch a child: empty command line");
   bp::environment env;
   for (const auto& [key, value] : environment) env[key] = value;
   std::vector<std::string> args(argv.begin() + 1, argv.end());
+  const pid_t parent = ::getpid();
+  const bool own_group = group == process_group::own;
+  // Between fork and exec (async-signal-safe calls only): the group, then the parent-death signal.
+  // SIGKILL, not SIGTERM: a child that ignores SIGTERM (a hang) must not outlive its parent either.
+  // If the parent died before prctl, the child was already reparented: getppid() says so; it ends.
+  const auto setup = [parent, own_group](auto&) {
+    if (own_group) ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+  };
   try {
-    bp::child child(bp::exe = argv.front(), bp::args = args, env, bp::std_in < bp::null,
-                    bp::std_out > stdout_path.string(), bp::std_err > stderr_path.string(),
-                    bp::extend::on_exec_setup = [](auto&) { ::setpgid(0, 0); });
-    m_pid = child.id();
-    child.detach();  // this class reaps the pid itself (waitpid), boost must not
+    if (stdout_path == stderr_path) {
+      bp::child child(bp::exe = argv.front(), bp::args = args, env, bp::std_in < bp::null,
+                      (bp::std_out & bp::std_err) > stdout_path.string(),
+                      bp::extend::on_exec_setup = setup);
+      m_pid = child.id();
+      child.detach();  // this class reaps the pid itself (waitpid), boost must not
+    } else {
+      bp::child child(bp::exe = argv.front(), bp::args = args, env, bp::std_in < bp::null,
+                      bp::std_out > stdout_path.string(), bp::std_err > stderr_path.string(),
+                      bp::extend::on_exec_setup = setup);
+      m_pid = child.id();
+      child.detach();
+    }
   } catch (const bp::process_error& e) {
-    throw std::runtime_error("cannot launch " + argv.front() + ": " + e.what());
+    throw launch_error(argv.front(), e.what());
   }
-  ::setpgid(m_pid, m_pid);  // also from the parent side, so kill(-pid) works at once (no race)
+  // Also from the parent side, so kill(-pid) works at once (no race with the child's setpgid).
+  if (own_group) ::setpgid(m_pid, m_pid);
   m_started = std::chrono::steady_clock::now();
 }
 
@@ -75,7 +101,11 @@ child_process::~child_process() {
 }
 
 void child_process::kill_group(int signal) const {
-  if (m_pid > 0) ::kill(-m_pid, signal);  // ESRCH (group already gone) is fine
+  if (m_pid <= 0) return;
+  if (m_group == process_group::own)
+    ::kill(-m_pid, signal);  // ESRCH (group already gone) is fine
+  else if (!m_exit)
+    ::kill(m_pid, signal);  // the caller's group is not ours to kill; a reaped pid may be reused
 }
 
 std::optional<child_exit> child_process::poll() {
@@ -101,11 +131,17 @@ child_exit child_process::terminate(std::chrono::duration<double> grace) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   kill_group(SIGKILL);
+  return wait();
+}
+
+child_exit child_process::wait() {
+  if (m_exit) return *m_exit;
   int status = 0;
   while (::waitpid(m_pid, &status, 0) < 0) {
     if (errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
   }
   m_exit = child_exit::from_wait_status(status);
+  kill_group(SIGKILL);  // grandchildren (compile workers) must not outlive their child
   return *m_exit;
 }
 

@@ -1,6 +1,8 @@
 // A helper program run to completion by a child (the compile helper): it stays in the caller's
 // process group, so the parent's timeout or Ctrl-C, which signal the child's whole group, stop the
-// helper (and the compile workers it forks) together with the child.
+// helper (and the compile workers it forks) together with the child. It dies with the thread that
+// started it (PR_SET_PDEATHSIG; run_helper blocks that thread until the helper ends), so a child
+// killed by the parent's pool or by its own crash leaves no helper behind.
 #pragma once
 
 #include "process/child_process.hpp"

@@ -4,7 +4,7 @@
 #include "core/file_naming.hpp"
 #include "core/results_file.hpp"
 #include "backends/availability.hpp"
-#include "process/child_process.hpp"
+#include "process/child_pool.hpp"
 #include "runner/child_job_options.hpp"
 #include "runner/device_slots.hpp"
 #include "core/directory_tree.hpp"
@@ -25,6 +25,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -34,60 +36,39 @@
 #include <memory>
 #include <set>
 #include <sstream>
-#include <thread>
 
 namespace benchmatrix {
 namespace {
 
 /// Bytes of a failed child's stderr kept in its error record (the tail, where the error is).
 constexpr std::uintmax_t stderr_tail_bytes = 32 * 1024;
-/// How often the wait loop polls running children; bounds the spawn-to-record latency it adds.
+/// How long one turn of the sweep loop waits for a child to end before it looks at the interrupt flag
+/// and the progress display again (the pool itself polls every 2 ms).
 constexpr auto poll_interval = std::chrono::milliseconds(2);
 
 volatile sig_atomic_t g_interrupted = 0;
 void on_interrupt(int) { g_interrupted = 1; }
 
-/// Installs SIGINT/SIGTERM handlers for the sweep's lifetime; restores the old ones after.
+/// Installs SIGINT/SIGTERM/SIGHUP handlers for the sweep's lifetime; restores the old ones after.
+/// SIGHUP (the terminal closed) is a SIGTERM: the running child is stopped after the grace period,
+/// finished records stay, and the sweep exits 130 so a rerun resumes it.
 class interrupt_guard {
 public:
   interrupt_guard() {
     struct sigaction action {};
     action.sa_handler = on_interrupt;
     sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, &m_old_int);
-    sigaction(SIGTERM, &action, &m_old_term);
+    for (size_t i = 0; i < signals.size(); ++i) sigaction(signals[i], &action, &m_old[i]);
   }
   ~interrupt_guard() {
-    sigaction(SIGINT, &m_old_int, nullptr);
-    sigaction(SIGTERM, &m_old_term, nullptr);
+    for (size_t i = 0; i < signals.size(); ++i) sigaction(signals[i], &m_old[i], nullptr);
   }
   interrupt_guard(const interrupt_guard&) = delete;  // restores handlers exactly once
   interrupt_guard& operator=(const interrupt_guard&) = delete;
 
 private:
-  struct sigaction m_old_int {};
-  struct sigaction m_old_term {};
-};
-
-/// A temporary directory removed with everything in it when the sweep ends.
-class scratch_directory {
-public:
-  scratch_directory() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "benchmatrix-XXXXXX").string();
-    if (!::mkdtemp(pattern.data()))
-      throw std::runtime_error("cannot create a temporary directory in " +
-                               std::filesystem::temp_directory_path().string());
-    m_path = pattern;
-  }
-  ~scratch_directory() {
-    remove_tree(m_path.string());
-  }
-  scratch_directory(const scratch_directory&) = delete;  // removes its directory exactly once
-  scratch_directory& operator=(const scratch_directory&) = delete;
-  [[nodiscard]] const std::filesystem::path& path() const { return m_path; }
-
-private:
-  std::filesystem::path m_path;
+  static constexpr std::array<int, 3> signals = {SIGINT, SIGTERM, SIGHUP};
+  std::array<struct sigaction, signals.size()> m_old{};
 };
 
 /// Python's repr of the argv list, as the original's TimeoutExpired message shows it.
@@ -137,8 +118,7 @@ struct running_child {
   /// The command that runs the config by hand (this sweep's argv plus the `Run with ...` flags and
   /// --timestamp): what a timeout record names, as the original's names the child's command.
   std::vector<std::string> hand_run_command;
-  std::unique_ptr<child_process> process;
-  std::chrono::steady_clock::time_point deadline;
+  child_pool::child_id id = 0;
   bool verifier = false;      // the --verify child of the config, started after its timing child
   std::string timing_record;  // verifier only: the timing child's record, completed on its exit
   std::chrono::steady_clock::time_point config_started;  // the timing child's start
@@ -187,7 +167,9 @@ private:
   std::unique_ptr<device_slots> m_slots;  // --devices; null: one unpinned child at a time
   std::map<std::string, std::string> m_done;  // fingerprint of a finished config -> its record line
   std::unique_ptr<results_writer> m_writer;
-  std::unique_ptr<scratch_directory> m_scratch;
+  // The children, their deadlines and the scratch directory (<TMPDIR>/benchmatrix-*) they write
+  // into; neither outlives the sweep, however it ends.
+  std::unique_ptr<child_pool> m_pool;
   std::unique_ptr<progress_display> m_progress;
   std::vector<running_child> m_running;
   std::vector<std::string> m_summary;  // this sweep's configs' records, for the summary table
@@ -338,7 +320,7 @@ void sweep::start(pending_config c) {
   running_child child;
   child.config = std::move(c);
   if (!launch(child, /*verifier=*/false)) return;
-  child.config_started = child.process->started();
+  child.config_started = m_pool->started(child.id);
   m_running.push_back(std::move(child));
   note_interference();
 }
@@ -373,7 +355,7 @@ std::optional<std::filesystem::path> sweep::xla_dump_dir(const pending_config& c
 /// Spawns the child's process. On failure writes the config's record and returns false.
 bool sweep::launch(running_child& child, bool verifier) {
   const auto& c = child.config;
-  child.directory = m_scratch->path() / ("config-" + std::to_string(c.config_index) +
+  child.directory = m_pool->scratch() / ("config-" + std::to_string(c.config_index) +
                                          (verifier ? "-verifier" : ""));
   std::filesystem::create_directories(child.directory);
   child.hand_run_command = m_in.argv;
@@ -386,16 +368,17 @@ bool sweep::launch(running_child& child, bool verifier) {
                                 (verifier ? " (verifying)" : ""));
   try {
     // A file rather than an inherited descriptor: it sits beside the result channel in the
-    // child's scratch directory, needs nothing of child_process beyond argv, and can be read
-    // while the child runs to see exactly what it was given.
+    // child's scratch directory, needs nothing of the pool beyond argv, and can be read while the
+    // child runs to see exactly what it was given.
     const auto job_path = child.directory / "job.json";
     write_child_job_file(
         job_path, make_child_job(m_o, verifier ? child_role::verifier : child_role::timing,
                                  c.experiment, c.model, (child.directory / "result.json").string()));
-    child.process = std::make_unique<child_process>(
+    child.id = m_pool->start(
         std::vector<std::string>{m_in.self_exe, "--job=" + job_path.string()},
         child_environment(c.experiment, c.device, xla_dump_dir(c, verifier)),
-        child.directory / "stdout", child.directory / "stderr");
+        child.directory / "stdout", child.directory / "stderr",
+        std::chrono::seconds(m_o.subprocess_timeout));
   } catch (const std::exception& e) {
     log_error("ERROR when launching child process: " + std::string(e.what()));
     std::string line;
@@ -409,7 +392,6 @@ bool sweep::launch(running_child& child, bool verifier) {
     complete(c, line, verifier ? child.config_started : std::chrono::steady_clock::now());
     return false;
   }
-  child.deadline = child.process->started() + std::chrono::seconds(m_o.subprocess_timeout);
   return true;
 }
 
@@ -553,7 +535,8 @@ int sweep::run() {
   m_writer = std::make_unique<results_writer>(output_dir / m_o.output_basename);
   write_context(output_dir / "run_context.json");
   load_resume_state();
-  m_scratch = std::make_unique<scratch_directory>();
+  m_pool = std::make_unique<child_pool>(
+      std::chrono::duration<double>(m_o.subprocess_grace_period), "benchmatrix-");
   m_progress = std::make_unique<progress_display>(
       models.size(), configs.size(), m_o.progress_bar || ::isatty(STDERR_FILENO));
   if (m_slots && !m_o.exclusive) m_progress->set_concurrency(m_slots->devices().size());
@@ -565,26 +548,19 @@ int sweep::run() {
     while (next < configs.size() && can_start() && !g_interrupted) {
       dispatch(configs[next++]);
     }
-    for (size_t i = 0; i < m_running.size();) {
-      auto& child = m_running[i];
-      std::optional<child_exit> exit = child.process->poll();
-      const bool timed_out = !exit && std::chrono::steady_clock::now() >= child.deadline;
-      if (timed_out)
-        exit = child.process->terminate(std::chrono::duration<double>(m_o.subprocess_grace_period));
-      if (exit) {
-        finish(child, *exit, timed_out);
-        m_running.erase(m_running.begin() + static_cast<std::ptrdiff_t>(i));
-        continue;
-      }
-      ++i;
+    for (const auto& ended : m_pool->collect(poll_interval)) {
+      const auto is_ended = [&](const running_child& c) { return c.id == ended.id; };
+      // Still in m_running while it finishes (a verifier started now counts it as beside it).
+      finish(*std::find_if(m_running.begin(), m_running.end(), is_ended), ended.exit,
+             ended.timed_out);
+      m_running.erase(std::find_if(m_running.begin(), m_running.end(), is_ended));
     }
     m_progress->tick();
-    if (!m_running.empty()) std::this_thread::sleep_for(poll_interval);
   }
 
   if (g_interrupted) {
     for (auto& child : m_running) {
-      child.process->terminate(std::chrono::duration<double>(m_o.subprocess_grace_period));
+      m_pool->stop(child.id);
       log_warning("Interrupted: stopped " + child.config.model + " " +
                   child.config.experiment.describe() +
                   " without a record; rerun the same command to resume");

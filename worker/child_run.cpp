@@ -15,6 +15,7 @@
 #include "worker/model_setup.hpp"
 #include "worker/numerics_export.hpp"
 #include "core/record.hpp"
+#include "core/text_file.hpp"
 #include "worker/timing_loop.hpp"
 #include "profiler/ir_dump.hpp"
 #include "worker/profile_pass.hpp"
@@ -35,14 +36,7 @@ namespace benchmatrix {
 
 bool report_child_result(const child_job& job, const std::string& line) {
   if (const std::string& path = job.result_path; !path.empty()) {
-    const std::string temporary = path + ".partial";
-    {
-      std::ofstream out(temporary, std::ios::trunc);
-      out << line << '\n';
-      out.flush();
-      if (!out) throw std::runtime_error("cannot write the result file " + temporary);
-    }
-    std::filesystem::rename(temporary, path);
+    replace_text_file(path, line + '\n');  // the parent sees the whole record or none
     return true;
   }
   return false;

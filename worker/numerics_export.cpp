@@ -6,6 +6,7 @@
 #include "core/file_naming.hpp"
 #include "core/python_json.hpp"
 #include "core/content_hash.hpp"
+#include "core/text_file.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -139,15 +140,7 @@ void write_numerics_export(const std::filesystem::path& directory, const export_
                          : "no output tensors: the step returned no tensor",
                      a),
                 a);
-  const auto path = directory / "manifest.json";
-  const auto temporary = directory / "manifest.json.partial";
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << to_python_json(d) << '\n';
-    out.flush();
-    if (!out) throw std::runtime_error("cannot write " + temporary.string());
-  }
-  rename_into_place(temporary, path);
+  replace_text_file(directory / "manifest.json", to_python_json(d) + '\n');
 }
 
 }  // namespace benchmatrix

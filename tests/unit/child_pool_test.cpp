@@ -1,0 +1,156 @@
+// The child pool (process/child_pool.hpp): exit statuses, deadlines, stopping, scratch directory,
+// and the janitor that cleans up after a parent killed by SIGKILL.
+#include "process/child_pool.hpp"
+
+#include <chrono>
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <fstream>
+#include <signal.h>
+#include <sstream>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace bm = benchmatrix;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string read(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// True while the process runs (a zombie, dead but not yet reaped by its new parent, is not).
+bool process_alive(pid_t pid) {
+  const std::string stat = read("/proc/" + std::to_string(pid) + "/stat");
+  const auto state = stat.rfind(") ");
+  return state != std::string::npos && stat.at(state + 2) != 'Z';
+}
+
+/// Waits up to `limit` for `done`; true when it came.
+template <typename Predicate>
+bool eventually(Predicate done, std::chrono::milliseconds limit = 5000ms) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > until)
+      return false;
+    std::this_thread::sleep_for(10ms);
+  }
+  return true;
+}
+
+} // namespace
+
+TEST_CASE("a pool reports exit statuses and signals, and captures output") {
+  bm::child_pool pool(1s, "bm-pool-test-");
+  const auto dir = pool.scratch();
+  REQUIRE(std::filesystem::is_directory(dir));
+  const auto env = bm::current_environment();
+  const auto ok =
+      pool.run({"/bin/sh", "-c", "echo out; echo err >&2"}, env, dir / "out", dir / "err", 10s);
+  CHECK(ok.exit.success());
+  CHECK_FALSE(ok.timed_out);
+  CHECK(read(dir / "out") == "out\n");
+  CHECK(read(dir / "err") == "err\n");
+  const auto failed = pool.run({"/bin/sh", "-c", "exit 3"}, env, dir / "out", dir / "err", 10s);
+  CHECK(failed.exit.exit_code == 3);
+  const auto crashed =
+      pool.run({"/bin/sh", "-c", "kill -SEGV $$"}, env, dir / "out", dir / "err", 10s);
+  CHECK(crashed.exit.describe() == "killed by signal SIGSEGV (Segmentation fault)");
+  CHECK_THROWS_AS(pool.run({"/nonexistent/program"}, env, dir / "out", dir / "err", 10s),
+                  bm::launch_error);
+}
+
+TEST_CASE("a child past its deadline is stopped: SIGTERM, then SIGKILL after the grace period") {
+  bm::child_pool pool(300ms);
+  const auto env = bm::current_environment();
+  const auto log =
+      std::filesystem::temp_directory_path() / ("bm-pool-log-" + std::to_string(::getpid()));
+  const auto started = std::chrono::steady_clock::now();
+  // Ignores SIGTERM: only the SIGKILL after the grace period ends it.
+  const auto hung = pool.run({"/bin/sh", "-c", "trap '' TERM; sleep 30"}, env, log, log, 200ms);
+  const auto took = std::chrono::steady_clock::now() - started;
+  std::filesystem::remove(log);
+  CHECK(hung.timed_out);
+  CHECK(hung.exit.signaled);
+  CHECK(hung.exit.signal == SIGKILL);
+  CHECK(took >= 500ms); // deadline + grace
+  CHECK(took < 5s);
+}
+
+TEST_CASE("collect returns children as they end; stop ends a running one with its group") {
+  bm::child_pool pool(1s);
+  const auto env = bm::current_environment();
+  const auto log =
+      std::filesystem::temp_directory_path() / ("bm-pool-log-" + std::to_string(::getpid()));
+  const auto slow = pool.start({"/bin/sleep", "30"}, env, log, log, 60s);
+  const auto quick = pool.start({"/bin/true"}, env, log, log, 60s);
+  std::vector<bm::child_pool::ended> ended;
+  CHECK(eventually([&] {
+    for (auto& e : pool.collect(10ms))
+      ended.push_back(e);
+    return !ended.empty();
+  }));
+  REQUIRE(ended.size() == 1);
+  CHECK(ended[0].id == quick);
+  CHECK(ended[0].exit.success());
+  CHECK_FALSE(pool.empty());
+  const auto stopped = pool.stop(slow);
+  CHECK(stopped.signal == SIGTERM);
+  CHECK(pool.empty());
+  CHECK(pool.collect(10ms).empty());
+  std::filesystem::remove(log);
+}
+
+TEST_CASE("a parent killed by SIGKILL leaves no child, grandchild or scratch directory") {
+  // The "parent" is a fork of this test that makes a pool, starts a child that forks a grandchild,
+  // reports their pids and the scratch directory through a pipe, then waits to be killed.
+  int report[2];
+  REQUIRE(::pipe2(report, O_CLOEXEC) == 0); // the children must not hold the write end open
+  const pid_t parent = ::fork();
+  REQUIRE(parent >= 0);
+  if (parent == 0) {
+    ::close(report[0]);
+    try {
+      bm::child_pool pool(1s, "bm-pool-test-");
+      const auto out = pool.scratch() / "out";
+      pool.start({"/bin/sh", "-c", "sleep 60 & echo $$ $!; wait"}, bm::current_environment(), out,
+                 out, 600s);
+      std::string pids;
+      for (int i = 0; i < 500 && pids.find('\n') == std::string::npos; ++i) {
+        std::this_thread::sleep_for(10ms);
+        pids = read(out);
+      }
+      const std::string message = pool.scratch().string() + " " + pids;
+      (void)!::write(report[1], message.data(), message.size());
+      ::close(report[1]);
+      ::pause();
+    } catch (...) {
+    }
+    ::_exit(1);
+  }
+  ::close(report[1]);
+  std::string message;
+  char buffer[512];
+  for (ssize_t n; (n = ::read(report[0], buffer, sizeof buffer)) > 0;)
+    message.append(buffer, n);
+  ::close(report[0]);
+  std::istringstream fields(message);
+  std::string scratch;
+  pid_t child = 0, grandchild = 0;
+  fields >> scratch >> child >> grandchild;
+  REQUIRE(child > 0);
+  REQUIRE(grandchild > 0);
+  CHECK(std::filesystem::is_directory(scratch));
+
+  ::kill(parent, SIGKILL);
+  int status = 0;
+  ::waitpid(parent, &status, 0);
+  // The child and grandchild were re-parented (to init, which reaps them): gone once killed.
+  CHECK(eventually([&] { return !process_alive(child) && !process_alive(grandchild); }));
+  CHECK(eventually([&] { return !std::filesystem::exists(scratch); }));
+}
