@@ -155,7 +155,8 @@ public:
     const json_value* v = find(object, key, name);
     return v ? m_in.text(*v, name) : std::string();
   }
-  nullable_string nullable(const json_value& object, const char* key, const std::string& name) const {
+  nullable_string nullable(const json_value& object, const char* key,
+                           const std::string& name) const {
     const json_value* v = find(object, key, name, true);
     return v ? m_in.nullable(*v, name) : std::nullopt;
   }
@@ -205,7 +206,8 @@ results_record results_record::parse_lenient(std::string_view line, const std::s
       field.boolean(e, "keep_model_data_on_cuda", "experiment.keep_model_data_on_cuda");
   id.experiment.enable_functionalization =
       field.boolean(e, "enable_functionalization", "experiment.enable_functionalization");
-  if (const json_value* v = field.find(e, "batch_size", "experiment.batch_size", true); v && !v->IsNull())
+  if (const json_value* v = field.find(e, "batch_size", "experiment.batch_size", true);
+      v && !v->IsNull())
     id.batch_size = in.integral(*v, "experiment.batch_size");
 
   if (const json_value* v = field.find(d, "repeat", "repeat")) id.repeat = in.integer(*v, "repeat");
@@ -218,8 +220,8 @@ results_record results_record::parse_lenient(std::string_view line, const std::s
     in.object(*v, "metrics");
     r.metrics.CopyFrom(*v, r.metrics.GetAllocator());
   }
-  static const std::string_view known[] = {"model",     "experiment", "repeat",           "iterations_per_run",
-                                           "metrics",   "timestamp",  "verification_code"};
+  static const std::string_view known[] = {"model",   "experiment", "repeat", "iterations_per_run",
+                                           "metrics", "timestamp",  "verification_code"};
   for (const auto& m : d.GetObject()) {
     const std::string_view name(m.name.GetString(), m.name.GetStringLength());
     if (std::find(std::begin(known), std::end(known), name) != std::end(known)) continue;
@@ -288,8 +290,9 @@ read_records(const std::filesystem::path& path,
   for (auto& line : read_results(path, on_unusable)) {
     try {
       const std::string where = "line " + std::to_string(line.line_number);
-      auto record = reading == record_reading::lenient ? results_record::parse_lenient(line.text, where)
-                                                       : results_record::parse(line.text, where);
+      auto record = reading == record_reading::lenient
+                        ? results_record::parse_lenient(line.text, where)
+                        : results_record::parse(line.text, where);
       out.push_back({line.line_number, std::move(line.text), std::move(record)});
     } catch (const std::exception& e) {
       on_unusable(line.line_number, e.what());

@@ -24,9 +24,9 @@ public:
   std::string verification_code;  // PASS, FAIL, VERIFIER_SKIPPED, ...
   json_document extras;           // object: the top-level keys after verification_code, in order
                                   // (parse_lenient: every key it does not know, in file order)
-  std::vector<std::string> absent;  // parse_lenient: the keys the line lacks or holds null for where
-                                    // null is no value ("timestamp", "experiment.xla", ...); a
-                                    // strict parse leaves it empty
+  std::vector<std::string> absent;  // parse_lenient: the keys the line lacks, or holds null for
+                                    // where null is no value ("timestamp", "experiment.xla", ...;
+                                    // see parse_lenient); a strict parse leaves it empty
 
   results_record();
 
@@ -49,9 +49,10 @@ public:
   /// A key holding the wrong type throws as parse() does, naming `where` and the key.
   /// experiment.batch_size may be an integral float (8.0), timestamp an integer. to_line() of a
   /// record read this way writes the §5.2 shape, defaults filled in.
-  [[nodiscard]] static results_record parse_lenient(std::string_view line, const std::string& where);
+  [[nodiscard]] static results_record parse_lenient(std::string_view line,
+                                                    const std::string& where);
 
-  /// False when parse_lenient found `key` ("timestamp", "experiment.xla", ...) missing.
+  /// False when parse_lenient found `key` ("timestamp", "experiment.xla", ...) in `absent`.
   [[nodiscard]] bool has(std::string_view key) const;
 
   /// The line (no newline), exactly as record_line() writes it, extras last.
