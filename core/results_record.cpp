@@ -2,7 +2,9 @@
 
 #include "core/results_file.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <stdexcept>
 
 namespace benchmatrix {
@@ -60,6 +62,17 @@ public:
   }
   void object(const json_value& v, const std::string& key) const {
     if (!v.IsObject()) fail(key, "an object, found " + to_python_json(v));
+  }
+  /// An integer, or a float with an integral value (older writers' 8.0).
+  long long integral(const json_value& v, const std::string& key) const {
+    if (v.IsInt64()) return v.GetInt64();
+    if (v.IsDouble() && std::isfinite(v.GetDouble()) && v.GetDouble() == std::floor(v.GetDouble()))
+      return static_cast<long long>(v.GetDouble());
+    fail(key, "an integer, found " + to_python_json(v));
+  }
+  double number(const json_value& v, const std::string& key) const {
+    if (!v.IsNumber()) fail(key, "a number, found " + to_python_json(v));
+    return v.GetDouble();
   }
 
 private:
@@ -119,6 +132,109 @@ results_record results_record::parse(std::string_view line, const std::string& w
   return r;
 }
 
+namespace {
+
+/// Reads a record's keys by name, in any order, noting the ones it lacks (parse_lenient).
+class lenient_fields {
+public:
+  lenient_fields(const record_reader& in, std::vector<std::string>& absent)
+      : m_in(in), m_absent(absent) {}
+
+  /// `object`.`key` (`name` is its dotted name); nullptr, noted absent, when missing or (unless
+  /// `null_is_value`) null.
+  const json_value* find(const json_value& object, const char* key, const std::string& name,
+                         bool null_is_value = false) const {
+    const auto it = object.FindMember(key);
+    if (it == object.MemberEnd() || (!null_is_value && it->value.IsNull())) {
+      m_absent.push_back(name);
+      return nullptr;
+    }
+    return &it->value;
+  }
+  std::string text(const json_value& object, const char* key, const std::string& name) const {
+    const json_value* v = find(object, key, name);
+    return v ? m_in.text(*v, name) : std::string();
+  }
+  nullable_string nullable(const json_value& object, const char* key,
+                           const std::string& name) const {
+    const json_value* v = find(object, key, name, true);
+    return v ? m_in.nullable(*v, name) : std::nullopt;
+  }
+  bool boolean(const json_value& object, const char* key, const std::string& name) const {
+    const json_value* v = find(object, key, name);
+    return v && m_in.boolean(*v, name);
+  }
+
+private:
+  const record_reader& m_in;
+  std::vector<std::string>& m_absent;
+};
+
+}  // namespace
+
+results_record results_record::parse_lenient(std::string_view line, const std::string& where) {
+  const record_reader in(where);
+  json_document d = parse_json(line, where);
+  if (!d.IsObject()) in.fail("(record)", "a JSON object");
+  results_record r;
+  const lenient_fields field(in, r.absent);
+  auto& id = r.identity;
+
+  const auto model = d.FindMember("model");
+  if (model == d.MemberEnd()) in.fail("model", "an object (the record has none)");
+  in.object(model->value, "model");
+  const auto model_name = model->value.FindMember("model_name");
+  if (model_name == model->value.MemberEnd())
+    in.fail("model.model_name", "a string (the record has none)");
+  id.model_name = in.text(model_name->value, "model.model_name");
+  id.suite_name = field.text(model->value, "suite_name", "model.suite_name");
+
+  const auto experiment = d.FindMember("experiment");
+  if (experiment == d.MemberEnd()) in.fail("experiment", "an object (the record has none)");
+  const json_value& e = experiment->value;
+  in.object(e, "experiment");
+  const auto test = e.FindMember("test");
+  if (test == e.MemberEnd()) in.fail("experiment.test", "a string (the record has none)");
+  id.experiment.test = in.text(test->value, "experiment.test");
+  id.experiment.accelerator = field.text(e, "accelerator", "experiment.accelerator");
+  id.accelerator_model = field.text(e, "accelerator_model", "experiment.accelerator_model");
+  id.experiment.xla = field.nullable(e, "xla", "experiment.xla");
+  id.experiment.xla_flags = field.nullable(e, "xla_flags", "experiment.xla_flags");
+  id.experiment.dynamo = field.nullable(e, "dynamo", "experiment.dynamo");
+  id.experiment.torch_xla2 = field.nullable(e, "torch_xla2", "experiment.torch_xla2");
+  id.experiment.keep_model_data_on_cuda =
+      field.boolean(e, "keep_model_data_on_cuda", "experiment.keep_model_data_on_cuda");
+  id.experiment.enable_functionalization =
+      field.boolean(e, "enable_functionalization", "experiment.enable_functionalization");
+  if (const json_value* v = field.find(e, "batch_size", "experiment.batch_size", true);
+      v && !v->IsNull())
+    id.batch_size = in.integral(*v, "experiment.batch_size");
+
+  if (const json_value* v = field.find(d, "repeat", "repeat")) id.repeat = in.integer(*v, "repeat");
+  if (const json_value* v = field.find(d, "iterations_per_run", "iterations_per_run"))
+    id.iterations_per_run = in.integer(*v, "iterations_per_run");
+  if (const json_value* v = field.find(d, "timestamp", "timestamp"))
+    id.timestamp = in.number(*v, "timestamp");
+  r.verification_code = field.text(d, "verification_code", "verification_code");
+  if (const json_value* v = field.find(d, "metrics", "metrics")) {
+    in.object(*v, "metrics");
+    r.metrics.CopyFrom(*v, r.metrics.GetAllocator());
+  }
+  static const std::string_view known[] = {"model",   "experiment", "repeat", "iterations_per_run",
+                                           "metrics", "timestamp",  "verification_code"};
+  for (const auto& m : d.GetObject()) {
+    const std::string_view name(m.name.GetString(), m.name.GetStringLength());
+    if (std::find(std::begin(known), std::end(known), name) != std::end(known)) continue;
+    r.extras.AddMember(json_value(m.name, r.extras.GetAllocator()),
+                       json_value(m.value, r.extras.GetAllocator()), r.extras.GetAllocator());
+  }
+  return r;
+}
+
+bool results_record::has(std::string_view key) const {
+  return std::find(absent.begin(), absent.end(), key) == absent.end();
+}
+
 std::string results_record::to_line() const {
   return record_line(identity, metrics, verification_code, &extras);
 }
@@ -168,11 +284,15 @@ std::vector<double> results_record::per_iter_seconds() const {
 
 std::vector<numbered_record>
 read_records(const std::filesystem::path& path,
-             const std::function<void(size_t, const std::string&)>& on_unusable) {
+             const std::function<void(size_t, const std::string&)>& on_unusable,
+             record_reading reading) {
   std::vector<numbered_record> out;
   for (auto& line : read_results(path, on_unusable)) {
     try {
-      auto record = results_record::parse(line.text, "line " + std::to_string(line.line_number));
+      const std::string where = "line " + std::to_string(line.line_number);
+      auto record = reading == record_reading::lenient
+                        ? results_record::parse_lenient(line.text, where)
+                        : results_record::parse(line.text, where);
       out.push_back({line.line_number, std::move(line.text), std::move(record)});
     } catch (const std::exception& e) {
       on_unusable(line.line_number, e.what());

@@ -23,6 +23,10 @@ public:
   json_document metrics;          // object: {"total_time": [...], ...} | {"error": str} | {}
   std::string verification_code;  // PASS, FAIL, VERIFIER_SKIPPED, ...
   json_document extras;           // object: the top-level keys after verification_code, in order
+                                  // (parse_lenient: every key it does not know, in file order)
+  std::vector<std::string> absent;  // parse_lenient: the keys the line lacks, or holds null for
+                                    // where null is no value ("timestamp", "experiment.xla", ...;
+                                    // see parse_lenient); a strict parse leaves it empty
 
   results_record();
 
@@ -30,6 +34,26 @@ public:
   /// and what was expected: the §5.2 keys model, experiment (its ten keys in order), repeat,
   /// iterations_per_run, metrics, timestamp, verification_code, in this order, then any others.
   [[nodiscard]] static results_record parse(std::string_view line, const std::string& where);
+
+  /// Parses one line as the report tools read it: records of every runner version, the older
+  /// Python runners' included (experiment.experiment_name, no torch_xla2, no timestamp or
+  /// verification_code, outputs_file). Keys in any order; unknown keys of model and experiment are
+  /// ignored, unknown top-level keys go to `extras`. Only model.model_name (a string),
+  /// experiment.test (a string) and the two objects holding them are required. A key that is
+  /// missing, or null where null is no value, is named in `absent` and gets its default:
+  ///   model.suite_name, experiment.accelerator, experiment.accelerator_model,
+  ///   verification_code: ""; experiment.keep_model_data_on_cuda,
+  ///   experiment.enable_functionalization: false; experiment.xla, xla_flags, dynamo, torch_xla2,
+  ///   batch_size: null (a null value is a value here: not absent); repeat: 10 (the runner's
+  ///   default); iterations_per_run: 1; timestamp: 0; metrics: {}.
+  /// A key holding the wrong type throws as parse() does, naming `where` and the key.
+  /// experiment.batch_size may be an integral float (8.0), timestamp an integer. to_line() of a
+  /// record read this way writes the §5.2 shape, defaults filled in.
+  [[nodiscard]] static results_record parse_lenient(std::string_view line,
+                                                    const std::string& where);
+
+  /// False when parse_lenient found `key` ("timestamp", "experiment.xla", ...) in `absent`.
+  [[nodiscard]] bool has(std::string_view key) const;
 
   /// The line (no newline), exactly as record_line() writes it, extras last.
   [[nodiscard]] std::string to_line() const;
@@ -62,10 +86,19 @@ struct numbered_record {
   results_record record;
 };
 
+/// How read_records reads each line.
+enum class record_reading {
+  strict,   // results_record::parse: the §5.2 shape this runner writes (resume, the sweep)
+  lenient,  // results_record::parse_lenient: any runner's records (the report tools)
+};
+
 /// Every record of a results file (missing file: none), in file order. Lines that are not JSON
-/// objects, or not records, go to `on_unusable(line_number, message)` and are skipped.
+/// objects, or not records, go to `on_unusable(line_number, message)` and are skipped (lines that
+/// are not JSON objects first, as read_results reports them while reading); a record's message
+/// starts with "line N: ".
 [[nodiscard]] std::vector<numbered_record>
 read_records(const std::filesystem::path& path,
-             const std::function<void(size_t, const std::string&)>& on_unusable);
+             const std::function<void(size_t, const std::string&)>& on_unusable,
+             record_reading reading = record_reading::strict);
 
 }  // namespace benchmatrix

@@ -3,10 +3,11 @@
 #include "backends/backend_name.hpp"
 #include "backends/backend_registry.hpp"
 #include "core/python_json.hpp"
-#include "core/results_file.hpp"
+#include "core/results_record.hpp"
 #include "output/text_cells.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -49,29 +50,10 @@ std::string seed_accelerator_name(const std::string& model) {
   return "";
 }
 
-const json_value* member(const json_value& object, const char* key) {
-  if (!object.IsObject()) return nullptr;
-  const auto it = object.FindMember(key);
-  return it == object.MemberEnd() ? nullptr : &it->value;
-}
-
-/// A null or string field as text; nullopt for null. Throws for other types.
-std::optional<std::string> optional_text(const json_value& v, const std::string& name) {
-  if (v.IsNull()) return std::nullopt;
-  if (!v.IsString()) throw std::runtime_error(name + " is not a string or null");
-  return std::string(v.GetString(), v.GetStringLength());
-}
-
-/// experiment.torch_xla2; nullopt when null or absent (records older than the field).
-std::optional<std::string> torch_xla2_of(const json_value& experiment) {
-  const json_value* v = member(experiment, "torch_xla2");
-  return v ? optional_text(*v, "experiment.torch_xla2") : std::nullopt;
-}
-
 /// total_time's samples; nullopt when absent or null (error, SKIP and verify records, old files).
 /// Throws for a value that is not a list of numbers.
-std::optional<std::vector<double>> total_time_of(const json_value& metrics) {
-  const json_value* v = member(metrics, "total_time");
+std::optional<std::vector<double>> total_time_of(const results_record& record) {
+  const json_value* v = record.metric("total_time");
   if (!v || v->IsNull()) return std::nullopt;
   if (!v->IsArray()) throw std::runtime_error("metrics.total_time is not a list");
   std::vector<double> samples;
@@ -172,52 +154,39 @@ aggregated_results load_results(const std::vector<std::filesystem::path>& files,
                                (std::filesystem::exists(file, ec) ? " is not a regular file"
                                                                   : " does not exist"));
     if (!std::ifstream(file)) throw std::runtime_error("cannot read input file " + file.string());
-    for (const auto& line : read_results(file, [&](size_t number, const std::string& message) {
-           const std::string prefix = "line " + std::to_string(number) + ": ";
-           warn(file.string() + ":" + std::to_string(number) + ": skipped: " +
-                (message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message));
-         })) {
+    const auto lines = read_records(
+        file,
+        [&](size_t number, const std::string& message) {
+          const std::string prefix = "line " + std::to_string(number) + ": ";
+          warn(file.string() + ":" + std::to_string(number) + ": skipped: " +
+               (message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message));
+        },
+        record_reading::lenient);
+    for (const auto& line : lines) {
       const std::string where = file.string() + ":" + std::to_string(line.line_number);
-      const json_value& r = line.record;
-      // The fields the original requires of every line.
-      static const std::pair<const char*, const char*> required[] = {
-          {"experiment", "accelerator_model"}, {"experiment", "batch_size"},
-          {"experiment", "dynamo"}, {"experiment", "test"}, {"experiment", "xla"},
-          {"metrics", nullptr}, {"model", "model_name"}, {"timestamp", nullptr}};
-      std::string missing;
-      for (const auto& [object, key] : required) {
-        const json_value* o = member(r, object);
-        if (!o || (key && !member(*o, key))) {
-          missing = key ? std::string(object) + "." + key : object;
-          break;
-        }
-      }
-      if (!missing.empty()) {
-        warn(where + ": skipped: the record has no " + missing);
+      const results_record& r = line.record;
+      const auto& id = r.identity;
+      // The fields the original requires of every line (model.model_name and experiment.test the
+      // reader requires itself).
+      static const char* const required[] = {"experiment.accelerator_model", "experiment.batch_size",
+                                             "experiment.dynamo", "experiment.xla", "metrics",
+                                             "timestamp"};
+      const auto missing = std::find_if(std::begin(required), std::end(required),
+                                        [&](const char* key) { return !r.has(key); });
+      if (missing != std::end(required)) {
+        warn(where + ": skipped: the record has no " + *missing);
         continue;
       }
       try {
-        const json_value& experiment = *member(r, "experiment");
-        const auto model_text = optional_text(*member(experiment, "accelerator_model"),
-                                              "experiment.accelerator_model");
-        const json_value* accelerator_value = member(experiment, "accelerator");
-        const std::string accelerator =
-            accelerator_value && accelerator_value->IsString() ? accelerator_value->GetString() : "";
-        const std::string accelerator_model = model_text.value_or("");
-        if (accelerators_seen) accelerators_seen->insert(accelerator_model);
-        if (!accelerator_matches(options.accelerator, accelerator, accelerator_model)) continue;
-        const auto model = optional_text(*member(*member(r, "model"), "model_name"), "model.model_name");
-        if (!model) throw std::runtime_error("model.model_name is null");
-        if (!std::regex_search(*model, filter) || std::regex_search(*model, exclude)) continue;
-        const auto test = optional_text(*member(experiment, "test"), "experiment.test");
-        if (test != wanted_test) continue;
+        if (accelerators_seen) accelerators_seen->insert(id.accelerator_model);
+        if (!accelerator_matches(options.accelerator, id.experiment.accelerator, id.accelerator_model))
+          continue;
+        const std::string& model = id.model_name;
+        if (!std::regex_search(model, filter) || std::regex_search(model, exclude)) continue;
+        if (id.experiment.test != wanted_test) continue;
         const std::string backend =
-            report_backend_name(optional_text(*member(experiment, "dynamo"), "experiment.dynamo"),
-                                optional_text(*member(experiment, "xla"), "experiment.xla"),
-                                torch_xla2_of(experiment));
-        const json_value& timestamp = *member(r, "timestamp");
-        if (!timestamp.IsNumber()) throw std::runtime_error("timestamp is not a number");
-        const auto samples = total_time_of(*member(r, "metrics"));
+            report_backend_name(id.experiment.dynamo, id.experiment.xla, id.experiment.torch_xla2);
+        const auto samples = total_time_of(r);
         if (!samples) continue;
         const size_t first_used = options.compile_metric ? 0 : options.skip_samples;
         for (size_t i = first_used; i < samples->size(); ++i)
@@ -226,8 +195,8 @@ aggregated_results load_results(const std::vector<std::filesystem::path>& files,
         const auto point = options.compile_metric ? compile_datapoint(*samples)
                                                   : exec_datapoint(*samples, options.skip_samples);
         if (!point) continue;
-        auto& models = results[timestamp.GetDouble()].measured[backend];
-        entry(entry(models, *model), python_str(*member(experiment, "batch_size"))) = *point;
+        auto& models = results[id.timestamp].measured[backend];
+        entry(entry(models, model), id.batch_size ? std::to_string(*id.batch_size) : "None") = *point;
       } catch (const std::exception& e) {
         warn(where + ": skipped: " + e.what());
       }

@@ -4,7 +4,7 @@
 #include "backends/backend_name.hpp"
 
 #include "output/aggregate_report.hpp"
-#include "core/results_file.hpp"
+#include "core/results_record.hpp"
 #include "output/speedup_statistics.hpp"
 #include "output/svg_chart.hpp"
 #include "output/verification_codes.hpp"
@@ -25,35 +25,6 @@ namespace benchmatrix {
 namespace {
 
 using svg::escape_xml;
-
-const json_value* member(const json_value& object, const char* key) {
-  if (!object.IsObject()) return nullptr;
-  const auto it = object.FindMember(key);
-  return it == object.MemberEnd() ? nullptr : &it->value;
-}
-
-/// A string or null field (absent: null). Throws for other types.
-std::optional<std::string> optional_text(const json_value* v, const std::string& name) {
-  if (!v || v->IsNull()) return std::nullopt;
-  if (!v->IsString()) throw std::runtime_error(name + " is not a string or null");
-  return std::string(v->GetString(), v->GetStringLength());
-}
-
-std::optional<long long> optional_integer(const json_value* v, const std::string& name) {
-  if (!v || v->IsNull()) return std::nullopt;
-  if (v->IsInt64()) return v->GetInt64();
-  if (v->IsDouble() && std::isfinite(v->GetDouble()) && v->GetDouble() == std::floor(v->GetDouble()))
-    return static_cast<long long>(v->GetDouble());
-  throw std::runtime_error(name + " is not an integer or null");
-}
-
-/// A list of numbers (null entries and non-numbers: NaN); nullopt when absent, null or no list.
-std::optional<std::vector<double>> number_list(const json_value* v) {
-  if (!v || !v->IsArray()) return std::nullopt;
-  std::vector<double> out;
-  for (const auto& x : v->GetArray()) out.push_back(x.IsNumber() ? x.GetDouble() : NAN);
-  return out;
-}
 
 std::string lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
@@ -665,57 +636,30 @@ code { font-size: 0.9em; }
 
 // --- records ------------------------------------------------------------------------------------
 
-report_record parse_report_record(const json_value& r, size_t line_number) {
+report_record parse_report_record(const results_record& r, size_t line_number) {
   report_record out;
   out.line_number = line_number;
-  const json_value* model = member(r, "model");
-  const json_value* experiment = member(r, "experiment");
-  if (!model || !model->IsObject()) throw std::runtime_error("the record has no model object");
-  if (!experiment || !experiment->IsObject()) throw std::runtime_error("the record has no experiment object");
-  const auto model_name = optional_text(member(*model, "model_name"), "model.model_name");
-  if (!model_name) throw std::runtime_error("the record has no model.model_name");
-  out.model = *model_name;
-  out.suite = optional_text(member(*model, "suite_name"), "model.suite_name").value_or("");
-  const auto test = optional_text(member(*experiment, "test"), "experiment.test");
-  if (!test) throw std::runtime_error("the record has no experiment.test");
-  out.test = *test;
-  out.accelerator = optional_text(member(*experiment, "accelerator"), "experiment.accelerator").value_or("");
-  out.accelerator_model =
-      optional_text(member(*experiment, "accelerator_model"), "experiment.accelerator_model").value_or("");
-  const auto dynamo = optional_text(member(*experiment, "dynamo"), "experiment.dynamo");
-  const auto xla = optional_text(member(*experiment, "xla"), "experiment.xla");
-  out.backend = display_backend_name(
-      dynamo, xla, optional_text(member(*experiment, "torch_xla2"), "experiment.torch_xla2"));
-  out.batch_size = optional_integer(member(*experiment, "batch_size"), "experiment.batch_size");
-  out.repeat = optional_integer(member(r, "repeat"), "repeat");
-  out.iterations_per_run = optional_integer(member(r, "iterations_per_run"), "iterations_per_run");
-  if (const json_value* t = member(r, "timestamp"); t && !t->IsNull()) {
-    if (!t->IsNumber()) throw std::runtime_error("timestamp is not a number");
-    out.timestamp = t->GetDouble();
-  }
-  out.verification_code = optional_text(member(r, "verification_code"), "verification_code").value_or("");
-
-  const json_value* metrics = member(r, "metrics");
-  if (metrics && !metrics->IsNull() && !metrics->IsObject())
-    throw std::runtime_error("metrics is not an object");
-  if (const json_value* error = metrics ? member(*metrics, "error") : nullptr) {
-    out.error = error->IsString() ? std::string(error->GetString(), error->GetStringLength())
-                                  : to_python_json(*error);
-    out.kind = out.error.rfind("SKIP", 0) == 0 ? record_kind::skip : record_kind::error;
+  const auto& id = r.identity;
+  out.model = id.model_name;
+  out.suite = id.suite_name;
+  out.test = id.experiment.test;
+  out.accelerator = id.experiment.accelerator;
+  out.accelerator_model = id.accelerator_model;
+  out.backend = display_backend_name(id.experiment.dynamo, id.experiment.xla, id.experiment.torch_xla2);
+  out.batch_size = id.batch_size;
+  if (r.has("repeat")) out.repeat = id.repeat;
+  if (r.has("iterations_per_run")) out.iterations_per_run = id.iterations_per_run;
+  if (r.has("timestamp")) out.timestamp = id.timestamp;
+  out.verification_code = r.verification_code;
+  if (const auto error = r.error()) {
+    out.error = *error;
+    out.kind = r.is_skip() ? record_kind::skip : record_kind::error;
     return out;
   }
-  std::optional<std::vector<double>> seconds = metrics ? number_list(member(*metrics, "per_iter_time")) : std::nullopt;
-  if (!seconds && metrics) {
-    seconds = number_list(member(*metrics, "total_time"));
-    if (seconds) {
-      const double iterations =
-          out.iterations_per_run && *out.iterations_per_run > 0 ? static_cast<double>(*out.iterations_per_run) : 1;
-      for (double& s : *seconds) s /= iterations;
-    }
-  }
-  if (seconds && !seconds->empty()) {
+  const std::vector<double> seconds = r.per_iter_seconds();
+  if (!seconds.empty()) {
     out.kind = record_kind::timing;
-    for (double s : *seconds) out.per_iter_ms.push_back(std::isfinite(s) ? s * 1e3 : NAN);
+    for (double s : seconds) out.per_iter_ms.push_back(std::isfinite(s) ? s * 1e3 : NAN);
   }
   return out;
 }
@@ -730,17 +674,15 @@ std::vector<report_record> load_report_records(const std::filesystem::path& resu
   if (!std::ifstream(results_file)) throw std::runtime_error("cannot read " + results_file.string());
   std::vector<report_record> records;
   const std::string file = results_file.string();
-  for (const auto& line : read_results(results_file, [&](size_t number, const std::string& message) {
-         const std::string prefix = "line " + std::to_string(number) + ": ";
-         warn(file + ":" + std::to_string(number) + ": skipped: " +
-              (message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message));
-       })) {
-    try {
-      records.push_back(parse_report_record(line.record, line.line_number));
-    } catch (const std::exception& e) {
-      warn(file + ":" + std::to_string(line.line_number) + ": skipped: " + e.what());
-    }
-  }
+  const auto lines = read_records(
+      results_file,
+      [&](size_t number, const std::string& message) {
+        const std::string prefix = "line " + std::to_string(number) + ": ";
+        warn(file + ":" + std::to_string(number) + ": skipped: " +
+             (message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message));
+      },
+      record_reading::lenient);
+  for (const auto& line : lines) records.push_back(parse_report_record(line.record, line.line_number));
   return records;
 }
 

@@ -36,6 +36,7 @@
 
 #include "core/python_json.hpp"
 #include "core/repeat_statistics.hpp"
+#include "core/results_record.hpp"
 
 #include <cstddef>
 #include <filesystem>
@@ -82,12 +83,13 @@ struct report_record {
   std::vector<double> per_iter_ms;     // one per repeat; NaN for non-finite or null values
 };
 
-/// The record of one JSON line. Throws std::runtime_error (naming the field) for a record the page
-/// cannot use: no model.model_name or experiment.test, values of the wrong type.
-[[nodiscard]] report_record parse_report_record(const json_value& record, size_t line_number);
+/// What the page shows of one record (read with results_record::parse_lenient: a missing repeat,
+/// iterations_per_run or timestamp stays unknown, a missing verification_code is "").
+[[nodiscard]] report_record parse_report_record(const results_record& record, size_t line_number);
 
-/// Every usable record of a results file, in file order; lines that are not JSON objects or not
-/// usable records go to `warn` as "file:line: skipped: why". Throws std::runtime_error when the file
+/// Every usable record of a results file, in file order (read_records, lenient); lines that are
+/// not JSON objects or not usable records (no model.model_name or experiment.test, values of the
+/// wrong type) go to `warn` as "file:line: skipped: why". Throws std::runtime_error when the file
 /// does not exist or cannot be read.
 [[nodiscard]] std::vector<report_record>
 load_report_records(const std::filesystem::path& results_file,

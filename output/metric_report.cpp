@@ -14,12 +14,6 @@
 namespace benchmatrix {
 namespace {
 
-const json_value* member(const json_value& object, const char* key) {
-  if (!object.IsObject()) return nullptr;
-  const auto it = object.FindMember(key);
-  return it == object.MemberEnd() ? nullptr : &it->value;
-}
-
 /// A JSON scalar as a cell (null, bool, integer, float, string); objects and arrays are empty.
 report_cell cell_of(const json_value* v) {
   if (!v || v->IsNull()) return std::monostate{};
@@ -30,9 +24,18 @@ report_cell cell_of(const json_value* v) {
   return std::monostate{};
 }
 
-report_cell nested(const json_value& record, const char* object, const char* key) {
-  const json_value* o = member(record, object);
-  return o ? cell_of(member(*o, key)) : report_cell{};
+/// A text field as a cell; empty when the record lacks it.
+report_cell text_cell(const results_record& record, const char* key, const std::string& value) {
+  return record.has(key) ? report_cell(value) : report_cell{};
+}
+
+report_cell nullable_cell(const nullable_string& value) {
+  return value ? report_cell(*value) : report_cell{};
+}
+
+/// An integer field as a cell; empty when the record lacks it.
+report_cell integer_cell(const results_record& record, const char* key, long long value) {
+  return record.has(key) ? report_cell(int64_t{value}) : report_cell{};
 }
 
 /// The numbers of a per-repeat metric: a non-empty list of numbers; nullopt for anything else
@@ -96,48 +99,52 @@ struct analysed_record {
   bool has_stats = false;
 };
 
-analysed_record analyse(const json_value& record, const metric_report_options& o) {
+analysed_record analyse(const results_record& record, const metric_report_options& o) {
   analysed_record a;
-  const json_value* ts = member(record, "timestamp");
-  a.identity.emplace_back("timestamp", ts && ts->IsNumber() ? ts->GetDouble() : o.fallback_timestamp);
-  a.identity.emplace_back("suite_name", nested(record, "model", "suite_name"));
-  a.identity.emplace_back("model_name", nested(record, "model", "model_name"));
-  for (const char* key : {"accelerator", "accelerator_model", "xla", "xla_flags", "dynamo",
-                          "torch_xla2", "keep_model_data_on_cuda", "test", "batch_size"})
-    a.identity.emplace_back(key, nested(record, "experiment", key));
-  a.identity.emplace_back("repeat", cell_of(member(record, "repeat")));
-  a.identity.emplace_back("iterations_per_run", cell_of(member(record, "iterations_per_run")));
+  const auto& id = record.identity;
+  const auto& e = id.experiment;
+  a.identity = {
+      {"timestamp", record.has("timestamp") ? id.timestamp : o.fallback_timestamp},
+      {"suite_name", text_cell(record, "model.suite_name", id.suite_name)},
+      {"model_name", id.model_name},
+      {"accelerator", text_cell(record, "experiment.accelerator", e.accelerator)},
+      {"accelerator_model", text_cell(record, "experiment.accelerator_model", id.accelerator_model)},
+      {"xla", nullable_cell(e.xla)},
+      {"xla_flags", nullable_cell(e.xla_flags)},
+      {"dynamo", nullable_cell(e.dynamo)},
+      {"torch_xla2", nullable_cell(e.torch_xla2)},
+      {"keep_model_data_on_cuda", record.has("experiment.keep_model_data_on_cuda")
+                                      ? report_cell(e.keep_model_data_on_cuda)
+                                      : report_cell{}},
+      {"test", e.test},
+      {"batch_size", id.batch_size ? report_cell(int64_t{*id.batch_size}) : report_cell{}},
+      {"repeat", integer_cell(record, "repeat", id.repeat)},
+      {"iterations_per_run", integer_cell(record, "iterations_per_run", id.iterations_per_run)},
+  };
 
-  const json_value* metrics = member(record, "metrics");
-  if (metrics && metrics->IsObject()) {
-    if (const json_value* error = member(*metrics, "error")) {
-      a.error = error->IsString() ? std::string(error->GetString(), error->GetStringLength())
-                                  : to_python_json(*error);
-    } else if (!metrics->ObjectEmpty()) {
-      const json_value* experiment = member(record, "experiment");
-      const json_value* xla = experiment ? member(*experiment, "xla") : nullptr;
-      const json_value* dynamo = experiment ? member(*experiment, "dynamo") : nullptr;
-      const bool has_xla = xla && !xla->IsNull();
-      a.stats = summaries(*metrics, has_xla);
-      a.has_stats = true;
-      double compile_time = std::nan("");
-      const auto find = [&](const std::string& name) -> std::optional<double> {
-        for (const auto& [k, v] : a.stats)
-          if (k == name) return v;
-        return std::nullopt;
-      };
-      // The first repeat carries the compilation: its excess over the median estimates it. (The
-      // original took max - median, the same number unless a later repeat was an outlier.)
-      const json_value* total = member(*metrics, "total_time");
-      if (auto mid = find("median_total_time");
-          mid && total && total->IsArray() && !total->Empty() && (*total)[0].IsNumber())
-        compile_time = (*total)[0].GetDouble() - *mid;
-      if (const json_value* measured = member(*metrics, "compile_time_s");
-          measured && measured->IsNumber())
-        compile_time = measured->GetDouble();  // measured apart from the repeats
-      if (has_xla) a.xla_compile_time = compile_time;
-      if (dynamo && !dynamo->IsNull()) a.dynamo_compile_time = compile_time;
-    }
+  const json_value& metrics = record.metrics;
+  if (const auto error = record.error()) {
+    a.error = *error;
+  } else if (!metrics.ObjectEmpty()) {
+    const bool has_xla = e.xla.has_value();
+    a.stats = summaries(metrics, has_xla);
+    a.has_stats = true;
+    double compile_time = std::nan("");
+    const auto find = [&](const std::string& name) -> std::optional<double> {
+      for (const auto& [k, v] : a.stats)
+        if (k == name) return v;
+      return std::nullopt;
+    };
+    // The first repeat carries the compilation: its excess over the median estimates it. (The
+    // original took max - median, the same number unless a later repeat was an outlier.)
+    const json_value* total = record.metric("total_time");
+    if (auto mid = find("median_total_time");
+        mid && total && total->IsArray() && !total->Empty() && (*total)[0].IsNumber())
+      compile_time = (*total)[0].GetDouble() - *mid;
+    if (const json_value* measured = record.metric("compile_time_s"); measured && measured->IsNumber())
+      compile_time = measured->GetDouble();  // measured apart from the repeats
+    if (has_xla) a.xla_compile_time = compile_time;
+    if (e.dynamo) a.dynamo_compile_time = compile_time;
   }
   return a;
 }
@@ -179,7 +186,7 @@ report_cell column_of(const report_row& row, const std::string& name) {
 
 }  // namespace
 
-report_row metric_row(const json_value& record, const metric_report_options& o) {
+report_row metric_row(const results_record& record, const metric_report_options& o) {
   const analysed_record a = analyse(record, o);
   report_row row = a.identity;
   const double nan = std::nan("");
@@ -196,8 +203,8 @@ report_row metric_row(const json_value& record, const metric_report_options& o) 
   row.emplace_back("xla_compile_time", a.error || a.has_stats ? report_cell(a.xla_compile_time) : report_cell(nan));
   row.emplace_back("dynamo_compile_time",
                    a.error || a.has_stats ? report_cell(a.dynamo_compile_time) : report_cell(nan));
-  row.emplace_back("outputs_file", cell_of(member(record, "outputs_file")));
-  row.emplace_back("verification_code", cell_of(member(record, "verification_code")));
+  row.emplace_back("outputs_file", cell_of(record.extra("outputs_file")));
+  row.emplace_back("verification_code", text_cell(record, "verification_code", record.verification_code));
   for (const auto& [k, v] : a.stats)
     if (k != "median_total_time" && k != "median_per_iter_time") row.emplace_back(k, v);
   return row;
@@ -287,7 +294,7 @@ std::string metric_csv(const std::vector<report_row>& rows, bool with_header) {
   return out + metric_csv_for_header(rows, columns);
 }
 
-std::string metric_jsonl_line(const json_value& record, const metric_report_options& o) {
+std::string metric_jsonl_line(const results_record& record, const metric_report_options& o) {
   const analysed_record a = analyse(record, o);
   json_document d(rapidjson::kObjectType);
   auto& alloc = d.GetAllocator();
@@ -316,9 +323,9 @@ std::string metric_jsonl_line(const json_value& record, const metric_report_opti
     json_add(dimensions, k, identity(k), alloc);
   for (const char* k : {"xla", "dynamo", "torch_xla2", "test"})
     json_add(dimensions, k, dimension_text(identity(k)), alloc);
-  json_add(dimensions, "outputs_file", dimension_text(cell_of(member(record, "outputs_file"))), alloc);
+  json_add(dimensions, "outputs_file", dimension_text(cell_of(record.extra("outputs_file"))), alloc);
   json_add(dimensions, "verification_code",
-           dimension_text(cell_of(member(record, "verification_code"))), alloc);
+           dimension_text(text_cell(record, "verification_code", record.verification_code)), alloc);
   json_add(dimensions, "run_status", std::string(a.error ? "failure" : "success"), alloc);
   d.AddMember("metrics", metrics, alloc);
   d.AddMember("dimensions", dimensions, alloc);

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "core/python_json.hpp"
+#include "core/results_record.hpp"
 
 #include <cstdint>
 #include <string>
@@ -34,7 +35,7 @@ struct metric_report_options {
 };
 
 /// The CSV row of one record (seed columns first, then the summaries in the order they arise).
-[[nodiscard]] report_row metric_row(const json_value& record, const metric_report_options& options);
+[[nodiscard]] report_row metric_row(const results_record& record, const metric_report_options& options);
 
 /// The CSV text of the rows: a header (when `with_header`) that is the union of every row's
 /// columns in first-appearance order, then one line per row. Cells as pandas.to_csv writes them:
@@ -63,7 +64,7 @@ struct database_update {
                                                  const std::vector<report_row>& rows);
 
 /// The JSONL line of one record: {"metrics": {...}, "dimensions": {...}[, "error_message"]}.
-[[nodiscard]] std::string metric_jsonl_line(const json_value& record,
+[[nodiscard]] std::string metric_jsonl_line(const results_record& record,
                                             const metric_report_options& options);
 
 }  // namespace benchmatrix

@@ -4,7 +4,7 @@
 //   result_analyzer --output-dirname=output/ [--output-format=csv|jsonl] [--database=FILE]
 //                   [--timestamp=T] [--hide-errors]
 #include "output/metric_report.hpp"
-#include "core/results_file.hpp"
+#include "core/results_record.hpp"
 #include "core/flag_tool.hpp"
 #include "core/directory_tree.hpp"
 #include "core/log.hpp"
@@ -68,9 +68,13 @@ int run(const parsed_flags& flags) {
     if (std::filesystem::path(name).extension() != ".jsonl" || name == "metric_report.jsonl") continue;
     ++files;
     const auto path = dir / name;
-    for (const auto& line : read_results(path, [&](size_t number, const std::string& message) {
-           log_warning(path.string() + ":" + std::to_string(number) + ": skipped: " + message);
-         })) {
+    const auto records = read_records(
+        path,
+        [&](size_t number, const std::string& message) {
+          log_warning(path.string() + ":" + std::to_string(number) + ": skipped: " + message);
+        },
+        record_reading::lenient);
+    for (const auto& line : records) {
       if (jsonl)
         lines += metric_jsonl_line(line.record, options) + "\n";
       else

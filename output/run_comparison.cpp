@@ -5,7 +5,7 @@
 
 #include "backends/backend_name.hpp"
 #include "core/python_json.hpp"
-#include "core/results_file.hpp"
+#include "core/results_record.hpp"
 #include "output/text_cells.hpp"
 
 #include <algorithm>
@@ -31,25 +31,9 @@ std::string lower(std::string text) {
   return text;
 }
 
-const json_value* member(const json_value& object, const char* key) {
-  if (!object.IsObject()) return nullptr;
-  const auto it = object.FindMember(key);
-  return it == object.MemberEnd() ? nullptr : &it->value;
-}
-
-/// Python's str() of a field; "None" when missing or null.
-std::string field_text(const json_value* object, const char* key) {
-  const json_value* v = object ? member(*object, key) : nullptr;
-  return v ? python_str(*v) : "None";
-}
-
-/// A null or string field; nullopt when missing or null. Throws for other types.
-std::optional<std::string> optional_text(const json_value& object, const char* key) {
-  const json_value* v = member(object, key);
-  if (!v || v->IsNull()) return std::nullopt;
-  if (!v->IsString())
-    throw std::runtime_error(std::string("experiment.") + key + " is not a string or null");
-  return std::string(v->GetString(), v->GetStringLength());
+/// A typed field as Python's str() prints it; "None" when the record lacks it.
+std::string field_text(const results_record& record, const char* key, const std::string& value) {
+  return record.has(key) ? value : "None";
 }
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
@@ -59,22 +43,20 @@ std::string shortened(const std::string& text, size_t chars) {
 }
 
 /// The side a record gives (see the header comment).
-run_side side_of(const json_value& record, const comparison_options& options) {
+run_side side_of(const results_record& record, const comparison_options& options) {
   run_side side;
-  if (const json_value* code = member(record, "verification_code"); code && !code->IsNull())
-    side.verification_code = python_str(*code);
-  const json_value* metrics = member(record, "metrics");
-  if (!metrics || !metrics->IsObject()) {
+  if (record.has("verification_code")) side.verification_code = record.verification_code;
+  if (!record.has("metrics")) {
     side.detail = "the record has no metrics object";
     return side;
   }
-  if (const json_value* error = member(*metrics, "error")) {
+  if (const json_value* error = record.metric("error")) {
     side.detail = first_line(python_str(*error));
     side.state = side.detail.rfind("SKIP", 0) == 0 ? side_state::skip : side_state::error;
     return side;
   }
   const std::string name = "metrics." + options.metric;
-  const json_value* values = member(*metrics, options.metric.c_str());
+  const json_value* values = record.metric(options.metric.c_str());
   if (!values || values->IsNull()) {
     side.state = side_state::untimed;
     return side;
@@ -250,39 +232,30 @@ run_records load_run(const std::filesystem::path& file_or_dir, const comparison_
   const std::set<std::string> backends(options.backends.begin(), options.backends.end());
   const auto file = results_file_of(file_or_dir);
   run_records records;
-  for (const auto& line : read_results(file, [&](size_t number, const std::string& message) {
-         const std::string prefix = "line " + std::to_string(number) + ": ";
-         warn(file.string() + ":" + std::to_string(number) + ": skipped: " +
-              (message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message));
-       })) {
-    const std::string where = file.string() + ":" + std::to_string(line.line_number);
-    try {
-      const json_value& r = line.record;
-      const json_value* model = member(r, "model");
-      const json_value* experiment = member(r, "experiment");
-      if (!model || !model->IsObject()) throw std::runtime_error("the record has no model object");
-      if (!experiment || !experiment->IsObject())
-        throw std::runtime_error("the record has no experiment object");
-      const json_value* name = member(*model, "model_name");
-      if (!name || !name->IsString()) throw std::runtime_error("model.model_name is not a string");
-      config_key key;
-      key.model_name = name->GetString();
-      if (!std::regex_search(key.model_name, filter) || std::regex_search(key.model_name, exclude))
-        continue;
-      key.backend = report_backend_name(optional_text(*experiment, "dynamo"),
-                                        optional_text(*experiment, "xla"),
-                                        optional_text(*experiment, "torch_xla2"));
-      if (!backends.empty() && !backends.count(key.backend)) continue;
-      key.suite_name = field_text(model, "suite_name");
-      key.test = field_text(experiment, "test");
-      key.batch_size = field_text(experiment, "batch_size");
-      key.accelerator_model = field_text(experiment, "accelerator_model");
-      run_side side = side_of(r, options);
-      side.where = where;
-      records[key] = std::move(side);  // a later line replaces an earlier one
-    } catch (const std::exception& e) {
-      warn(where + ": skipped: " + e.what());
-    }
+  const auto lines = read_records(
+      file,
+      [&](size_t number, const std::string& message) {
+        const std::string prefix = "line " + std::to_string(number) + ": ";
+        warn(file.string() + ":" + std::to_string(number) + ": skipped: " +
+             (message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message));
+      },
+      record_reading::lenient);
+  for (const auto& line : lines) {
+    const results_record& r = line.record;
+    const auto& id = r.identity;
+    config_key key;
+    key.model_name = id.model_name;
+    if (!std::regex_search(key.model_name, filter) || std::regex_search(key.model_name, exclude))
+      continue;
+    key.backend = report_backend_name(id.experiment.dynamo, id.experiment.xla, id.experiment.torch_xla2);
+    if (!backends.empty() && !backends.count(key.backend)) continue;
+    key.suite_name = field_text(r, "model.suite_name", id.suite_name);
+    key.test = id.experiment.test;
+    key.batch_size = id.batch_size ? std::to_string(*id.batch_size) : "None";
+    key.accelerator_model = field_text(r, "experiment.accelerator_model", id.accelerator_model);
+    run_side side = side_of(r, options);
+    side.where = file.string() + ":" + std::to_string(line.line_number);
+    records[key] = std::move(side);  // a later line replaces an earlier one
   }
   return records;
 }

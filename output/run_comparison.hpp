@@ -97,8 +97,9 @@ using run_records = std::map<config_key, run_side>;
 /// the path when it does not exist or cannot be read.
 [[nodiscard]] std::filesystem::path results_file_of(const std::filesystem::path& file_or_dir);
 
-/// Reads one run. `warn` gets "file:line: skipped: why" for lines that are not JSON objects or lack
-/// model.model_name or experiment. Throws std::runtime_error for an unreadable file and for a bad
+/// Reads one run (read_records, lenient). `warn` gets "file:line: skipped: why" for lines that are
+/// not JSON objects, lack model.model_name or experiment.test, or hold a value of the wrong type.
+/// Throws std::runtime_error for an unreadable file and for a bad
 /// --filter/--exclude regex.
 [[nodiscard]] run_records load_run(const std::filesystem::path& file_or_dir,
                                    const comparison_options& options,

@@ -120,3 +120,88 @@ TEST_CASE("a malformed line is an error naming where, the key and what was expec
         "results.jsonl:7: 'experiment': expected the key here (the record ends before it)");
   CHECK(error_of("{\"model\": ").find("results.jsonl:7") != std::string::npos);
 }
+
+namespace {
+
+// A record of the older Python runners (reference §5.4): experiment_name, no torch_xla2,
+// keep_model_data_on_cuda or enable_functionalization, keys out of order, no timestamp or
+// verification_code, outputs_file, a float batch size.
+const std::string python_runner_line =
+    R"({"experiment": {"experiment_name": "run_all", "accelerator": "cuda", "accelerator_model": )"
+    R"("NVIDIA A100-SXM4-40GB", "xla": "PJRT", "xla_flags": null, "dynamo": "openxla", "test": )"
+    R"("train", "batch_size": 8.0}, "model": {"suite_name": "torchbench", "model_name": "BERT_pytorch"}, )"
+    R"("repeat": 2, "iterations_per_run": 4, "metrics": {"total_time": [2.0, 1.0]}, "outputs_file": null})";
+
+std::string lenient_error_of(const std::string& line) {
+  try {
+    (void)results_record::parse_lenient(line, "results.jsonl:9");
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("the lenient reader takes older runners' records, naming what they lack") {
+  CHECK_THROWS(results_record::parse(python_runner_line, "strict"));  // not the §5.2 shape
+  const auto r = results_record::parse_lenient(python_runner_line, "results.jsonl:9");
+  CHECK(r.identity.model_name == "BERT_pytorch");
+  CHECK(r.identity.suite_name == "torchbench");
+  CHECK(r.identity.experiment.test == "train");
+  CHECK(r.identity.experiment.xla == "PJRT");
+  CHECK(r.identity.experiment.dynamo == "openxla");
+  CHECK_FALSE(r.identity.experiment.torch_xla2.has_value());
+  CHECK(r.identity.batch_size == 8);
+  CHECK(r.identity.iterations_per_run == 4);
+  CHECK(r.per_iter_seconds() == std::vector<double>{0.5, 0.25});
+  CHECK(r.verification_code.empty());
+  REQUIRE(r.extra("outputs_file") != nullptr);
+  CHECK(r.extra("outputs_file")->IsNull());
+  CHECK(r.extra("experiment_name") == nullptr);  // unknown experiment keys are not kept
+  CHECK(r.absent == std::vector<std::string>{"experiment.torch_xla2",
+                                             "experiment.keep_model_data_on_cuda",
+                                             "experiment.enable_functionalization", "timestamp",
+                                             "verification_code"});
+  CHECK(r.has("experiment.xla_flags"));  // null is a value for the nullable keys
+  CHECK_FALSE(r.has("timestamp"));
+  CHECK(r.identity.timestamp == 0);
+
+  // Only the model's name and the test are required; everything else gets its default.
+  const auto bare = results_record::parse_lenient(
+      R"({"model": {"model_name": "m"}, "experiment": {"test": "eval"}, "timestamp": null})", "x");
+  CHECK(bare.identity.repeat == 10);
+  CHECK(bare.identity.iterations_per_run == 1);
+  CHECK(bare.metrics.ObjectEmpty());
+  CHECK_FALSE(bare.has("metrics"));
+  CHECK_FALSE(bare.has("timestamp"));  // null is no timestamp
+  CHECK_FALSE(bare.has("experiment.batch_size"));
+  CHECK_FALSE(bare.identity.batch_size.has_value());
+
+  // A record this runner writes reads the same either way.
+  const auto strict = results_record::parse(timing_line, "s");
+  const auto lenient = results_record::parse_lenient(timing_line, "l");
+  CHECK(lenient.absent.empty());
+  CHECK(lenient.to_line() == timing_line);
+  CHECK(lenient.to_line() == strict.to_line());
+  CHECK(results_record::parse_lenient(verified_line, "v").to_line() == verified_line);
+}
+
+TEST_CASE("the lenient reader rejects a line no report can use, naming the line and the key") {
+  CHECK(lenient_error_of(R"({"experiment": {"test": "eval"}, "model": {"suite_name": "s"}})") ==
+        "results.jsonl:9: 'model.model_name': expected a string (the record has none)");
+  CHECK(lenient_error_of(R"({"model": {"model_name": "m"}, "experiment": {"dynamo": null}})") ==
+        "results.jsonl:9: 'experiment.test': expected a string (the record has none)");
+  CHECK(lenient_error_of(R"({"model": {"model_name": "m"}})") ==
+        "results.jsonl:9: 'experiment': expected an object (the record has none)");
+  CHECK(lenient_error_of(R"({"model": {"model_name": "m"}, "experiment": {"test": "eval", )"
+                         R"("batch_size": 8.5}})") ==
+        "results.jsonl:9: 'experiment.batch_size': expected an integer, found 8.5");
+  CHECK(lenient_error_of(R"({"model": {"model_name": "m"}, "experiment": {"test": "eval"}, )"
+                         R"("timestamp": "yesterday"})") ==
+        R"(results.jsonl:9: 'timestamp': expected a number, found "yesterday")");
+  CHECK(lenient_error_of(R"({"model": {"model_name": "m"}, "experiment": {"test": "eval"}, )"
+                         R"("metrics": [1]})") ==
+        "results.jsonl:9: 'metrics': expected an object, found [1]");
+  CHECK(lenient_error_of("[1, 2]") == "results.jsonl:9: '(record)': expected a JSON object");
+}
