@@ -1,10 +1,10 @@
-#include "backends/cudagraphs_backend.hpp"
 #include "backends/backend_steps.hpp"
+#include "backends/cudagraphs_backend.hpp"
 
 #include "backends/cuda_graph_capture.hpp"
-#include "torch_support/ivalue_tensors.hpp"
 #include "backends/forward_side_effects.hpp"
 #include "torch_support/device_sync.hpp"
+#include "torch_support/ivalue_tensors.hpp"
 
 #include <chrono>
 

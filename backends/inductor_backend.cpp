@@ -1,19 +1,19 @@
-#include "backends/inductor_backend.hpp"
 #include "backends/backend_steps.hpp"
+#include "backends/inductor_backend.hpp"
 
 #include "backends/cuda_graph_capture.hpp"
-#include "torch_support/ivalue_tensors.hpp"
 #include "backends/traced_graph.hpp"
 #include "backends/warm_up.hpp"
-#include "process/child_process.hpp"
 #include "core/compile_cache.hpp"
 #include "core/content_hash.hpp"
 #include "core/directory_tree.hpp"
-#include "process/helper_process.hpp"
 #include "core/host_info.hpp"
 #include "core/log.hpp"
 #include "core/text_file.hpp"
+#include "process/child_process.hpp"
+#include "process/helper_process.hpp"
 #include "torch_support/device_sync.hpp"
+#include "torch_support/ivalue_tensors.hpp"
 
 #include <ATen/cuda/CUDAContext.h>
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>

@@ -1,9 +1,9 @@
-#include "backends/torchscript_backend.hpp"
 #include "backends/backend_steps.hpp"
+#include "backends/torchscript_backend.hpp"
 
-#include "torch_support/ivalue_tensors.hpp"
 #include "backends/traced_graph.hpp"
 #include "backends/warm_up.hpp"
+#include "torch_support/ivalue_tensors.hpp"
 
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/passes/tensorexpr_fuser.h>

@@ -1,18 +1,18 @@
-#include "backends/xla_pjrt_backend.hpp"
 #include "backends/backend_steps.hpp"
+#include "backends/xla_pjrt_backend.hpp"
 
 #include "backends/inductor_backend.hpp"  // compile_helper_python
-#include "torch_support/ivalue_tensors.hpp"
 #include "backends/traced_graph.hpp"
 #include "backends/warm_up.hpp"
 #include "backends/xla_metrics.hpp"
-#include "process/child_process.hpp"
 #include "core/compile_cache.hpp"
 #include "core/content_hash.hpp"
-#include "process/helper_process.hpp"
 #include "core/log.hpp"
 #include "core/text_file.hpp"
+#include "process/child_process.hpp"
+#include "process/helper_process.hpp"
 #include "torch_support/device_sync.hpp"
+#include "torch_support/ivalue_tensors.hpp"
 
 #ifdef BENCHMATRIX_HAVE_PJRT
 #include "backends/pjrt_runtime.hpp"

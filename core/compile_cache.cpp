@@ -1,9 +1,9 @@
 #include "core/compile_cache.hpp"
 
-#include "core/python_json.hpp"
 #include "core/content_hash.hpp"
 #include "core/directory_tree.hpp"
 #include "core/log.hpp"
+#include "core/python_json.hpp"
 #include "core/text_file.hpp"
 
 #include <fcntl.h>

@@ -2,8 +2,8 @@
 // writer — the child's timing record and the parent's SKIP and error records.
 #pragma once
 
-#include "core/python_json.hpp"
 #include "core/experiment_config.hpp"
+#include "core/python_json.hpp"
 
 #include <optional>
 #include <string>

@@ -1,10 +1,10 @@
 #include "kernel_check/kernel_build.hpp"
 
-#include "process/child_process.hpp"
 #include "core/compile_cache.hpp"
 #include "core/content_hash.hpp"
-#include "process/helper_process.hpp"
 #include "core/text_file.hpp"
+#include "process/child_process.hpp"
+#include "process/helper_process.hpp"
 
 #include <algorithm>
 #include <array>

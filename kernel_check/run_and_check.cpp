@@ -9,16 +9,16 @@
 // this parent (torch-free) chooses the seeds, compares the outputs, computes the statistics and
 // reports. Exit status: 0 correct, 1 incorrect, 2 usage error, 3 the custom module does not compile
 // or load, 4 error (crash, timeout, the reference fails, anything else).
-#include "kernel_check/kernel_build.hpp"
-#include "kernel_check/output_comparison.hpp"
-#include "core/python_json.hpp"
-#include "process/child_pool.hpp"
 #include "core/compile_cache.hpp"
 #include "core/content_hash.hpp"
 #include "core/directory_tree.hpp"
 #include "core/flag_tool.hpp"
 #include "core/host_info.hpp"
+#include "core/python_json.hpp"
 #include "core/text_file.hpp"
+#include "kernel_check/kernel_build.hpp"
+#include "kernel_check/output_comparison.hpp"
+#include "process/child_pool.hpp"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>

@@ -2,12 +2,12 @@
 // (kernel_check/evaluation_protocol.md). dlopens the libraries run_and_check compiled, constructs
 // the reference and the custom module from identically seeded states, runs the correctness trials
 // and the timed trials, and writes the outputs (.npy) and result.json. It compares nothing.
+#include "core/python_json.hpp"
+#include "core/text_file.hpp"
 #include "kernel_check/call_timing.hpp"
 #include "kernel_check/kernel_module.hpp"
 #include "numerics/npy_file.hpp"
 #include "numerics/npy_tensor.hpp"
-#include "core/python_json.hpp"
-#include "core/text_file.hpp"
 
 #include <ATen/ATen.h>
 #include <c10/core/Event.h>

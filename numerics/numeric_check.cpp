@@ -12,13 +12,13 @@
 // configs with no tensor on either side ("NOTHING TO COMPARE", with the manifest's note; never
 // counted as a match). Exit 0: every entry matches and at least one tensor was compared; 1: any
 // mismatch, one-sided, corrupted or unreadable entry, or nothing compared at all; 2: bad input.
+#include "core/content_hash.hpp"
+#include "core/flag_tool.hpp"
+#include "core/python_json.hpp"
+#include "core/text_file.hpp"
 #include "numerics/close_tolerances.hpp"
 #include "numerics/npy_file.hpp"
 #include "numerics/ulp_distance.hpp"
-#include "core/python_json.hpp"
-#include "core/content_hash.hpp"
-#include "core/flag_tool.hpp"
-#include "core/text_file.hpp"
 
 #include <algorithm>
 #include <cmath>

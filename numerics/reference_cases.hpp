@@ -11,8 +11,8 @@
 // data numpy.load gives.
 #pragma once
 
-#include "numerics/npy_file.hpp"
 #include "core/python_json.hpp"
+#include "numerics/npy_file.hpp"
 
 #include <cstdint>
 #include <filesystem>

@@ -2,8 +2,8 @@
 
 #include "core/content_hash.hpp"
 #include "core/host_info.hpp"
-#include "torch_support/library_versions.hpp"
 #include "core/log.hpp"
+#include "torch_support/library_versions.hpp"
 
 #include <chrono>
 #include <fstream>

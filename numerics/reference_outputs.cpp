@@ -10,12 +10,12 @@
 //
 // Exit status: 0 ok; 1 verification failed, or compare found a case above --max-ulp, a case on one
 // side only, different inputs or shapes; 2 usage error or unreadable input.
-#include "numerics/reference_cases.hpp"
-#include "numerics/reference_generation.hpp"
-#include "numerics/ulp_distance.hpp"
 #include "core/flag_tool.hpp"
 #include "core/log.hpp"
 #include "core/text_file.hpp"
+#include "numerics/reference_cases.hpp"
+#include "numerics/reference_generation.hpp"
+#include "numerics/ulp_distance.hpp"
 
 #include <cstdio>
 #include <filesystem>

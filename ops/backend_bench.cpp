@@ -11,17 +11,17 @@
 // starts one backend_bench_worker per op, and writes the per-test JSONL, the per-op folders and the
 // summaries. Exit status: 0 every tested op passed, 1 a test failed or nothing was tested, 2 usage
 // error, 3 the kernel library does not load, 4 error (the suite cannot be exported, I/O).
-#include "kernel_check/kernel_build.hpp"
-#include "ops/op_scores.hpp"
-#include "core/python_json.hpp"
-#include "process/child_pool.hpp"
 #include "core/compile_cache.hpp"
 #include "core/content_hash.hpp"
 #include "core/directory_tree.hpp"
 #include "core/flag_tool.hpp"
-#include "process/helper_process.hpp"
 #include "core/host_info.hpp"
+#include "core/python_json.hpp"
 #include "core/text_file.hpp"
+#include "kernel_check/kernel_build.hpp"
+#include "ops/op_scores.hpp"
+#include "process/child_pool.hpp"
+#include "process/helper_process.hpp"
 
 #include <algorithm>
 #include <atomic>

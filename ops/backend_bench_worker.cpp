@@ -11,11 +11,11 @@
 //
 // Mode "list" (the library backend): which of the suite's ops the library overrides for the device
 // (the op's dispatch table entry for CPU or CUDA before and after loading the library differs).
+#include "core/python_json.hpp"
+#include "core/text_file.hpp"
 #include "kernel_check/call_timing.hpp"
 #include "ops/kernel_library.hpp"
 #include "ops/kernel_registration.hpp"
-#include "core/python_json.hpp"
-#include "core/text_file.hpp"
 #include "verifier/assert_close.hpp"
 
 #include <ATen/ATen.h>

@@ -3,8 +3,8 @@
 //
 //   aggregate --accelerator=h200 --backends eager inductor cudagraphs --report=latest_grouped
 //             --format=markdown results/*.jsonl
-#include "output/aggregate_report.hpp"
 #include "core/flag_tool.hpp"
+#include "output/aggregate_report.hpp"
 #include "suites/tiers.hpp"
 
 #include <iostream>

@@ -8,9 +8,9 @@
 // gate), or when no configuration is in both runs (unless --fail-on none); 2 on bad input: a
 // usage error, a missing or unreadable file, a bad regex. Corrupt lines
 // are reported on stderr with file:line and skipped.
+#include "core/flag_tool.hpp"
 #include "output/aggregate_report.hpp"
 #include "output/run_comparison.hpp"
-#include "core/flag_tool.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,14 +1,14 @@
 #include "output/html_report.hpp"
 
-#include "core/repeat_statistics.hpp"
 #include "backends/backend_name.hpp"
+#include "core/repeat_statistics.hpp"
 
-#include "output/aggregate_report.hpp"
 #include "core/results_record.hpp"
+#include "core/text_file.hpp"
+#include "output/aggregate_report.hpp"
 #include "output/speedup_statistics.hpp"
 #include "output/svg_chart.hpp"
 #include "output/verification_codes.hpp"
-#include "core/text_file.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -10,10 +10,10 @@
 // an error, exit 1, nothing written) and DIR/run_context.json when it exists. The page is written to
 // a temporary file next to the output, then renamed over it, so a failed run never leaves half a
 // report. Prints the path of the report on stdout.
-#include "output/aggregate_report.hpp"
-#include "output/html_report.hpp"
 #include "core/flag_tool.hpp"
 #include "core/text_file.hpp"
+#include "output/aggregate_report.hpp"
+#include "output/html_report.hpp"
 
 #include <unistd.h>
 

@@ -3,12 +3,12 @@
 //
 //   result_analyzer --output-dirname=output/ [--output-format=csv|jsonl] [--database=FILE]
 //                   [--timestamp=T] [--hide-errors]
-#include "output/metric_report.hpp"
-#include "core/results_record.hpp"
-#include "core/flag_tool.hpp"
 #include "core/directory_tree.hpp"
+#include "core/flag_tool.hpp"
 #include "core/log.hpp"
+#include "core/results_record.hpp"
 #include "core/text_file.hpp"
+#include "output/metric_report.hpp"
 
 #include <chrono>
 #include <filesystem>

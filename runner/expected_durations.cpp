@@ -1,8 +1,8 @@
 #include "runner/expected_durations.hpp"
 
-#include "core/results_record.hpp"
 #include "core/argparse.hpp"
 #include "core/log.hpp"
+#include "core/results_record.hpp"
 #include "runner/resume.hpp"
 
 #include <algorithm>

@@ -2,15 +2,15 @@
 // parent wrote) runs one config. The same binary is both, and --experiment-config with
 // --model-config runs one config by hand as a sweep's child would.
 #include "core/child_job.hpp"
-#include "runner/child_job_options.hpp"
-#include "worker/child_run.hpp"
-#include "torch_support/library_versions.hpp"
 #include "core/log.hpp"
+#include "runner/child_job_options.hpp"
 #include "runner/runner_cli.hpp"
 #include "runner/slurm_merge.hpp"
 #include "runner/slurm_submission.hpp"
 #include "runner/sweep.hpp"
 #include "suites/model_catalog.hpp"
+#include "torch_support/library_versions.hpp"
+#include "worker/child_run.hpp"
 #include "worker/verify_child.hpp"
 
 #include <cstdio>

@@ -1,9 +1,9 @@
 #include "runner/run_context.hpp"
 
-#include "core/python_json.hpp"
 #include "core/host_info.hpp"
-#include "runner/placement.hpp"
+#include "core/python_json.hpp"
 #include "core/text_file.hpp"
+#include "runner/placement.hpp"
 
 #include <chrono>
 #include <cstdio>

@@ -1,14 +1,14 @@
 #include "runner/slurm_merge.hpp"
 
-#include "core/results_file.hpp"
-#include "core/results_record.hpp"
 #include "core/host_info.hpp"
 #include "core/log.hpp"
+#include "core/results_file.hpp"
+#include "core/results_record.hpp"
+#include "core/text_file.hpp"
 #include "runner/resume.hpp"
 #include "runner/run_context.hpp"
 #include "runner/slurm_plan.hpp"
 #include "runner/summary_table.hpp"
-#include "core/text_file.hpp"
 
 #include <iostream>
 #include <map>

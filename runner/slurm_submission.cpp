@@ -1,15 +1,15 @@
 #include "runner/slurm_submission.hpp"
 
-#include "core/results_file.hpp"
 #include "core/argparse.hpp"
-#include "process/helper_process.hpp"
 #include "core/log.hpp"
+#include "core/results_file.hpp"
 #include "core/results_record.hpp"
+#include "core/text_file.hpp"
+#include "process/helper_process.hpp"
 #include "runner/resume.hpp"
 #include "runner/slurm_merge.hpp"
 #include "runner/slurm_plan.hpp"
 #include "runner/summary_table.hpp"
-#include "core/text_file.hpp"
 
 #include <unistd.h>
 

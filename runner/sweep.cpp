@@ -1,25 +1,25 @@
 #include "runner/sweep.hpp"
 
-#include "core/child_job.hpp"
-#include "core/file_naming.hpp"
-#include "core/results_file.hpp"
 #include "backends/availability.hpp"
+#include "core/child_job.hpp"
+#include "core/directory_tree.hpp"
+#include "core/file_naming.hpp"
+#include "core/host_info.hpp"
+#include "core/log.hpp"
+#include "core/record.hpp"
+#include "core/results_file.hpp"
+#include "core/text_file.hpp"
 #include "process/child_pool.hpp"
 #include "runner/child_job_options.hpp"
 #include "runner/device_slots.hpp"
-#include "core/directory_tree.hpp"
 #include "runner/expected_durations.hpp"
-#include "core/host_info.hpp"
-#include "core/log.hpp"
 #include "runner/model_selection.hpp"
 #include "runner/placement.hpp"
 #include "runner/progress.hpp"
-#include "core/record.hpp"
 #include "runner/resume.hpp"
 #include "runner/run_context.hpp"
 #include "runner/summary_table.hpp"
 #include "runner/sweep_plan.hpp"
-#include "core/text_file.hpp"
 #include "runner/verification_record.hpp"
 
 #include <signal.h>
@@ -383,9 +383,9 @@ bool sweep::launch(running_child& child, bool verifier) {
     log_error("ERROR when launching child process: " + std::string(e.what()));
     std::string line;
     if (verifier) {
-      json_document record = parse_json(child.timing_record, "timing record");
+      auto record = results_record::parse(child.timing_record, "timing record");
       set_verification(record, "VERIFIER_DIDNT_RUN", "cannot launch the verifier: " + std::string(e.what()));
-      line = to_python_json(record);
+      line = record.to_line();
     } else {
       line = error_record_line(identity_of(c), e.what(), "VERIFIER_DIDNT_RUN");
     }
@@ -403,13 +403,11 @@ std::string sweep::record_for(running_child& child, const child_exit& exit, bool
     // config never gets a second, contradictory record.
     const auto text = read_text_file(result_path);
     try {
-      const auto record = parse_json(text, "child record");
-      if (!record.IsObject() || !record.HasMember("metrics"))
-        throw std::runtime_error("not a results record");
+      const auto record = results_record::parse(text, "child record");
       if (!exit.success())
         log_warning("Child " + exit.describe() + " after reporting its record for " + c.model +
                     " " + c.experiment.describe() + "; the record is kept");
-      return to_python_json(record);
+      return record.to_line();
     } catch (const std::exception& e) {
       return error_record_line(identity_of(c),
                                "child reported an unreadable record: " + std::string(e.what()),
@@ -448,16 +446,16 @@ void sweep::forward_output(const running_child& child) const {
 
 std::string sweep::verified_record(running_child& child, const child_exit& exit,
                                    bool timed_out) {
-  json_document record = parse_json(child.timing_record, "timing record");
+  auto record = results_record::parse(child.timing_record, "timing record");
   const auto result_path = child.directory / "result.json";
   if (std::filesystem::exists(result_path)) {
     try {
       merge_verification(record, parse_json(read_text_file(result_path), "verifier result"));
-      return to_python_json(record);
+      return record.to_line();
     } catch (const std::exception& e) {
       set_verification(record, "VERIFIER_DIDNT_RUN",
                        "the verifier reported an unreadable result: " + std::string(e.what()));
-      return to_python_json(record);
+      return record.to_line();
     }
   }
   std::string why;
@@ -469,7 +467,7 @@ std::string sweep::verified_record(running_child& child, const child_exit& exit,
   }
   log_error("VERIFIER_DIDNT_RUN: " + child.config.model + " " + child.config.experiment.describe());
   set_verification(record, "VERIFIER_DIDNT_RUN", why);
-  return to_python_json(record);
+  return record.to_line();
 }
 
 void sweep::finish(running_child& child, const child_exit& exit, bool timed_out) {
@@ -482,11 +480,11 @@ void sweep::finish(running_child& child, const child_exit& exit, bool timed_out)
                                                                child.config_started)
                                      .count();
   if (!child.verifier && m_o.verify && !g_interrupted) {
-    json_document record = parse_json(line, "the child's record");
+    auto record = results_record::parse(line, "the child's record");
     if (mark_unverified_if_timing_failed(record)) {
       // No verifier after a failed timing child: a hang would cost a second timeout.
-      line = to_python_json(record);
-    } else if (!is_skip_record(record)) {
+      line = record.to_line();
+    } else if (!record.is_skip()) {
       // One record per config: the timing record waits for its verifier's code, which runs on the
       // same GPU (the config keeps it).
       start_verifier(child.config, std::move(line), child.config_started);

@@ -1,12 +1,12 @@
 #include "worker/accuracy_metric.hpp"
 
-#include "torch_support/ivalue_tensors.hpp"
-#include "backends/backend_name.hpp"
 #include "backends/availability.hpp"
+#include "backends/backend_name.hpp"
 #include "backends/backend_registry.hpp"
+#include "torch_support/ivalue_tensors.hpp"
+#include "verifier/assert_close.hpp"
 #include "worker/child_run.hpp"
 #include "worker/timing_loop.hpp"
-#include "verifier/assert_close.hpp"
 
 namespace benchmatrix {
 namespace {

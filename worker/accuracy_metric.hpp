@@ -7,9 +7,9 @@
 #pragma once
 
 #include "backends/backend.hpp"
-#include "core/python_json.hpp"
-#include "core/experiment_config.hpp"
 #include "core/child_job.hpp"
+#include "core/experiment_config.hpp"
+#include "core/python_json.hpp"
 
 namespace benchmatrix {
 

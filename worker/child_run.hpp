@@ -4,8 +4,8 @@
 #pragma once
 
 #include "backends/backend.hpp"
-#include "core/python_json.hpp"
 #include "core/child_job.hpp"
+#include "core/python_json.hpp"
 #include "suites/suite_config.hpp"
 
 namespace benchmatrix {

@@ -1,8 +1,8 @@
 #include "worker/model_setup.hpp"
 
-#include "torch_support/ivalue_tensors.hpp"
 #include "core/log.hpp"
 #include "suites/precision_rule.hpp"
+#include "torch_support/ivalue_tensors.hpp"
 #include "worker/timing_loop.hpp"
 
 #include <stdexcept>

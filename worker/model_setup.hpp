@@ -4,9 +4,9 @@
 #pragma once
 
 #include "backends/backend.hpp"
+#include "core/child_job.hpp"
 #include "core/experiment_config.hpp"
 #include "suites/precision_rule.hpp"
-#include "core/child_job.hpp"
 #include "suites/suite_config.hpp"
 
 #include <optional>

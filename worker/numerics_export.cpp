@@ -1,12 +1,12 @@
 #include "worker/numerics_export.hpp"
 
-#include "torch_support/ivalue_tensors.hpp"
-#include "numerics/npy_file.hpp"
-#include "numerics/npy_tensor.hpp"
+#include "core/content_hash.hpp"
 #include "core/file_naming.hpp"
 #include "core/python_json.hpp"
-#include "core/content_hash.hpp"
 #include "core/text_file.hpp"
+#include "numerics/npy_file.hpp"
+#include "numerics/npy_tensor.hpp"
+#include "torch_support/ivalue_tensors.hpp"
 
 #include <algorithm>
 #include <fstream>

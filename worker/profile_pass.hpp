@@ -9,8 +9,8 @@
 #pragma once
 
 #include "backends/backend.hpp"
-#include "core/python_json.hpp"
 #include "core/experiment_config.hpp"
+#include "core/python_json.hpp"
 #include "worker/timing_loop.hpp"
 
 #include <filesystem>

@@ -1,16 +1,16 @@
 #include "worker/verify_child.hpp"
 
 #include "backends/backend.hpp"
-#include "torch_support/ivalue_tensors.hpp"
-#include "ops/kernel_library.hpp"
-#include "core/python_json.hpp"
-#include "worker/child_run.hpp"
 #include "core/log.hpp"
-#include "worker/model_setup.hpp"
-#include "worker/timing_loop.hpp"
+#include "core/python_json.hpp"
+#include "ops/kernel_library.hpp"
+#include "torch_support/ivalue_tensors.hpp"
 #include "verifier/output_comparison.hpp"
 #include "verifier/same.hpp"
 #include "verifier/tolerance.hpp"
+#include "worker/child_run.hpp"
+#include "worker/model_setup.hpp"
+#include "worker/timing_loop.hpp"
 
 #include <iostream>
 #include <stdexcept>

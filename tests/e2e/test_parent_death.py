@@ -1,5 +1,6 @@
 """A sweep whose parent is SIGKILLed leaves no child and no temporary directory behind, and a rerun
 completes it with one record per config; SIGHUP (the terminal closed) stops it like SIGTERM."""
+import json
 import os
 import shutil
 import signal
@@ -12,6 +13,18 @@ from harness import FAULTY_RUNNER, OutputDirTest, read_records, run
 ARGS = ["--suite-name=faulty", "-k", "a_healthy|hang_ignoring_sigterm|z_healthy",
         "--accelerator=cpu", "--xla=None", "--dynamo=None", "--test=eval", "--repeat=1",
         "--subprocess-grace-period=0.5"]
+
+
+def job_model(pid):
+    """The model_name of the job file a child started as `--job=<file>` runs; None for others."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            words = f.read().decode(errors="replace").split("\0")
+        job = next(w[len("--job="):] for w in words if w.startswith("--job="))
+        with open(job) as f:
+            return json.load(f)["model_name"]
+    except (OSError, StopIteration, ValueError, KeyError):
+        return None
 
 
 def processes_mentioning(*texts):
@@ -38,8 +51,13 @@ class ParentDeathTest(OutputDirTest):
         self.env = dict(os.environ, TMPDIR=self.tmpdir)
         self.args = [*ARGS, f"--output-dirname={self.out}"]
 
+    def sweep_processes(self):
+        """The parent (its argv names the output directory) and its children (started as
+        `--job=<TMPDIR>/benchmatrix-*/.../job.json`)."""
+        return sorted(set(processes_mentioning(self.out)) | set(processes_mentioning(self.tmpdir)))
+
     def tearDown(self):
-        for pid in processes_mentioning(self.out):  # only if the test failed
+        for pid in self.sweep_processes():  # only if the test failed
             os.kill(pid, signal.SIGKILL)
         shutil.rmtree(self.tmpdir, ignore_errors=True)
         super().tearDown()
@@ -53,16 +71,17 @@ class ParentDeathTest(OutputDirTest):
                                               os.path.getsize(self.results) > 0):
             time.sleep(0.1)
         time.sleep(1.0)  # the hanging child is running now
-        self.assertTrue(processes_mentioning(self.out, "--model-config", "hang_ignoring_sigterm"),
-                        "the sweep's hanging child is not running")
+        self.assertIn("hang_ignoring_sigterm",
+                      [job_model(pid) for pid in processes_mentioning(self.tmpdir, "--job=")],
+                      "the sweep's hanging child is not running")
         self.assertTrue(os.listdir(self.tmpdir), "the sweep made no scratch directory")
         return parent
 
     def assert_nothing_left(self):
         deadline = time.time() + 10
-        while time.time() < deadline and (processes_mentioning(self.out) or os.listdir(self.tmpdir)):
+        while time.time() < deadline and (self.sweep_processes() or os.listdir(self.tmpdir)):
             time.sleep(0.1)
-        self.assertEqual(processes_mentioning(self.out), [], "processes of the sweep survived it")
+        self.assertEqual(self.sweep_processes(), [], "processes of the sweep survived it")
         self.assertEqual(os.listdir(self.tmpdir), [], "temporary directories were left behind")
 
     def test_sigkill_of_the_parent_leaves_no_child_and_no_temp_dir_and_a_rerun_completes(self):

@@ -5,9 +5,9 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
-#include "worker/model_setup.hpp"
 #include "suites/model.hpp"
 #include "suites/suite_config.hpp"
+#include "worker/model_setup.hpp"
 
 #include <string>
 

@@ -10,10 +10,10 @@
 #include <doctest/doctest.h>
 
 #include "backends/backend.hpp"
+#include "suites/model.hpp"
 #include "torch_support/ivalue_tensors.hpp"
 #include "worker/model_setup.hpp"
 #include "worker/timing_loop.hpp"
-#include "suites/model.hpp"
 
 #include <cstdint>
 #include <map>

@@ -1,8 +1,8 @@
 // The command line behaves as Python argparse does for the original runner's flags.
 #include "core/argparse.hpp"
 #include "core/directory_tree.hpp"
-#include "runner/runner_options.hpp"
 #include "runner/runner_cli.hpp"
+#include "runner/runner_options.hpp"
 
 #include <doctest/doctest.h>
 

@@ -2,8 +2,8 @@
 #include "backends/availability.hpp"
 #include "core/experiment_config.hpp"
 #include "runner/experiment_matrix.hpp"
-#include "runner/runner_cli.hpp"
 #include "runner/model_selection.hpp"
+#include "runner/runner_cli.hpp"
 
 #include <doctest/doctest.h>
 

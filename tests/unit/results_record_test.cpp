@@ -62,11 +62,11 @@ TEST_CASE("the error records the parent writes read back as written, with typed 
 }
 
 TEST_CASE("a verifier's outcome merged into a record reads back losslessly") {
-  json_document record = parse_json(timing_line, "timing record");
+  auto record = results_record::parse(timing_line, "timing record");
   merge_verification(record, parse_json(R"({"verification_code": "FAIL", "metrics": {"verification": )"
                                         R"({"tolerance": 0.01, "max_abs_error": 0.5}}})",
                                         "verifier result"));
-  const std::string merged = to_python_json(record);
+  const std::string merged = record.to_line();
   const auto typed = results_record::parse(merged, "merged");
   CHECK(typed.to_line() == merged);
   CHECK(typed.verification_code == "FAIL");
