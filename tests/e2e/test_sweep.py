@@ -93,6 +93,20 @@ class DummySweepTest(OutputDirTest):
         self.assertEqual(len(records), 1)
         self.assertEqual(len(records[0]["metrics"]["total_time"]), 2)
 
+    def test_the_printed_run_line_reruns_the_config_the_sweep_ran(self):
+        # The sweep's children get a job file; the `Run with ...` flags appended to the sweep's
+        # own command must still reproduce the same config by hand (as in the original).
+        args = ["--suite-name=dummy", "--accelerator=cpu", "--xla=None", "--dynamo=torchscript",
+                "--test=train", "--repeat=2", f"--output-dirname={self.out}"]
+        proc = run(RUNNER, *args)
+        run_line = next(l for l in proc.stderr.splitlines() if "Run with --model-config=" in l)
+        model_flag, experiment_flag = run_line.split("Run with ", 1)[1].split(" --experiment-config=")
+        run(RUNNER, *args, model_flag, "--experiment-config=" + experiment_flag)
+        swept, by_hand = read_records(self.results)
+        for key in ["model", "experiment", "repeat", "iterations_per_run", "verification_code"]:
+            self.assertEqual(swept[key], by_hand[key], key)
+        self.assertEqual(sorted(swept["metrics"]), sorted(by_hand["metrics"]))
+
     def test_save_output_writes_a_torch_loadable_file_per_repeat(self):
         run(RUNNER, "--suite-name=dummy", "--accelerator=cpu", "--xla=None", "--dynamo=None",
             "--test=eval", "--repeat=2", "--save-output", f"--output-dirname={self.out}")
