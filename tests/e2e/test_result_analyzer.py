@@ -112,7 +112,7 @@ class ResultAnalyzerTest(OutputDirTest):
         # Run from another directory, as from a checkout (whose output/ is a source folder): the
         # rows go to <output-dirname>/database.csv and nothing is written where it runs.
         with tempfile.TemporaryDirectory(prefix="benchmatrix-cwd-") as cwd:
-            run(ANALYZER, f"--output-dirname={self.out}", "--timestamp=1600000000", cwd=cwd)
+            run(os.path.abspath(ANALYZER), f"--output-dirname={self.out}", "--timestamp=1600000000", cwd=cwd)
             self.assertEqual(os.listdir(cwd), [])
         self.assertEqual(self.read("database.csv"), GOLDEN_CSV)
         self.assertEqual(self.read("metric_report.csv"), GOLDEN_CSV)
