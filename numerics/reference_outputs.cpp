@@ -3,7 +3,8 @@
 // §4), with the inputs saved, drawn on the CPU generator wherever the outputs are computed, and a
 // ULP comparison of two machines' outputs.
 //
-//   reference_outputs generate [--device cpu|cuda|cuda:N] [--out DIR] [--ic 8 16 ...] [--allow-tf32]
+//   reference_outputs generate --out DIR [--device cpu|cuda|cuda:N] [--ic 8 16 ...] [--allow-tf32]
+//                               (--out is required: the whole sweep is about 3.1 GiB of .npy files)
 //   reference_outputs verify DIR          regenerate inputs, compare hashes (✓/✗ per dtype and ic)
 //   reference_outputs summary DIR         system info, configuration, cases
 //   reference_outputs compare DIR_A DIR_B [--max-ulp N]   mean and max ULP distance per case
@@ -17,9 +18,11 @@
 #include "numerics/reference_generation.hpp"
 #include "numerics/ulp_distance.hpp"
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 #include <set>
 
 namespace {
@@ -28,6 +31,44 @@ using namespace benchmatrix;
 namespace fs = std::filesystem;
 
 const char* const program = "reference_outputs";
+
+/// The configuration generate writes: the seed's, over `input_channels` (empty: the whole sweep).
+reference_config sweep_of(const std::vector<std::int64_t>& input_channels) {
+  reference_config config;
+  if (!input_channels.empty())
+    config.input_channels_sweep = input_channels;
+  return config;
+}
+
+/// Bytes of the .npy data a configuration's cases take on disk: every tensor is stored as float32
+/// (4 bytes an element) in either dtype; the .npy headers and JSON files, a few kB a case, are left
+/// out.
+std::uint64_t data_set_bytes(const reference_config& config) {
+  std::uint64_t bytes = 0;
+  for (const auto ic : config.input_channels_sweep)
+    for (const auto& [name, shape] : reference_shapes(config, ic)) {
+      std::uint64_t elements = 1;
+      for (const auto extent : shape)
+        elements *= static_cast<std::uint64_t>(extent);
+      bytes += elements * sizeof(float);
+    }
+  return bytes * config.dtypes.size();
+}
+
+/// "3.1 GiB", "1.2 MiB", "940 B": binary units (1 GiB = 2^30 bytes), the numbers du -h and ls -lh
+/// show, one decimal past bytes.
+std::string binary_size(std::uint64_t bytes) {
+  const char* const units[] = {"KiB", "MiB", "GiB", "TiB"};
+  if (bytes < 1024)
+    return std::to_string(bytes) + " B";
+  double value = static_cast<double>(bytes) / 1024;
+  std::size_t unit = 0;
+  for (; value >= 1023.95 && unit + 1 < std::size(units); value /= 1024)
+    ++unit;
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
+  return text;
+}
 
 struct subcommand {
   std::string name;
@@ -52,7 +93,15 @@ std::vector<subcommand> subcommands() {
          false,
          "cpu",
          "cpu, cuda or cuda:N (CUDA absent: a warning, then the CPU)."},
-        {"out", 0, a::store, t::text, {}, false, "torch_reference_outputs", "Output directory."},
+        {"out",
+         0,
+         a::store,
+         t::text,
+         {},
+         false,
+         "",
+         "Output directory (required; the whole sweep writes " + binary_size(data_set_bytes({})) +
+             ",\nic 8 alone " + binary_size(data_set_bytes(sweep_of({8}))) + ")."},
         {"ic",
          0,
          a::extend,
@@ -121,11 +170,26 @@ std::string case_name(const reference_case& c) {
 
 int run_generate(const parsed_flags& flags) {
   generate_options options;
-  options.out_dir = text_or(flags, "out", "torch_reference_outputs");
+  for (const auto& ic : texts(flags, "ic")) {
+    options.input_channels.push_back(std::stoll(ic));
+    if (options.input_channels.back() < 1)
+      throw usage_error("argument --ic: must be 1 or more, got " + ic);
+  }
+  const reference_config config = sweep_of(options.input_channels);
+  const std::size_t cases = config.dtypes.size() * config.input_channels_sweep.size();
+  const std::string size = std::to_string(cases) + " cases, about " +
+                           binary_size(data_set_bytes(config)) + " of .npy files";
+  // No default directory: a data set of gigabytes written into wherever the command was run from
+  // is never what was meant.
+  const std::string out = text_or(flags, "out", "");
+  if (out.empty())
+    throw usage_error("argument --out: required: the directory generate writes the data set "
+                      "into (" +
+                      size + "; --ic narrows the sweep); nothing was written");
+  options.out_dir = out;
   options.device = text_or(flags, "device", "cpu");
   options.allow_tf32 = flags.given("allow-tf32");
-  for (const auto& ic : texts(flags, "ic"))
-    options.input_channels.push_back(std::stoll(ic));
+  log_info("writing " + size + " into " + options.out_dir.string());
   try {
     generate_reference_outputs(options);
   } catch (const std::invalid_argument& e) {

@@ -2,6 +2,8 @@
 // an output directory (output/metric_report.hpp says what differs from the original, on purpose).
 //
 //   result_analyzer --output-dirname=output/ [--output-format=csv|jsonl] [--database=FILE]
+//                   (--database defaults to <output-dirname>/database.csv: next to the results read,
+//                   never into the directory it is run from)
 //                   [--timestamp=T] [--hide-errors]
 #include "core/directory_tree.hpp"
 #include "core/flag_tool.hpp"
@@ -30,7 +32,7 @@ std::vector<flag_spec> specs() {
       {"log-level", 0, a::store, t::text, {"info", "warning"}, false, "warning", "Logging threshold."},
       {"experiment-name", 0, a::store, t::text, {}, false, "run_all", "Accepted for compatibility; unused, as in the original."},
       {"output-dirname", 0, a::store, t::text, {}, false, "./output/", "Directory whose *.jsonl results files are read and where the report is written (must exist)."},
-      {"database", 0, a::store, t::text, {}, false, "./output/database.csv", "CSV the rows are appended to (csv format); its header is written when it is new, and widened (older rows padded with empty cells) when rows bring new columns."},
+      {"database", 0, a::store, t::text, {}, false, "<output-dirname>/database.csv", "CSV the rows are appended to (csv format); its header is written when it is new, and widened (older rows padded with empty cells) when rows bring new columns."},
       {"timestamp", 0, a::store, t::real, {}, false, "now", "Timestamp of records that have none (seconds since the epoch)."},
       {"hide-errors", 0, a::store_true, t::text, {}, false, "", "Leave error messages out of the report."},
   };
@@ -86,7 +88,9 @@ int run(const parsed_flags& flags) {
     write_file(dir / "metric_report.jsonl", lines, false);
     return 0;
   }
-  const std::filesystem::path database = last_or(flags, "database", "./output/database.csv");
+  // Next to the results it summarises by default (the original's ./output/database.csv is that only
+  // when --output-dirname is left at ./output/; anywhere else it wrote into the current directory).
+  const std::filesystem::path database = last_or(flags, "database", (dir / "database.csv").string());
   database_update update;  // worked out before anything is written
   try {
     update = append_to_database(read_text_file(database), rows);

@@ -23,22 +23,47 @@ namespace {
 
 constexpr const char* program = "experiment_runner";
 
-/// configs/ of this checkout (compiled in), unless BENCHMATRIX_CONFIG_DIR points elsewhere (suite
-/// YAMLs <suite>.yaml and matrices/ presets are read from there).
-std::string config_dir() {
-  if (const char* dir = std::getenv("BENCHMATRIX_CONFIG_DIR")) return dir;
-  return BENCHMATRIX_DEFAULT_CONFIG_DIR;
+/// Where suite YAMLs (<suite>.yaml) and matrices/ presets are read from: configs/ of this checkout
+/// (compiled in), unless BENCHMATRIX_CONFIG_DIR names another directory. Set but empty counts as
+/// unset, as XDG_CONFIG_HOME does (a `BENCHMATRIX_CONFIG_DIR=$UNSET_VAR` never means the working
+/// directory).
+struct config_directory {
+  std::string path;
+  bool from_environment = false;  // BENCHMATRIX_CONFIG_DIR set and not empty
+
+  /// Adds the variable to an error about a file under the directory, so that a user who set it
+  /// (or inherited it) learns where the path came from.
+  [[nodiscard]] std::string named(const std::string& error) const {
+    if (!from_environment || error.find(path) == std::string::npos) return error;
+    return error + " (the config dir is BENCHMATRIX_CONFIG_DIR=" + path + ")";
+  }
+};
+
+/// Throws usage_error naming the variable when BENCHMATRIX_CONFIG_DIR names no directory.
+config_directory config_dir() {
+  const char* value = std::getenv("BENCHMATRIX_CONFIG_DIR");
+  if (!value || !*value) return {BENCHMATRIX_DEFAULT_CONFIG_DIR, false};
+  if (!std::filesystem::is_directory(value))
+    throw benchmatrix::usage_error(std::string("BENCHMATRIX_CONFIG_DIR=") + value +
+                                   ": no such directory (expected the directory of the suite YAMLs "
+                                   "and matrices/ presets; unset, it is " +
+                                   BENCHMATRIX_DEFAULT_CONFIG_DIR + ")");
+  return {value, true};
 }
 
 /// <config dir>/<suite>.yaml: skip lists, batch sizes, tolerances. Required for torchbench; other
 /// suites (dummy, the test suites) run without one (null) unless it exists (a test may point
 /// BENCHMATRIX_CONFIG_DIR at a directory holding one).
 std::unique_ptr<benchmatrix::suite_config> load_suite_config(const std::string& suite_name) {
-  const auto suite_yaml = std::filesystem::path(config_dir()) / (suite_name + ".yaml");
-  if (suite_name == "torchbench" || std::filesystem::exists(suite_yaml))
+  const config_directory dir = config_dir();
+  const auto suite_yaml = std::filesystem::path(dir.path) / (suite_name + ".yaml");
+  if (suite_name != "torchbench" && !std::filesystem::exists(suite_yaml)) return nullptr;
+  try {
     return std::make_unique<benchmatrix::suite_config>(
         benchmatrix::suite_config::load_file(suite_yaml.string()));
-  return nullptr;
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(dir.named(e.what()));
+  }
 }
 
 /// Runs one config's child in the job's role; returns the exit status.
@@ -70,11 +95,19 @@ int main(int argc, char** argv) {
                            specs);
     return 0;
   }
+  config_directory configs;
+  try {
+    configs = config_dir();
+  } catch (const usage_error& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return 2;
+  }
   runner_options options;
   try {
-    options = parse_runner_options(arguments, suites, config_dir());
+    options = parse_runner_options(arguments, suites, configs.path);
   } catch (const usage_error& e) {
-    std::cerr << usage_line(program, specs) << "\n" << program << ": error: " << e.what() << "\n";
+    std::cerr << usage_line(program, specs) << "\n"
+              << program << ": error: " << configs.named(e.what()) << "\n";
     return 2;
   }
   try {

@@ -1,4 +1,5 @@
 """The command line of the real binary: help, usage errors (exit 2), dry runs and log lines."""
+import os
 import unittest
 
 from harness import RUNNER, OutputDirTest, run
@@ -56,6 +57,35 @@ class CommandLineTest(OutputDirTest):
         selected = [l.split('"model_name": "')[1].split('"')[0]
                     for l in proc.stderr.splitlines() if "Run with --model-config=" in l]
         self.assertEqual(selected, ["BERT_pytorch", "dlrm", "hf_GPT2"])
+
+    def test_config_dir_variable_empty_means_unset_and_its_errors_name_it(self):
+        tier1 = ["--suite-name=torchbench", "--filter-by-tier=1", "--accelerator=cpu", "--xla=None",
+                 "--dynamo=None", "--test=eval", "--dry-run"]
+        # Empty: the checkout's configs/, not the working directory (which has no torchbench.yaml).
+        proc = run(os.path.abspath(RUNNER), *tier1, cwd=self.out,
+                   env={**os.environ, "BENCHMATRIX_CONFIG_DIR": ""})
+        self.assertIn("Number of selected model configs: 3", proc.stderr)
+
+        def fails(config_dir, *args):
+            proc = run(os.path.abspath(RUNNER), *args, check=False, cwd=self.out,
+                       env={**os.environ, "BENCHMATRIX_CONFIG_DIR": config_dir})
+            self.assertNotEqual(proc.returncode, 0, proc.stderr)
+            return proc
+
+        missing = os.path.join(self.out, "missing")
+        proc = fails(missing, "--suite-name=dummy", "--dry-run")
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn(f"BENCHMATRIX_CONFIG_DIR={missing}: no such directory", proc.stderr)
+        # A directory without the suite's YAML, or without the preset asked for.
+        empty = os.path.join(self.out, "empty")
+        os.mkdir(empty)
+        proc = fails(empty, *tier1)
+        self.assertIn(os.path.join(empty, "torchbench.yaml"), proc.stderr)
+        self.assertIn(f"(the config dir is BENCHMATRIX_CONFIG_DIR={empty})", proc.stderr)
+        proc = fails(empty, "--suite-name=dummy", "--matrix=smoke", "--dry-run")
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn(f"no preset file {os.path.join(empty, 'matrices', 'smoke.yaml')}", proc.stderr)
+        self.assertIn(f"(the config dir is BENCHMATRIX_CONFIG_DIR={empty})", proc.stderr)
 
 
 if __name__ == "__main__":

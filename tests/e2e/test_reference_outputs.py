@@ -5,7 +5,8 @@ torch.nn.functional.conv2d / torch.matmul computed in Python from the loaded inp
 hashes are hashlib.sha256 of the arrays' bytes. verify passes, and fails naming the case when a byte
 of an input file is flipped; compare of a directory with itself is 0 ULP, and reports max ULP 1 for a
 copy with one output element one bfloat16/float32 step away; summary lists the cases; bad input
-exits 2 with a message."""
+exits 2 with a message; generate has no default directory (it says the size the sweep asked for
+would take) and logs that size before writing."""
 import hashlib
 import json
 import os
@@ -78,6 +79,26 @@ class ReferenceOutputsTest(unittest.TestCase):
                           info["float32_matmul_precision"]), (False, False, "highest"))
         self.assertNotIn("cudnn_version", info)
         self.assertIn("[4/4] float32 ic=16 K=144", self.generate_log)
+
+    def test_size_is_said_before_writing_and_is_what_was_written(self):
+        first = self.generate_log.splitlines()[0]
+        self.assertIn(f"writing 4 cases, about 3.0 MiB of .npy files into {self.dir}", first)
+        data_bytes = sum(np.load(os.path.join(self.dir, dtype, name)).nbytes
+                         for dtype in DTYPES for name in os.listdir(os.path.join(self.dir, dtype))
+                         if name.endswith(".npy"))
+        self.assertEqual(data_bytes, 3125760)
+
+    def test_generate_without_out_exits_2_saying_how_big_and_writes_nothing(self):
+        # The original wrote the whole sweep (3.1 GiB) into ./torch_reference_outputs by default.
+        with tempfile.TemporaryDirectory(prefix="benchmatrix-cwd-") as cwd:
+            for args, size in (([], "30 cases, about 3.1 GiB of .npy files"),
+                               (["--ic", "8"], "2 cases, about 1.2 MiB of .npy files")):
+                proc = run(os.path.abspath(REFERENCE_OUTPUTS), "generate", *args, check=False, cwd=cwd)
+                self.assertEqual(proc.returncode, 2, (args, proc.stdout, proc.stderr))
+                self.assertIn("argument --out: required: the directory generate writes the data set "
+                              f"into ({size}; --ic narrows the sweep); nothing was written", proc.stderr)
+                self.assertEqual(os.listdir(cwd), [])
+        self.assertIn("the whole sweep writes 3.1 GiB", run(REFERENCE_OUTPUTS, "generate", "--help").stdout)
 
     def test_npy_files_load_with_numpy_and_match_the_metadata(self):
         for dtype in DTYPES:

@@ -4,6 +4,7 @@ SKIP and error records, an old record variant (no timestamp, null total_time, Na
 record and a corrupt line."""
 import json
 import os
+import tempfile
 import unittest
 
 from harness import OutputDirTest, run
@@ -106,6 +107,16 @@ class ResultAnalyzerTest(OutputDirTest):
         self.assertIn("a quoted field is never closed", proc.stderr)
         with open(self.database) as f:
             self.assertEqual(f.read(), 'timestamp,model_name\n1,"never closed\n')
+
+    def test_database_defaults_to_the_results_directory_not_the_working_one(self):
+        # Run from another directory, as from a checkout (whose output/ is a source folder): the
+        # rows go to <output-dirname>/database.csv and nothing is written where it runs.
+        with tempfile.TemporaryDirectory(prefix="benchmatrix-cwd-") as cwd:
+            run(os.path.abspath(ANALYZER), f"--output-dirname={self.out}", "--timestamp=1600000000", cwd=cwd)
+            self.assertEqual(os.listdir(cwd), [])
+        self.assertEqual(self.read("database.csv"), GOLDEN_CSV)
+        self.assertEqual(self.read("metric_report.csv"), GOLDEN_CSV)
+        self.assertIn("[default: <output-dirname>/database.csv]", run(ANALYZER, "--help").stdout)
 
     def test_jsonl_report_matches_golden(self):
         self.analyze("--output-format=jsonl", "--hide-errors")
