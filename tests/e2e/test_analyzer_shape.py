@@ -12,7 +12,7 @@ import unittest
 
 import numpy as np
 
-from harness import RUNNER, SHARED_CACHE, OutputDirTest, read_records, run
+from harness import FAULTY_RUNNER, RUNNER, SHARED_CACHE, OutputDirTest, read_records, run
 
 REPEAT = 3
 CORRECT_LIBRARY = os.environ.get("RELU_OVERRIDE_CORRECT", "../../build/tests/librelu_override_correct.so")
@@ -22,8 +22,8 @@ RECORD_KEYS = ["model", "experiment", "repeat", "iterations_per_run", "metrics",
 
 
 class AnalyzerShapeTest(OutputDirTest):
-    def sweep(self, *args, env=None):
-        run(RUNNER, "--suite-name=dummy", "--accelerator=cpu", f"--repeat={REPEAT}",
+    def sweep(self, *args, env=None, binary=RUNNER, suite="dummy"):
+        run(binary, f"--suite-name={suite}", "--accelerator=cpu", f"--repeat={REPEAT}",
             f"--cache-dir={SHARED_CACHE}", f"--output-dirname={self.out}", "--no-resume", *args,
             env=env, timeout=900)
         records = read_records(self.results)
@@ -66,7 +66,6 @@ class AnalyzerShapeTest(OutputDirTest):
         self.assert_all_read(records)
         by_config = {(r["experiment"]["dynamo"], r["experiment"]["test"]): r for r in records}
         self.assertIn("error", by_config[("inductor", "train")]["metrics"])  # SKIP: AOTInductor is eval only
-        self.assertIn("verification", by_config[("inductor", "train")])
         eager, inductor = by_config[(None, "eval")], by_config[("inductor", "eval")]
         # The per-record data is there, at the top level.
         self.assertEqual(inductor["verification_code"], "PASS", inductor.get("verification"))
@@ -80,6 +79,20 @@ class AnalyzerShapeTest(OutputDirTest):
         self.assertEqual(compile_time[1:], [0.0] * (REPEAT - 1))
         self.assertEqual(inductor["metrics"]["accuracy"][1:], [0.0] * (REPEAT - 1))
         self.assertEqual(len(eager["metrics"]["total_cpu_time_s"]), REPEAT)
+
+    def test_failed_timing_and_verifier_children(self):
+        # A backend that raises in the timing child (an error record, with the verifier's
+        # VERIFIER_DIDNT_RUN) and one that raises in the verifier only (EXCEPTION_RAISED).
+        for backend, code in (("throw", "VERIFIER_DIDNT_RUN"), ("throw-in-verifier", "EXCEPTION_RAISED")):
+            with self.subTest(backend=backend):
+                env = dict(os.environ, BENCHMATRIX_TEST_BACKEND=backend)
+                [record] = self.sweep("--filter=^two_outputs$", "--xla=None", "--dynamo=None",
+                                      "--test=eval", "--verify", env=env, binary=FAULTY_RUNNER,
+                                      suite="verifier_checks")
+                self.assert_analyzer_reads(record)
+                self.assertEqual(record["verification_code"], code)
+                self.assertIn("failed on purpose", record["verification"]["error"]
+                              if backend == "throw-in-verifier" else record["metrics"]["error"])
 
     def test_export_and_backend_library(self):
         exported = os.path.join(self.out, "export")
