@@ -86,9 +86,9 @@ public:
 
 /// A number measured once per record (compile_time_s, compile_helper_s, accuracy,
 /// accuracy_max_abs_error, accuracy_max_rel_error) as the per-repeat list every key of metrics is
-/// (the original's result_analyzer.py reads each as np.asarray(values, dtype=float) and values[1:]):
-/// `value` in repeat 0, 0.0 in the `repeat - 1` after it, as xla_CompileTime_time_s holds the
-/// compilation in repeat 0. At least one entry.
+/// (the original's result_analyzer.py reads each as np.asarray(values, dtype=float) and
+/// values[1:]): `value` in repeat 0, 0.0 in the `repeat - 1` after it, as xla_CompileTime_time_s
+/// holds the compilation in repeat 0. At least one entry.
 [[nodiscard]] json_value once_per_record_list(double value, int repeat, json_allocator& a);
 
 /// Whether metrics.<name> is one of once_per_record_list's numbers (the report tools show its

@@ -88,8 +88,10 @@ void add_accuracy_metrics(json_value& metrics, json_value& accuracy, json_alloca
   const close_result result = assert_close(actual, expected, tolerances);
   const int repeat = job.settings.repeat;
   metrics.AddMember("accuracy", once_per_record_list(result.passed ? 1.0 : 0.0, repeat, a), a);
-  metrics.AddMember("accuracy_max_abs_error", once_per_record_list(result.max_abs_error, repeat, a), a);
-  metrics.AddMember("accuracy_max_rel_error", once_per_record_list(result.max_rel_error, repeat, a), a);
+  metrics.AddMember("accuracy_max_abs_error",
+                    once_per_record_list(result.max_abs_error, repeat, a), a);
+  metrics.AddMember("accuracy_max_rel_error",
+                    once_per_record_list(result.max_rel_error, repeat, a), a);
   if (!result.passed) text("mismatch", result.mismatch);
 }
 

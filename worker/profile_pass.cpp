@@ -67,7 +67,8 @@ void run_cupti_pass(const step_function& step, const model_inputs& example_input
                     const timing_options& timing, json_value& metrics, json_value& profile,
                     json_allocator& a) {
   if (!timing.device.is_cuda()) {
-    profile.AddMember("cupti_note", json_value("CUPTI collects CUDA kernels; this config runs on the CPU", a), a);
+    profile.AddMember(
+        "cupti_note", json_value("CUPTI collects CUDA kernels; this config runs on the CPU", a), a);
     return;
   }
   cupti_collector collector;

@@ -77,7 +77,7 @@ TEST_CASE("a verifier's outcome merged into a record reads back losslessly") {
   CHECK((*typed.verification())["max_abs_error"].GetDouble() == 0.5);
 }
 
-TEST_CASE("numbers measured once per record: a list with the value in repeat 0; older scalars read") {
+TEST_CASE("numbers measured once per record: the value in repeat 0; earlier scalars still read") {
   json_document d;
   const json_value list = once_per_record_list(3.5, 3, d.GetAllocator());
   CHECK(to_python_json(list) == "[3.5, 0.0, 0.0]");
@@ -88,8 +88,8 @@ TEST_CASE("numbers measured once per record: a list with the value in repeat 0; 
 
   // This runner's layout: the list; an earlier version's (timing_line): the scalar 3.5.
   std::string listed = timing_line;
-  listed.replace(listed.find("\"compile_time_s\": 3.5"), std::string("\"compile_time_s\": 3.5").size(),
-                 "\"compile_time_s\": [3.5, 0.0, 0.0]");
+  const std::string scalar = "\"compile_time_s\": 3.5";
+  listed.replace(listed.find(scalar), scalar.size(), "\"compile_time_s\": [3.5, 0.0, 0.0]");
   CHECK(results_record::parse(listed, "new").once_per_record("compile_time_s") == 3.5);
   CHECK(results_record::parse(timing_line, "old").once_per_record("compile_time_s") == 3.5);
   CHECK_FALSE(results_record::parse(timing_line, "old").once_per_record("accuracy").has_value());
