@@ -102,9 +102,12 @@ for r in sorted(rows, key=lambda r: (r["model"]["model_name"], name(r))):
     if "xla_ExecuteTime_time_s" in m:
         n = sum(m["xla_ExecuteTime_number"]) or 1
         xla = f"{sum(m['xla_ExecuteTime_time_s']) / n * 1e3:.3f}"
+    compile_s = m.get('compile_time_s', 0)  # a list, the value in repeat 0 (earlier: a number)
+    compile_s = compile_s[0] if isinstance(compile_s, list) else compile_s
+    verification = r.get('verification') or m.get('verification') or {}  # earlier: in metrics
     print(f"{head} {statistics.median(per):11.3f} {min(per):8.3f} {max(per):8.3f} "
-          f"{m.get('compile_time_s', 0):9.1f} {xla:>16} {r['verification_code']:20} "
-          f"{(m.get('verification') or {}).get('max_abs_error', '')}")
+          f"{compile_s:9.1f} {xla:>16} {r['verification_code']:20} "
+          f"{verification.get('max_abs_error', '')}")
 PY
       ;;
     *) echo "unknown step $step"; exit 2 ;;

@@ -255,6 +255,31 @@ std::optional<std::string> results_record::error() const {
   return e->IsString() ? std::string(e->GetString(), e->GetStringLength()) : to_python_json(*e);
 }
 
+std::optional<double> results_record::once_per_record(const char* name) const {
+  const json_value* v = metric(name);
+  if (v && v->IsArray() && !v->Empty()) v = &(*v)[0];
+  if (!v || !v->IsNumber()) return std::nullopt;
+  return v->GetDouble();
+}
+
+const json_value* results_record::verification() const {
+  if (const json_value* v = extra("verification")) return v;
+  return metric("verification");
+}
+
+json_value once_per_record_list(double value, int repeat, json_allocator& a) {
+  json_value list(rapidjson::kArrayType);
+  list.PushBack(value, a);
+  for (int r = 1; r < repeat; ++r) list.PushBack(0.0, a);
+  return list;
+}
+
+bool is_once_per_record_metric(std::string_view name) {
+  static const std::string_view names[] = {"compile_time_s", "compile_helper_s", "accuracy",
+                                           "accuracy_max_abs_error", "accuracy_max_rel_error"};
+  return std::find(std::begin(names), std::end(names), name) != std::end(names);
+}
+
 bool is_skip_error(std::string_view error) { return error.rfind("SKIP", 0) == 0; }
 
 bool results_record::is_skip() const {

@@ -71,11 +71,29 @@ public:
   /// Seconds per iteration of each repeat: metrics.per_iter_time, or (records without it)
   /// metrics.total_time divided by iterations_per_run. Empty when the record has neither.
   [[nodiscard]] std::vector<double> per_iter_seconds() const;
-  /// metrics.<name> (e.g. "verification", "compile_time_s"); nullptr when absent.
+  /// metrics.<name> measured once per record (compile_time_s, accuracy, ...; see
+  /// once_per_record_list): its repeat-0 entry, or the number itself (records of benchmatrix
+  /// versions that wrote it as a scalar). nullopt when absent or not a number.
+  [[nodiscard]] std::optional<double> once_per_record(const char* name) const;
+  /// The verifier's details: the top-level "verification", or metrics.verification (records of
+  /// benchmatrix versions that kept it there); nullptr when absent.
+  [[nodiscard]] const json_value* verification() const;
+  /// metrics.<name> (e.g. "total_time", "error"); nullptr when absent.
   [[nodiscard]] const json_value* metric(const char* name) const;
   /// A top-level key after verification_code (e.g. "placement"); nullptr when absent.
   [[nodiscard]] const json_value* extra(const char* name) const;
 };
+
+/// A number measured once per record (compile_time_s, compile_helper_s, accuracy,
+/// accuracy_max_abs_error, accuracy_max_rel_error) as the per-repeat list every key of metrics is
+/// (the original's result_analyzer.py reads each as np.asarray(values, dtype=float) and
+/// values[1:]): `value` in repeat 0, 0.0 in the `repeat - 1` after it, as xla_CompileTime_time_s
+/// holds the compilation in repeat 0. At least one entry.
+[[nodiscard]] json_value once_per_record_list(double value, int repeat, json_allocator& a);
+
+/// Whether metrics.<name> is one of once_per_record_list's numbers (the report tools show its
+/// repeat-0 value, not a spread over repeats).
+[[nodiscard]] bool is_once_per_record_metric(std::string_view name);
 
 /// A metrics.error text that marks a SKIP (it starts with "SKIP"): nothing ran.
 [[nodiscard]] bool is_skip_error(std::string_view error);

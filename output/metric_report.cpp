@@ -52,14 +52,21 @@ std::optional<std::vector<double>> numbers_of(const json_value& v) {
 
 /// get_calculated_metrics: min/median/max per metric over every repeat (the original's columns),
 /// mean/std (population) over the repeats that count (core/repeat_statistics.hpp: past repeat 0,
-/// the original's values[1:]), only when repeat 0 is not all there is; a number (not a list) is one
-/// column under its own name.
+/// the original's values[1:]), only when repeat 0 is not all there is. A number measured once per
+/// record (compile_time_s, accuracy, ...: is_once_per_record_metric) is one column under its own
+/// name, its repeat-0 value: from the list this runner writes, or from the scalar that earlier
+/// benchmatrix versions wrote (any number, not a list, is such a column).
 std::vector<std::pair<std::string, double>> summaries(const json_value& metrics, bool has_xla) {
   std::vector<std::pair<std::string, double>> out;
   for (const auto& m : metrics.GetObject()) {
     const std::string key(m.name.GetString(), m.name.GetStringLength());
-    if (m.value.IsNumber()) {  // one figure per config (compile_time_s): reported as it is
+    if (m.value.IsNumber()) {  // one figure per config (earlier versions' scalar compile_time_s)
       out.emplace_back(key, m.value.GetDouble());
+      continue;
+    }
+    if (is_once_per_record_metric(key) && m.value.IsArray() && !m.value.Empty() &&
+        m.value[0].IsNumber()) {  // [value, 0.0, ...]: the value is repeat 0's
+      out.emplace_back(key, m.value[0].GetDouble());
       continue;
     }
     const auto values = numbers_of(m.value);
@@ -141,8 +148,8 @@ analysed_record analyse(const results_record& record, const metric_report_option
     if (auto mid = find("median_total_time");
         mid && total && total->IsArray() && !total->Empty() && (*total)[0].IsNumber())
       compile_time = (*total)[0].GetDouble() - *mid;
-    if (const json_value* measured = record.metric("compile_time_s"); measured && measured->IsNumber())
-      compile_time = measured->GetDouble();  // measured apart from the repeats
+    if (const auto measured = record.once_per_record("compile_time_s"))
+      compile_time = *measured;  // measured apart from the repeats
     if (has_xla) a.xla_compile_time = compile_time;
     if (e.dynamo) a.dynamo_compile_time = compile_time;
   }

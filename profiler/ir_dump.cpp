@@ -51,7 +51,7 @@ std::filesystem::path first_module_before_optimizations(const std::filesystem::p
 
 }  // namespace
 
-void write_ir_dumps(const backend_step& step, const ir_dump_request& request, json_value& metrics,
+void write_ir_dumps(const backend_step& step, const ir_dump_request& request, json_value& record,
                     json_allocator& a) {
   std::string notes;
   const bool xla = request.experiment.xla.has_value();  // openxla's ir_text is its module
@@ -107,7 +107,7 @@ void write_ir_dumps(const backend_step& step, const ir_dump_request& request, js
   }
   if (!notes.empty()) {
     notes.pop_back();
-    metrics.AddMember("ir_note", json_value(notes.c_str(), a), a);
+    record.AddMember("ir_note", json_value(notes.c_str(), a), a);
   }
 }
 

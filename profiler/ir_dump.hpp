@@ -12,7 +12,7 @@
 //                          openxla: XLA's own dumps (HLO before/after optimisation, ...), written
 //                          by the PJRT plugin under --xla_dump_to, which the parent adds to XLA_FLAGS
 // A backend without such an IR (eager and cudagraphs run the model's own C++ code) gets a note in
-// metrics.ir_note instead of a file.
+// the record's top-level "ir_note" instead of a file.
 #pragma once
 
 #include "backends/backend.hpp"
@@ -32,8 +32,9 @@ struct ir_dump_request {
   std::string backend;  // display name, for notes
 };
 
-/// Writes the requested dumps of `step`. Throws std::runtime_error when a file cannot be written.
-void write_ir_dumps(const backend_step& step, const ir_dump_request& request, json_value& metrics,
+/// Writes the requested dumps of `step`; what it cannot write goes to record.ir_note (the record's
+/// top-level keys). Throws std::runtime_error when a file cannot be written.
+void write_ir_dumps(const backend_step& step, const ir_dump_request& request, json_value& record,
                     json_allocator& allocator);
 
 }  // namespace benchmatrix

@@ -26,20 +26,19 @@ std::string first_line_elided(const std::string& text, size_t limit) {
 
 void merge_verification(results_record& record, const json_value& result) {
   if (!result.IsObject() || !result.HasMember("verification_code") ||
-      !result["verification_code"].IsString() || !result.HasMember("metrics") ||
-      !result["metrics"].IsObject())
-    throw std::runtime_error("expected {\"verification_code\": str, \"metrics\": {...}}");
-  auto& a = record.metrics.GetAllocator();
-  for (const auto& member : result["metrics"].GetObject())
-    set_member(record.metrics, member.name.GetString(), json_value(member.value, a), a);
+      !result["verification_code"].IsString() || !result.HasMember("verification") ||
+      !result["verification"].IsObject())
+    throw std::runtime_error("expected {\"verification_code\": str, \"verification\": {...}}");
+  auto& a = record.extras.GetAllocator();
+  set_member(record.extras, "verification", json_value(result["verification"], a), a);
   record.verification_code = result["verification_code"].GetString();
 }
 
 void set_verification(results_record& record, const std::string& code, const std::string& error) {
-  auto& a = record.metrics.GetAllocator();
+  auto& a = record.extras.GetAllocator();
   json_value details(rapidjson::kObjectType);
   details.AddMember("error", json_value(error.c_str(), a), a);
-  set_member(record.metrics, "verification", std::move(details), a);
+  set_member(record.extras, "verification", std::move(details), a);
   record.verification_code = code;
 }
 

@@ -3,6 +3,7 @@
 #include "backends/availability.hpp"
 #include "backends/backend_name.hpp"
 #include "backends/backend_registry.hpp"
+#include "core/results_record.hpp"
 #include "torch_support/ivalue_tensors.hpp"
 #include "verifier/assert_close.hpp"
 #include "worker/child_run.hpp"
@@ -44,8 +45,8 @@ experiment_config accuracy_baseline_config(const experiment_config& experiment,
   return baseline;
 }
 
-void add_accuracy_metrics(json_value& metrics, json_allocator& a, const child_job& job,
-                          model_instance& model, const step_options& step,
+void add_accuracy_metrics(json_value& metrics, json_value& accuracy, json_allocator& a,
+                          const child_job& job, model_instance& model, const step_options& step,
                           const step_function& backend_step) {
   const experiment_config& experiment = job.experiment;
   const experiment_config baseline =
@@ -53,15 +54,15 @@ void add_accuracy_metrics(json_value& metrics, json_allocator& a, const child_jo
   const std::string baseline_name =
       display_backend_name(baseline.dynamo, baseline.xla, baseline.torch_xla2);
   const auto text = [&](const char* key, const std::string& value) {
-    metrics.AddMember(json_value(key, a), json_value(value.c_str(), a), a);
+    accuracy.AddMember(json_value(key, a), json_value(value.c_str(), a), a);
   };
-  text("accuracy_baseline", baseline_name);
+  text("baseline", baseline_name);
   if (step.training) {
-    text("accuracy_note", "not compared for train: a train step updates the weights it runs on");
+    text("note", "not compared for train: a train step updates the weights it runs on");
     return;
   }
   if (auto reason = unavailable_reason(baseline)) {
-    text("accuracy_error", "the baseline cannot run here: " + *reason);
+    text("error", "the baseline cannot run here: " + *reason);
     return;
   }
   const bool eager_baseline = !baseline.dynamo && !baseline.xla;
@@ -75,20 +76,23 @@ void add_accuracy_metrics(json_value& metrics, json_allocator& a, const child_jo
     actual = run_step(backend_step, model, step.device);
     expected = run_step(baseline_step, model, step.device);
   } catch (const std::exception& e) {
-    text("accuracy_error", message_of(e));
+    text("error", message_of(e));
     return;
   }
   if (baseline.dynamo == experiment.dynamo && baseline.xla == experiment.xla &&
       baseline.torch_xla2 == experiment.torch_xla2)
-    text("accuracy_note", "the config's backend is the baseline: two runs of it compared");
+    text("note", "the config's backend is the baseline: two runs of it compared");
   close_tolerances tolerances;
   tolerances.rtol = job.settings.accuracy_rtol;
   tolerances.atol = job.settings.accuracy_atol;
   const close_result result = assert_close(actual, expected, tolerances);
-  metrics.AddMember("accuracy", result.passed ? 1 : 0, a);
-  metrics.AddMember("accuracy_max_abs_error", result.max_abs_error, a);
-  metrics.AddMember("accuracy_max_rel_error", result.max_rel_error, a);
-  if (!result.passed) text("accuracy_mismatch", result.mismatch);
+  const int repeat = job.settings.repeat;
+  metrics.AddMember("accuracy", once_per_record_list(result.passed ? 1.0 : 0.0, repeat, a), a);
+  metrics.AddMember("accuracy_max_abs_error",
+                    once_per_record_list(result.max_abs_error, repeat, a), a);
+  metrics.AddMember("accuracy_max_rel_error",
+                    once_per_record_list(result.max_rel_error, repeat, a), a);
+  if (!result.passed) text("mismatch", result.mismatch);
 }
 
 }  // namespace benchmatrix

@@ -19,12 +19,13 @@ namespace benchmatrix {
 [[nodiscard]] experiment_config accuracy_baseline_config(const experiment_config& experiment,
                                                          const nullable_string& dynamo);
 
-/// Adds "accuracy" (1/0), "accuracy_max_abs_error", "accuracy_max_rel_error",
-/// "accuracy_baseline", and as they apply "accuracy_mismatch", "accuracy_note" or
-/// "accuracy_error" (the baseline or a step could not run: no accuracy value) to `metrics`, for
-/// the timing child's `job` (its experiment, --baseline, --rtol and --atol).
-void add_accuracy_metrics(json_value& metrics, json_allocator& allocator, const child_job& job,
-                          model_instance& model, const step_options& step,
+/// Adds "accuracy" (1/0), "accuracy_max_abs_error" and "accuracy_max_rel_error" to `metrics`, each
+/// a per-repeat list with the value in repeat 0 (once_per_record_list: the check runs once, after
+/// the repeats), and to `accuracy` (the record's top-level "accuracy" object) "baseline" and as
+/// they apply "mismatch", "note" or "error" (the baseline or a step could not run: no accuracy
+/// value), for the timing child's `job` (its experiment, --repeat, --baseline, --rtol and --atol).
+void add_accuracy_metrics(json_value& metrics, json_value& accuracy, json_allocator& allocator,
+                          const child_job& job, model_instance& model, const step_options& step,
                           const step_function& backend_step);
 
 }  // namespace benchmatrix

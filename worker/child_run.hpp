@@ -17,9 +17,12 @@ bool report_child_result(const child_job& job, const std::string& line);
 /// The compile cache settings of --cache-dir and --cold-start for the job's model.
 [[nodiscard]] backend_context make_backend_context(const child_job& job);
 
-/// Adds compile_time_s (seconds), compile_cache_hit (bool, cached backends) and
-/// compile_cache_rebuilt (why a cached entry was replaced) to a record's metrics.
-void add_compile_metrics(json_value& metrics, const compile_report& report, json_allocator& a);
+/// Adds compile_time_s (seconds) and compile_helper_s (seconds, when a helper compiled) to a
+/// record's metrics, each a per-repeat list with the value in repeat 0 (once_per_record_list, as
+/// xla_CompileTime_time_s), and cache_hit (bool, cached backends) and cache_rebuilt (why a cached
+/// entry was replaced) to `compile` (the record's top-level "compile" object).
+void add_compile_metrics(json_value& metrics, json_value& compile, const compile_report& report,
+                         int repeat, json_allocator& a);
 
 /// Returns the exit status. A backend that cannot run the config gives a SKIP record. Throws on any failure (the parent turns the exit into an error record).
 int run_child(const child_job& job, const suite_config* config);

@@ -64,9 +64,11 @@ std::vector<profiled_event> events_of(const kineto::ProfilerResult& result) {
 }
 
 void run_cupti_pass(const step_function& step, const model_inputs& example_inputs,
-                    const timing_options& timing, json_value& metrics, json_allocator& a) {
+                    const timing_options& timing, json_value& metrics, json_value& profile,
+                    json_allocator& a) {
   if (!timing.device.is_cuda()) {
-    metrics.AddMember("cupti_note", json_value("CUPTI collects CUDA kernels; this config runs on the CPU", a), a);
+    profile.AddMember(
+        "cupti_note", json_value("CUPTI collects CUDA kernels; this config runs on the CPU", a), a);
     return;
   }
   cupti_collector collector;
@@ -96,12 +98,12 @@ void run_cupti_pass(const step_function& step, const model_inputs& example_input
     entry.AddMember("time_s", static_cast<double>(k.time_ns) / 1e9, a);
     top.PushBack(entry, a);
   }
-  metrics.AddMember("cupti_top_kernels", top, a);
+  profile.AddMember("cupti_top_kernels", top, a);
 }
 
 void run_kineto_pass(const step_function& step, const model_inputs& example_inputs,
                      const timing_options& timing, const profile_request& request,
-                     json_value& metrics, json_allocator& a) {
+                     json_value& metrics, json_value& profile, json_allocator& a) {
   std::set<impl::ActivityType> activities = {impl::ActivityType::CPU};
   if (timing.device.is_cuda()) activities.insert(impl::ActivityType::CUDA);
   const impl::ProfilerConfig config(impl::ProfilerState::KINETO);
@@ -161,7 +163,7 @@ void run_kineto_pass(const step_function& step, const model_inputs& example_inpu
       ops.AddMember(json_value(row.name.c_str(), a), op, a);
     }
     if (ops.MemberCount() > 0)
-      metrics.AddMember(json_value(request.ops_key.c_str(), a), ops, a);
+      profile.AddMember(json_value(request.ops_key.c_str(), a), ops, a);
   }
 }
 
@@ -169,12 +171,12 @@ void run_kineto_pass(const step_function& step, const model_inputs& example_inpu
 
 void run_profile_passes(const step_function& step, const model_inputs& example_inputs,
                         const timing_options& timing, const profile_request& request,
-                        json_value& metrics, json_allocator& allocator) {
+                        json_value& metrics, json_value& profile, json_allocator& allocator) {
   // --profile-cuda-cpu on CUDA includes the CUPTI kernel figures (a pass of their own).
   if (request.cupti || (request.cpu_cuda_times && timing.device.is_cuda()))
-    run_cupti_pass(step, example_inputs, timing, metrics, allocator);
+    run_cupti_pass(step, example_inputs, timing, metrics, profile, allocator);
   if (request.needs_kineto())
-    run_kineto_pass(step, example_inputs, timing, request, metrics, allocator);
+    run_kineto_pass(step, example_inputs, timing, request, metrics, profile, allocator);
 }
 
 }  // namespace benchmatrix

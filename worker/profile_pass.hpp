@@ -21,7 +21,7 @@ namespace benchmatrix {
 struct profile_request {
   bool dump_profiles = false;   // trace + table per repeat, tables concatenated per config
   bool cpu_cuda_times = false;  // total/per-iter CPU and CUDA time per repeat (Kineto)
-  bool individual_ops = false;  // per aten op times under metrics[ops_key] (Kineto)
+  bool individual_ops = false;  // per aten op times under profile[ops_key] (Kineto)
   bool cupti = false;           // kernel count/time/busy time per repeat and top kernels (CUPTI)
   std::filesystem::path output_dir;  // --output-dirname, absolute
   experiment_config experiment;
@@ -32,10 +32,12 @@ struct profile_request {
   [[nodiscard]] bool needs_kineto() const { return dump_profiles || cpu_cuda_times || individual_ops; }
 };
 
-/// Runs the requested passes and adds their metrics (seconds) to `metrics`. Throws
-/// std::runtime_error when a file cannot be written or the profiler fails.
+/// Runs the requested passes and adds their per-repeat lists (seconds, counts) to `metrics`, and
+/// what is not one number per repeat (cupti_note, cupti_top_kernels, the ops_key dict) to
+/// `profile` (the record's top-level "profile" object). Throws std::runtime_error when a file
+/// cannot be written or the profiler fails.
 void run_profile_passes(const step_function& step, const model_inputs& example_inputs,
                         const timing_options& timing, const profile_request& request,
-                        json_value& metrics, json_allocator& allocator);
+                        json_value& metrics, json_value& profile, json_allocator& allocator);
 
 }  // namespace benchmatrix

@@ -24,7 +24,7 @@
 namespace benchmatrix {
 
 /// Runs the verification of the job's config and reports
-/// {"verification_code": ..., "metrics": {"verification": {...}}} on its result channel (printed
+/// {"verification_code": ..., "verification": {...}} on its result channel (printed
 /// when it has none). Returns the exit status.
 int run_verifier_child(const child_job& job, const suite_config* config);
 

@@ -24,6 +24,15 @@ CRAFTED = [
 ]
 
 
+def accuracy_of(record):
+    """The accuracy check's figures in one dict: each metrics.accuracy* list's repeat-0 value (the
+    check runs once, after the repeats) and the top-level "accuracy" object's keys as
+    accuracy_<key> (baseline, note, error, mismatch); the other metrics as they are."""
+    m = {k: v[0] if k.startswith("accuracy") else v for k, v in record["metrics"].items()}
+    m.update({"accuracy_" + k: v for k, v in record.get("accuracy", {}).items()})
+    return m
+
+
 class AccuracyTest(OutputDirTest):
     def sweep(self, *args, binary=RUNNER, common=DUMMY, backend=None):
         env = dict(os.environ)
@@ -46,7 +55,7 @@ class AccuracyTest(OutputDirTest):
 
     def test_torchscript_against_eager_passes_with_small_errors(self):
         for r in self.sweep("--dynamo=torchscript", "--metrics", "accuracy"):
-            m = r["metrics"]
+            m = accuracy_of(r)
             self.assert_consistent(m)
             self.assertEqual(m["accuracy"], 1, m)
             self.assertEqual(m["accuracy_baseline"], "eager")
@@ -54,7 +63,7 @@ class AccuracyTest(OutputDirTest):
 
     def test_eager_against_eager_compares_two_runs(self):
         for r in self.sweep("--dynamo=None", "--metrics=accuracy", "--baseline=None"):
-            m = r["metrics"]
+            m = accuracy_of(r)
             self.assert_consistent(m)
             self.assertEqual(m["accuracy"], 1, m)
             self.assertEqual(m["accuracy_max_abs_error"], 0)
@@ -62,24 +71,24 @@ class AccuracyTest(OutputDirTest):
 
     def test_zero_tolerances_agree_with_the_recorded_error(self):
         for r in self.sweep("--dynamo=torchscript", "--metrics=accuracy", "--rtol=0", "--atol=0"):
-            m = r["metrics"]
+            m = accuracy_of(r)
             self.assert_consistent(m)
             self.assertEqual(m["accuracy"] == 1, m["accuracy_max_abs_error"] == 0, m)
 
     def test_train_is_not_compared_and_says_so(self):
         records = self.sweep("--dynamo=None", "--metrics=accuracy", common=DUMMY[:3] + ["--test=train", "--repeat=2"])
         for r in records:
-            self.assertNotIn("accuracy", r["metrics"])
-            self.assertIn("train", r["metrics"]["accuracy_note"])
+            self.assertNotIn("accuracy", accuracy_of(r))
+            self.assertIn("train", accuracy_of(r)["accuracy_note"])
 
     def test_unavailable_baseline_is_an_error_not_a_pass(self):
         for r in self.sweep("--dynamo=None", "--metrics=accuracy", "--baseline=cudagraphs"):
-            self.assertNotIn("accuracy", r["metrics"])
-            self.assertIn("accuracy_error", r["metrics"])
+            self.assertNotIn("accuracy", accuracy_of(r))
+            self.assertIn("accuracy_error", accuracy_of(r))
 
     def test_eager_is_a_synonym_of_none(self):
         for r in self.sweep("--dynamo=None", "--metrics=accuracy", "--baseline=eager"):
-            m = r["metrics"]
+            m = accuracy_of(r)
             self.assert_consistent(m)
             self.assertEqual(m["accuracy_baseline"], "eager")
             self.assertEqual(m["accuracy"], 1, m)
@@ -95,7 +104,7 @@ class AccuracyTest(OutputDirTest):
         with mock.patch.dict(os.environ, env, clear=True):
             records = self.sweep("--dynamo=None", "--metrics=accuracy", "--baseline=openxla")
         for r in records:
-            m = r["metrics"]
+            m = accuracy_of(r)
             self.assertNotIn("accuracy", m)
             self.assertEqual(m["accuracy_baseline"], "openxla+dynamo")
             self.assertIn("xla=PJRT is not available on accelerator=cpu", m["accuracy_error"])
@@ -112,13 +121,13 @@ class AccuracyTest(OutputDirTest):
         run(RUNNER, *DUMMY, "--dynamo=None", "--metrics=accuracy", "--baseline=openxla",
             f"--output-dirname={self.out}", "--no-resume", env=env, timeout=900)
         for r in read_records(self.results):
-            m = r["metrics"]
+            m = accuracy_of(r)
             self.assertNotIn("accuracy", m)
             self.assertIn("StableHLO exported to", m["accuracy_error"])
 
     def test_planted_mismatch_fails_and_rtol_alone_makes_it_pass(self):
         [r] = self.sweep("--metrics=accuracy", binary=FAULTY_RUNNER, common=FAULTY, backend="perturb:0.5")
-        m = r["metrics"]
+        m = accuracy_of(r)
         self.assert_consistent(m)
         self.assertEqual(m["accuracy"], 0)
         self.assertAlmostEqual(m["accuracy_max_abs_error"], 0.5, delta=0.01)  # bfloat16 eval
@@ -128,14 +137,14 @@ class AccuracyTest(OutputDirTest):
         # passes (rtol keeps its bfloat16 default); --rtol alone replaces only rtol (atol stays 1e-05).
         [r] = self.sweep("--metrics=accuracy", "--atol=0.6", binary=FAULTY_RUNNER, common=FAULTY,
                          backend="perturb:0.5")
-        self.assertEqual(r["metrics"]["accuracy"], 1, r["metrics"])
+        self.assertEqual(accuracy_of(r)["accuracy"], 1, accuracy_of(r))
         [r] = self.sweep("--metrics=accuracy", "--rtol=0.25", binary=FAULTY_RUNNER, common=FAULTY,
                          backend="perturb:0.5")
-        self.assertEqual(r["metrics"]["accuracy"], 0, r["metrics"])
-        self.assertIn("rtol 0.25, atol 1e-05", r["metrics"]["accuracy_mismatch"])
+        self.assertEqual(accuracy_of(r)["accuracy"], 0, accuracy_of(r))
+        self.assertIn("rtol 0.25, atol 1e-05", accuracy_of(r)["accuracy_mismatch"])
         [r] = self.sweep("--metrics=accuracy", "--atol=0.6", "--rtol=0", binary=FAULTY_RUNNER,
                          common=FAULTY, backend="perturb:0.5")
-        self.assertEqual(r["metrics"]["accuracy"], 1, r["metrics"])
+        self.assertEqual(accuracy_of(r)["accuracy"], 1, accuracy_of(r))
 
     def test_usage_errors_exit_2(self):
         for args in (["--baseline=None"], ["--rtol=1e-3"], ["--atol=1e-3"],

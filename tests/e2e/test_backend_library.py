@@ -19,12 +19,12 @@ class BackendLibraryTest(OutputDirTest):
 
     def test_a_correct_override_passes_and_a_wrong_one_fails_verification(self):
         good = self.verify_with(CORRECT)
-        self.assertEqual(good["verification_code"], "PASS", good["metrics"].get("verification"))
-        self.assertEqual(good["metrics"]["backend_library"], os.path.abspath(CORRECT))
+        self.assertEqual(good["verification_code"], "PASS", good.get("verification"))
+        self.assertEqual(good["backend_library"], os.path.abspath(CORRECT))
         self.assertEqual(len(good["metrics"]["total_time"]), 2)
         # The references ran without the overrides: identity for relu changes the MLP's output.
         bad = self.verify_with(WRONG)
-        self.assertEqual(bad["verification_code"], "FAIL", bad["metrics"].get("verification"))
+        self.assertEqual(bad["verification_code"], "FAIL", bad.get("verification"))
 
     def test_a_missing_library_is_a_usage_error(self):
         proc = run(RUNNER, *COMMON, "--backend-library=/nonexistent/kernels.so",

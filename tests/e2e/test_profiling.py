@@ -30,14 +30,14 @@ class ProfilingTest(OutputDirTest):
         self.assertEqual(metrics["total_cuda_time_s"], [0.0, 0.0])  # CPU only
         for total, per_iter in zip(metrics["total_cpu_time_s"], metrics["per_iter_cpu_time_s"]):
             self.assertAlmostEqual(per_iter * 3, total)
-        ops = metrics["eager_ops"]
+        ops = record["profile"]["eager_ops"]
         self.assertIn("aten::addmm", ops)  # the C++ Linear calls addmm directly
         self.assertEqual(ops["aten::addmm"]["num_of_calls"], 3 * 3)  # 3 layers x 3 iterations
         self.assertEqual(set(ops["aten::addmm"]), {"self_cpu_time_s", "self_cuda_time_s",
                                                      "total_cpu_time_s", "total_cuda_time_s",
                                                      "num_of_calls"})
         self.assertTrue(all("aten::" in name for name in ops))
-        self.assertIn("this config runs on the CPU", metrics["cupti_note"])
+        self.assertIn("this config runs on the CPU", record["profile"]["cupti_note"])
 
         model_dir = os.path.join(self.out, "dummy")
         for r in ("0", "1"):
@@ -90,20 +90,20 @@ class ProfilingTest(OutputDirTest):
             self.assertIn("optimize_for_inference", f.read())
         sources = os.listdir(only("hlo-cpu-inductor-*"))
         self.assertTrue(any(name.endswith(".wrapper.cpp") for name in sources), sources)
-        self.assertIn("eager has no traced graph", records[None]["metrics"]["ir_note"])
-        self.assertIn("torchscript generates no code to dump", records["torchscript"]["metrics"]["ir_note"])
-        self.assertNotIn("ir_note", records["inductor"]["metrics"])
+        self.assertIn("eager has no traced graph", records[None]["ir_note"])
+        self.assertIn("torchscript generates no code to dump", records["torchscript"]["ir_note"])
+        self.assertNotIn("ir_note", records["inductor"])
 
-        eager = records[None]["metrics"]["dynamo_counters"]
+        eager = records[None]["dynamo_counters"]
         self.assertEqual(eager["stats"], {"unique_graphs": 0, "calls_captured": 0})
-        script = records["torchscript"]["metrics"]["dynamo_counters"]
+        script = records["torchscript"]["dynamo_counters"]
         self.assertEqual(script["stats"], {"unique_graphs": 1, "calls_captured": 2})
         self.assertEqual(script["cudagraph"], {"captures": 0})
         self.assertEqual(script["fallbacks"], {"eager": 0})
-        inductor = records["inductor"]["metrics"]["dynamo_counters"]
+        inductor = records["inductor"]["dynamo_counters"]
         self.assertEqual(inductor["compile"]["cache_hit"] + inductor["compile"]["cache_miss"], 1)
         self.assertEqual(inductor["compile"]["cache_hit"],
-                         int(records["inductor"]["metrics"]["compile_cache_hit"]))
+                         int(records["inductor"]["compile"]["cache_hit"]))
         with open(only("0/dynamo-counters-cpu-inductor-*.txt"), encoding="utf-8") as f:
             first = json.load(f)
         with open(only("1/dynamo-counters-cpu-inductor-*.txt"), encoding="utf-8") as f:
@@ -121,7 +121,7 @@ class ProfilingTest(OutputDirTest):
                 run(RUNNER, "--suite-name=dummy", "--accelerator=cpu", "--xla=None", "--dynamo=torchscript",
                     "--test=eval", "--repeat=1", f"--save-ir-format={fmt}", f"--output-dirname={self.out}")
                 [record] = read_records(self.results)
-                self.assertIn(note, record["metrics"]["ir_note"])
+                self.assertIn(note, record["ir_note"])
                 self.assertEqual(glob.glob(os.path.join(self.out, "dummy", "dump-*")), [])
                 self.assertEqual(glob.glob(os.path.join(self.out, "dummy", "hlo-*")), [])  # no XLA dumps
 

@@ -126,6 +126,23 @@ class ResultAnalyzerTest(OutputDirTest):
         self.assertEqual(len(rows), 6)
         self.assertEqual(rows[3]["error_message"], 'child exited with status 1\nTraceback, "quoted"')
 
+    def test_this_runners_layout_reports_as_earlier_versions_did(self):
+        # The crafted inductor record is an earlier benchmatrix version's (scalar compile_time_s, dicts
+        # in metrics); this runner writes compile_time_s as a per-repeat list with the value in repeat
+        # 0 and the rest in top-level keys. Both give the same row.
+        self.analyze("--output-format=jsonl")
+        earlier = [json.loads(line) for line in self.read("metric_report.jsonl").splitlines()][1]
+        with open(self.results, "w") as f:
+            f.write(json.dumps(rec("resnet18", "inductor", metrics={
+                "total_time": [0.2, 0.1, 0.3, 0.1], "per_iter_time": [0.1, 0.05, 0.15, 0.05],
+                "compile_time_s": [61.5, 0.0, 0.0, 0.0]}, code="PASS", compile={"cache_hit": False},
+                dynamo_counters={"stats": {"calls": 1}},
+                verification={"tolerance": 0.01, "max_abs_error": 0.0})) + "\n")
+        self.analyze("--output-format=jsonl")
+        [current] = [json.loads(line) for line in self.read("metric_report.jsonl").splitlines()]
+        self.assertEqual(current, earlier)
+        self.assertEqual(current["metrics"]["compile_time_s"], 61.5)
+
     def test_bad_arguments(self):
         proc = run(ANALYZER, "--output-dirname=/nonexistent", check=False)
         self.assertEqual(proc.returncode, 1)

@@ -32,9 +32,9 @@ class VerifyTest(OutputDirTest):
         return {(r["model"]["model_name"], r["experiment"]["test"]): r for r in read_records(self.results)}
 
     def verify_one(self, *args, model="two_outputs", **kwargs):
-        """The eval record of `model` and its metrics.verification."""
+        """The eval record of `model` and its verification details."""
         record = self.sweep(f"--filter=^{model}$", "--test=eval", "--repeat=1", *args, **kwargs)[(model, "eval")]
-        return record, record["metrics"].get("verification", {})
+        return record, record.get("verification", {})
 
     def test_backend_within_tolerance_passes_and_beyond_fails(self):
         for amount, code in (("1e-4", "PASS"), ("0.5", "FAIL")):
@@ -47,18 +47,18 @@ class VerifyTest(OutputDirTest):
                     self.assertEqual(record["verification_code"], code, record)
                     # one line carries the timings and the verdict with its figures
                     self.assertEqual(len(record["metrics"]["total_time"]), 2)
-                    details = record["metrics"]["verification"]
+                    details = record["verification"]
                     self.assertIn("max_abs_error", details)
                     self.assertIn("rmse_vs_fp64", details)
                     self.assertIn("cosine_similarity", details)
                     self.assertEqual(details["iterations"], 1)
                 if code == "PASS":
-                    self.assertNotIn("failed_output", records[("two_outputs", "eval")]["metrics"]["verification"])
+                    self.assertNotIn("failed_output", records[("two_outputs", "eval")]["verification"])
                 if code == "FAIL":
                     # the perturbed output is the second one (of the prediction, in train): the
                     # record names it and its figures are the worst failing leaf's
                     for test, path in (("eval", "output[1]"), ("train", "output[0][1]")):
-                        details = records[("two_outputs", test)]["metrics"]["verification"]
+                        details = records[("two_outputs", test)]["verification"]
                         self.assertEqual(details["failed_output"], path, test)
                         self.assertEqual(details["worst_output"], path, test)
                         self.assertAlmostEqual(details["max_abs_error"], 0.5, delta=0.01)
@@ -74,18 +74,18 @@ class VerifyTest(OutputDirTest):
         # same() raising on the two eager runs (their structures differ) counts as their differing
         changed = records[("structure_changes", "eval")]
         self.assertEqual(changed["verification_code"], "NONDETERMINISTIC_EAGER_RUN")
-        self.assertIn("comparing them raised: type mismatch", changed["metrics"]["verification"]["message"])
+        self.assertIn("comparing them raised: type mismatch", changed["verification"]["message"])
         self.assertEqual(code["eager_throws"], "EAGER_FAILED")
         self.assertIn("eager forward failed on purpose",
-                      records[("eager_throws", "eval")]["metrics"]["verification"]["error"])
+                      records[("eager_throws", "eval")]["verification"]["error"])
         # the verifier hung and was killed, or crashed; the timing record survives and the sweep went on
         hung = records[("hangs_in_verifier", "eval")]
         self.assertEqual(hung["verification_code"], "VERIFIER_DIDNT_RUN")
-        self.assertIn("timed out", hung["metrics"]["verification"]["error"])
+        self.assertIn("timed out", hung["verification"]["error"])
         self.assertEqual(len(hung["metrics"]["total_time"]), 2)
         crashed = records[("crashes_in_verifier", "eval")]
         self.assertEqual(crashed["verification_code"], "VERIFIER_DIDNT_RUN")
-        self.assertIn("killed by signal SIGABRT", crashed["metrics"]["verification"]["error"])
+        self.assertIn("killed by signal SIGABRT", crashed["verification"]["error"])
         self.assertEqual(len(crashed["metrics"]["total_time"]), 2)
         self.assertNotIn("error", crashed["metrics"])
 
@@ -93,7 +93,7 @@ class VerifyTest(OutputDirTest):
         thrown = self.sweep("--filter=^two_outputs$", "--test=eval", backend="throw-in-verifier")
         record = thrown[("two_outputs", "eval")]
         self.assertEqual(record["verification_code"], "EXCEPTION_RAISED")
-        self.assertIn("failed on purpose", record["metrics"]["verification"]["error"])
+        self.assertIn("failed on purpose", record["verification"]["error"])
         self.assertNotIn("error", record["metrics"])
 
     def test_a_failed_timing_child_gets_no_verifier(self):
@@ -101,7 +101,7 @@ class VerifyTest(OutputDirTest):
         record = self.sweep("--filter=^two_outputs$", "--test=eval", backend="throw")[("two_outputs", "eval")]
         self.assertEqual(record["verification_code"], "VERIFIER_DIDNT_RUN")
         self.assertIn("failed on purpose", record["metrics"]["error"])
-        self.assertEqual(record["metrics"]["verification"]["error"],
+        self.assertEqual(record["verification"]["error"],
                          "the timing child failed: child exited with status 1")
         self.assertNotIn("(verifying)", self.last_output)
 
@@ -113,7 +113,7 @@ class VerifyTest(OutputDirTest):
         record = records[("hangs_always", "eval")]
         self.assertEqual(record["verification_code"], "VERIFIER_DIDNT_RUN")
         self.assertIn("timed out after 5 seconds", record["metrics"]["error"])
-        reason = record["metrics"]["verification"]["error"]
+        reason = record["verification"]["error"]
         self.assertTrue(reason.startswith("the timing child failed: Command '["), reason)
         self.assertTrue(reason.endswith("timed out after 5 seconds"), reason)
         self.assertNotIn("(verifying)", self.last_output)
@@ -189,7 +189,7 @@ class VerifyTest(OutputDirTest):
         for record in records:
             self.assertEqual(record["verification_code"], "PASS",
                              (record["model"]["model_name"], record["experiment"]["test"],
-                              record["metrics"].get("verification")))
+                              record.get("verification")))
 
 
 if __name__ == "__main__":

@@ -63,15 +63,40 @@ TEST_CASE("the error records the parent writes read back as written, with typed 
 
 TEST_CASE("a verifier's outcome merged into a record reads back losslessly") {
   auto record = results_record::parse(timing_line, "timing record");
-  merge_verification(record, parse_json(R"({"verification_code": "FAIL", "metrics": {"verification": )"
-                                        R"({"tolerance": 0.01, "max_abs_error": 0.5}}})",
+  merge_verification(record, parse_json(R"({"verification_code": "FAIL", "verification": )"
+                                        R"({"tolerance": 0.01, "max_abs_error": 0.5}})",
                                         "verifier result"));
   const std::string merged = record.to_line();
   const auto typed = results_record::parse(merged, "merged");
   CHECK(typed.to_line() == merged);
   CHECK(typed.verification_code == "FAIL");
-  REQUIRE(typed.metric("verification") != nullptr);
-  CHECK((*typed.metric("verification"))["max_abs_error"].GetDouble() == 0.5);
+  // A top-level key after verification_code: metrics keeps only per-repeat lists.
+  CHECK(typed.metric("verification") == nullptr);
+  REQUIRE(typed.extra("verification") != nullptr);
+  REQUIRE(typed.verification() != nullptr);
+  CHECK((*typed.verification())["max_abs_error"].GetDouble() == 0.5);
+}
+
+TEST_CASE("numbers measured once per record: the value in repeat 0; earlier scalars still read") {
+  json_document d;
+  const json_value list = once_per_record_list(3.5, 3, d.GetAllocator());
+  CHECK(to_python_json(list) == "[3.5, 0.0, 0.0]");
+  CHECK(to_python_json(once_per_record_list(2.0, 1, d.GetAllocator())) == "[2.0]");
+  CHECK(is_once_per_record_metric("compile_time_s"));
+  CHECK(is_once_per_record_metric("accuracy_max_abs_error"));
+  CHECK_FALSE(is_once_per_record_metric("total_time"));
+
+  // This runner's layout: the list; an earlier version's (timing_line): the scalar 3.5.
+  std::string listed = timing_line;
+  const std::string scalar = "\"compile_time_s\": 3.5";
+  listed.replace(listed.find(scalar), scalar.size(), "\"compile_time_s\": [3.5, 0.0, 0.0]");
+  CHECK(results_record::parse(listed, "new").once_per_record("compile_time_s") == 3.5);
+  CHECK(results_record::parse(timing_line, "old").once_per_record("compile_time_s") == 3.5);
+  CHECK_FALSE(results_record::parse(timing_line, "old").once_per_record("accuracy").has_value());
+  // An earlier version's metrics.verification is still found.
+  const auto old_verified = results_record::parse(verified_line, "old");
+  REQUIRE(old_verified.verification() != nullptr);
+  CHECK((*old_verified.verification())["tolerance"].GetDouble() == 0.01);
 }
 
 TEST_CASE("typed accessors: per-repeat lists, per-iteration seconds, placement") {
