@@ -326,4 +326,18 @@ read_records(const std::filesystem::path& path,
   return out;
 }
 
+std::vector<numbered_record>
+read_records_for_report(const std::filesystem::path& path,
+                        const std::function<void(const std::string&)>& warn) {
+  return read_records(
+      path,
+      [&](size_t number, const std::string& message) {
+        // read_records' messages start with "line N: "; the path:N prefix says it already
+        const std::string prefix = "line " + std::to_string(number) + ": ";
+        warn(path.string() + ":" + std::to_string(number) + ": skipped: " +
+             (message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message));
+      },
+      record_reading::lenient);
+}
+
 }  // namespace benchmatrix

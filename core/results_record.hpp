@@ -119,4 +119,10 @@ read_records(const std::filesystem::path& path,
              const std::function<void(size_t, const std::string&)>& on_unusable,
              record_reading reading = record_reading::strict);
 
+/// The report tools' read: any runner's records (lenient); each unusable line goes to `warn` as
+/// "<path>:<N>: skipped: <why>".
+[[nodiscard]] std::vector<numbered_record>
+read_records_for_report(const std::filesystem::path& path,
+                        const std::function<void(const std::string&)>& warn);
+
 }  // namespace benchmatrix

@@ -154,14 +154,7 @@ aggregated_results load_results(const std::vector<std::filesystem::path>& files,
                                (std::filesystem::exists(file, ec) ? " is not a regular file"
                                                                   : " does not exist"));
     if (!std::ifstream(file)) throw std::runtime_error("cannot read input file " + file.string());
-    const auto lines = read_records(
-        file,
-        [&](size_t number, const std::string& message) {
-          const std::string prefix = "line " + std::to_string(number) + ": ";
-          warn(file.string() + ":" + std::to_string(number) + ": skipped: " +
-               (message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message));
-        },
-        record_reading::lenient);
+    const auto lines = read_records_for_report(file, warn);
     for (const auto& line : lines) {
       const std::string where = file.string() + ":" + std::to_string(line.line_number);
       const results_record& r = line.record;

@@ -673,15 +673,7 @@ std::vector<report_record> load_report_records(const std::filesystem::path& resu
     throw std::runtime_error(results_file.string() + " is not a regular file");
   if (!std::ifstream(results_file)) throw std::runtime_error("cannot read " + results_file.string());
   std::vector<report_record> records;
-  const std::string file = results_file.string();
-  const auto lines = read_records(
-      results_file,
-      [&](size_t number, const std::string& message) {
-        const std::string prefix = "line " + std::to_string(number) + ": ";
-        warn(file + ":" + std::to_string(number) + ": skipped: " +
-             (message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message));
-      },
-      record_reading::lenient);
+  const auto lines = read_records_for_report(results_file, warn);
   for (const auto& line : lines) records.push_back(parse_report_record(line.record, line.line_number));
   return records;
 }

@@ -232,14 +232,7 @@ run_records load_run(const std::filesystem::path& file_or_dir, const comparison_
   const std::set<std::string> backends(options.backends.begin(), options.backends.end());
   const auto file = results_file_of(file_or_dir);
   run_records records;
-  const auto lines = read_records(
-      file,
-      [&](size_t number, const std::string& message) {
-        const std::string prefix = "line " + std::to_string(number) + ": ";
-        warn(file.string() + ":" + std::to_string(number) + ": skipped: " +
-             (message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message));
-      },
-      record_reading::lenient);
+  const auto lines = read_records_for_report(file, warn);
   for (const auto& line : lines) {
     const results_record& r = line.record;
     const auto& id = r.identity;

@@ -50,6 +50,9 @@ std::string placement_free_fingerprint(const record_identity& record,
                                     current_batch_size);
 }
 
+namespace {
+
+/// A SKIP record (metrics.error starts with "SKIP"): nothing ran.
 bool is_skip_record(const json_value& record) {
   const auto metrics = record.FindMember("metrics");
   if (metrics == record.MemberEnd() || !metrics->value.IsObject()) return false;
@@ -57,6 +60,8 @@ bool is_skip_record(const json_value& record) {
   return error != metrics->value.MemberEnd() && error->value.IsString() &&
          is_skip_error({error->value.GetString(), error->value.GetStringLength()});
 }
+
+}  // namespace
 
 bool is_failed_record(const json_value& record) {
   const auto metrics = record.FindMember("metrics");

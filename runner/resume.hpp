@@ -35,7 +35,4 @@ namespace benchmatrix {
 /// True for records a --retry-failed rerun runs again: metrics.error that is not a SKIP.
 [[nodiscard]] bool is_failed_record(const json_value& record);
 
-/// True for a SKIP record (metrics.error starts with "SKIP"): nothing ran, nothing to verify.
-[[nodiscard]] bool is_skip_record(const json_value& record);
-
 }  // namespace benchmatrix
