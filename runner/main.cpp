@@ -9,7 +9,7 @@
 #include "runner/slurm_submission.hpp"
 #include "runner/sweep.hpp"
 #include "suites/model_catalog.hpp"
-#include "torch_support/library_versions.hpp"
+#include "torch_support/torch_run_environment.hpp"
 #include "worker/child_run.hpp"
 #include "worker/verify_child.hpp"
 
@@ -126,8 +126,7 @@ int main(int argc, char** argv) {
     inputs.self_exe = std::filesystem::read_symlink("/proc/self/exe").string();
     inputs.suite_models = suite_model_names(options.suite_name);
     inputs.config = config.get();
-    inputs.torch_version = libtorch_version();
-    inputs.cuda_version = cuda_build_version();
+    inputs.environment = torch_run_environment();
     if (options.slurm && options.slurm_merge) return run_slurm_merge(inputs);
     if (options.slurm && !options.slurm_task) return run_slurm_submission(inputs);
     return run_sweep(inputs);  // also one task of a --slurm array

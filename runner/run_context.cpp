@@ -13,12 +13,20 @@
 
 namespace benchmatrix {
 
-run_context current_run_context(std::vector<std::string> command, std::string torch_version,
-                                std::optional<std::string> cuda_version) {
+namespace {
+
+/// `git describe --always --dirty` of the source tree, written at build time (CMakeLists.txt).
+constexpr const char* benchmatrix_revision =
+#include "benchmatrix_revision.inc"
+    ;
+
+}  // namespace
+
+run_context current_run_context(std::vector<std::string> command, run_environment environment) {
   run_context context;
   context.command = std::move(command);
-  context.torch_version = std::move(torch_version);
-  context.cuda_version = std::move(cuda_version);
+  context.benchmatrix_revision = benchmatrix_revision;
+  context.environment = std::move(environment);
   context.hostname = host_name();
   context.cpu_model = cpu_model_name();
   context.gpus = gpu_names();
@@ -27,7 +35,6 @@ run_context current_run_context(std::vector<std::string> command, std::string to
                         .count();
   return context;
 }
-
 
 namespace {
 
@@ -46,13 +53,17 @@ void write_run_context(const std::filesystem::path& path, const run_context& con
   auto& allocator = document.GetAllocator();
   const auto text = [&](const std::string& value) { return json_value(value.c_str(), allocator); };
   document.AddMember("command", text_array(context.command, allocator), allocator);
-  document.AddMember("torch_version", text(context.torch_version), allocator);
+  const auto& environment = context.environment;
+  document.AddMember("torch_version", text(environment.torch_version), allocator);
   document.AddMember("cuda_version",
-                     context.cuda_version ? text(*context.cuda_version) : json_value(), allocator);
+                     environment.cuda_version ? text(*environment.cuda_version) : json_value(),
+                     allocator);
   document.AddMember("hostname", text(context.hostname), allocator);
   document.AddMember("cpu_model", text(context.cpu_model), allocator);
   document.AddMember("gpus", text_array(context.gpus, allocator), allocator);
   document.AddMember("started", json_value(context.started), allocator);
+  document.AddMember("benchmatrix_revision", text(context.benchmatrix_revision), allocator);
+  document.AddMember("run_environment", to_json(environment, allocator), allocator);
   if (keep_earlier && std::filesystem::exists(path)) {
     try {
       const json_document previous = parse_json(read_text_file(path), path.string());

@@ -63,7 +63,7 @@ int run_slurm_merge(const sweep_inputs& inputs) {
   replace_results(layout.merged_results(), merged);
   try {
     write_run_context(layout.output_dir / "run_context.json",
-                      current_run_context(inputs.argv, inputs.torch_version, inputs.cuda_version));
+                      current_run_context(inputs.argv, inputs.environment));
   } catch (const std::exception& e) {
     log_warning(std::string("run context not written: ") + e.what());
   }

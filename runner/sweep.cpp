@@ -217,7 +217,7 @@ bool sweep::can_start() const {
 
 void sweep::write_context(const std::filesystem::path& path) const {
   try {
-    write_run_context(path, current_run_context(m_in.argv, m_in.torch_version, m_in.cuda_version),
+    write_run_context(path, current_run_context(m_in.argv, m_in.environment),
                       /*keep_earlier=*/!m_o.no_resume);
   } catch (const std::exception& e) {
     log_warning(std::string("run context not written: ") + e.what());

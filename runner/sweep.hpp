@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/argparse.hpp"
+#include "core/run_environment.hpp"
 #include "runner/runner_options.hpp"
 #include "suites/suite_config.hpp"
 
@@ -19,8 +20,7 @@ struct sweep_inputs {
   std::string self_exe;                  // absolute path of this executable (children run it)
   std::vector<std::string> suite_models; // every model of the suite, sorted byte-wise
   const suite_config* config = nullptr;  // skip lists; nullptr: every model is compatible (dummy)
-  std::string torch_version;              // LibTorch's, for run_context.json
-  std::optional<std::string> cuda_version;  // the CUDA LibTorch was built with; none: CPU-only
+  run_environment environment;           // the parent's (its children's), for run_context.json
 };
 
 /// Runs the sweep; returns the process exit status (0, or 130 after Ctrl-C).

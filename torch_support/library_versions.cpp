@@ -8,6 +8,22 @@ namespace benchmatrix {
 
 std::string libtorch_version() { return TORCH_VERSION; }
 
+std::optional<std::string> libtorch_build() {
+#ifdef BENCHMATRIX_TORCH_BUILD
+  return std::string(BENCHMATRIX_TORCH_BUILD);
+#else
+  return std::nullopt;
+#endif
+}
+
+std::optional<std::string> libtorch_git_revision() {
+#ifdef BENCHMATRIX_TORCH_GIT_REVISION
+  return std::string(BENCHMATRIX_TORCH_GIT_REVISION);
+#else
+  return std::nullopt;
+#endif
+}
+
 std::optional<std::string> cuda_build_version() {
 #ifdef BENCHMATRIX_CUDA_VERSION
   return std::string(BENCHMATRIX_CUDA_VERSION);

@@ -11,6 +11,12 @@ namespace benchmatrix {
 /// LibTorch's version, e.g. "2.11.0" (TORCH_VERSION).
 [[nodiscard]] std::string libtorch_version();
 
+/// The torch package's __version__ (e.g. "2.11.0+cu130") and git_version (the commit it was built
+/// from), read from the version.py next to the LibTorch this binary links, at configure time;
+/// nullopt when that LibTorch is not a torch package (a plain LibTorch archive has no version.py).
+[[nodiscard]] std::optional<std::string> libtorch_build();
+[[nodiscard]] std::optional<std::string> libtorch_git_revision();
+
 /// The CUDA toolkit version LibTorch's CMake package reported at configure time, e.g. "13.0";
 /// nullopt for a build without CUDA.
 [[nodiscard]] std::optional<std::string> cuda_build_version();

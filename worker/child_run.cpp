@@ -17,6 +17,7 @@
 #include "profiler/ir_dump.hpp"
 #include "torch_support/ivalue_tensors.hpp"
 #include "torch_support/library_versions.hpp"
+#include "torch_support/torch_run_environment.hpp"
 #include "worker/accuracy_metric.hpp"
 #include "worker/model_setup.hpp"
 #include "worker/numerics_export.hpp"
@@ -281,6 +282,10 @@ int run_child(const child_job& job, const suite_config* config) {
                        d.GetAllocator());
     if (!profile.ObjectEmpty()) extras.AddMember("profile", profile, d.GetAllocator());
   }
+  // The settings this child timed under (torch build, threads, CPU affinity): a comparison of two
+  // nights tells a `taskset` or OMP_NUM_THREADS change from a change of the code.
+  extras.AddMember("run_environment", to_json(torch_run_environment(), d.GetAllocator()),
+                   d.GetAllocator());
   report(record_line(id, metrics, "VERIFIER_SKIPPED", &extras), job);
   return 0;
 }

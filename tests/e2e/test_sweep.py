@@ -32,7 +32,7 @@ class DummySweepTest(OutputDirTest):
             self.assertEqual(json.dumps(json.loads(line), ensure_ascii=False), line)
         records = [json.loads(line) for line in lines]
         for record, test in zip(records, ["eval", "train"]):
-            self.assertEqual(list(record), RECORD_KEYS)
+            self.assertEqual(list(record), RECORD_KEYS + ["run_environment"])
             self.assertEqual(list(record["experiment"]), EXPERIMENT_KEYS)
             self.assertEqual(record["model"], {"suite_name": "dummy", "model_name": "dummy"})
             self.assertEqual(record["experiment"]["test"], test)
@@ -53,12 +53,33 @@ class DummySweepTest(OutputDirTest):
         with open(os.path.join(self.out, "run_context.json"), encoding="utf-8") as f:
             context = json.load(f)
         self.assertEqual(list(context), ["command", "torch_version", "cuda_version", "hostname", "cpu_model",
-                                         "gpus", "started"])
+                                         "gpus", "started", "benchmatrix_revision", "run_environment"])
         self.assertIn("--suite-name=dummy", context["command"])
         import torch  # the wheel LibTorch comes from
         self.assertEqual(context["torch_version"], torch.__version__.split("+")[0])
         self.assertEqual(context["cpu_model"], cpu_model_name())
         self.assertGreater(context["started"], 1.7e9)
+
+    def test_records_and_run_context_carry_the_threads_affinity_and_torch_build(self):
+        # As a user pins a night: taskset -c 0 with OMP_NUM_THREADS=1. The children inherit both.
+        env = dict(os.environ, OMP_NUM_THREADS="1")
+        env.pop("MKL_NUM_THREADS", None)
+        run(RUNNER, "--suite-name=dummy", "--accelerator=cpu", "--xla=None", "--dynamo=None",
+            "--test=eval", "--repeat=1", f"--output-dirname={self.out}", env=env,
+            preexec_fn=lambda: os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}))
+        import torch  # the wheel LibTorch comes from
+        expected = {"torch": {"version": torch.__version__.split("+")[0], "build": torch.__version__,
+                              "git_revision": torch.version.git_version, "cuda": torch.version.cuda},
+                    "threads": {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": None, "intra_op": 1},
+                    "cpu_affinity": str(min(os.sched_getaffinity(0)))}
+        [record] = read_records(self.results)
+        with open(os.path.join(self.out, "run_context.json"), encoding="utf-8") as f:
+            context = json.load(f)
+        for environment in (record["run_environment"], context["run_environment"]):
+            self.assertGreaterEqual(environment["threads"].pop("inter_op"), 1)
+            self.assertEqual(environment, expected)
+        revision = context["benchmatrix_revision"]  # git describe of this checkout, or "unknown"
+        self.assertRegex(revision, r"^([0-9a-f]{7,}(-dirty)?|.+-g[0-9a-f]{7,}(-dirty)?|unknown)$")
 
     def test_configs_that_cannot_run_here_get_skip_records(self):
         # default axes: cpu/cuda/tpu x None/PJRT/XRT x None/inductor/openxla x eval/train
