@@ -2,6 +2,7 @@
 
 #include "backends/backend_registry.hpp"
 #include "core/directory_tree.hpp"
+#include "runner/rerun_selection.hpp"
 #include "suites/tiers.hpp"
 
 #include <yaml-cpp/yaml.h>
@@ -84,6 +85,7 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       {"output-basename", 0, a::store, t::text, {}, false, "results.jsonl", "Results file name inside the output directory."},
       {"no-resume", 0, a::store_true, t::text, {}, false, "", "Delete an existing results file instead of resuming it."},
       {"retry-failed", 0, a::store_true, t::text, {}, false, "", "On resume, run again configs whose record is an error (SKIP records stay done)."},
+      {"rerun", 0, a::append, t::text, {}, false, "", "MODEL[:BACKEND[:TEST]] (repeatable): run this config of the matrix again although the results file has its record; the old record moves to <results>.retried, as --retry-failed moves failed ones. BACKEND as reports name it (eager, inductor, torchscript, ...); empty or * matches any."},
       {"save-output", 0, a::store_true, t::text, {}, false, "", "torch.save each repeat's output to <out>/<model>/<r>/output-<basename>.pt."},
       {"export", 0, a::store, t::text, {"input", "output", "both"}, false, "", "Write each config's example inputs and/or first-timed-repeat outputs as .npy files plus manifest.json under --export-dir/<config>/ (compare with numeric_check)."},
       {"export-dir", 0, a::store, t::text, {}, false, "", "Directory of --export (created if missing); required with --export."},
@@ -358,6 +360,11 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
   o.cold_start = flags.given("cold-start");
   o.no_resume = flags.given("no-resume");
   o.retry_failed = flags.given("retry-failed");
+  o.rerun = texts(flags, "rerun");
+  for (const auto& selector : o.rerun) (void)parse_rerun_selector(selector);  // usage errors now
+  if (!o.rerun.empty() && o.no_resume)
+    throw usage_error("--rerun cannot be combined with --no-resume (--rerun replaces chosen "
+                      "records inside an existing results file; --no-resume deletes that file)");
   o.save_output = flags.given("save-output");
   o.export_what = text_or(flags, "export", "");
   o.export_dir = text_or(flags, "export-dir", "");
@@ -375,6 +382,9 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
   const auto timestamp = flags.last("timestamp");
   o.timestamp = timestamp && *timestamp ? std::stod(**timestamp) : now;
   parse_scale_out(flags, o);
+  if (!o.rerun.empty() && o.slurm)
+    throw usage_error("--rerun cannot be combined with --slurm (run the chosen configs on one host "
+                      "into the merged results file instead)");
   if (const auto v = flags.last("experiment-config"); v && *v) o.experiment_config = **v;
   if (const auto v = flags.last("model-config"); v && *v) o.model_config = **v;
   if (o.experiment_config.has_value() != o.model_config.has_value())

@@ -74,6 +74,7 @@ struct runner_options {
   std::string output_basename = "results.jsonl";
   bool no_resume = false;
   bool retry_failed = false;
+  std::vector<std::string> rerun;  // --rerun MODEL[:BACKEND[:TEST]] (runner/rerun_selection.hpp)
   bool save_output = false;
   // Numerics export: each config's tensors of its first timed repeat as .npy plus manifest.json
   // under <export_dir>/<config name>/ (worker/numerics_export.hpp). Both empty: no export.

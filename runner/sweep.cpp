@@ -16,6 +16,7 @@
 #include "runner/model_selection.hpp"
 #include "runner/placement.hpp"
 #include "runner/progress.hpp"
+#include "runner/rerun_selection.hpp"
 #include "runner/resume.hpp"
 #include "runner/run_context.hpp"
 #include "runner/summary_table.hpp"
@@ -166,6 +167,7 @@ private:
   std::map<std::string, std::string> m_accelerator_models;  // accelerator@device -> model name
   std::unique_ptr<device_slots> m_slots;  // --devices; null: one unpinned child at a time
   std::map<std::string, std::string> m_done;  // fingerprint of a finished config -> its record line
+  std::set<std::string> m_rerun;  // --rerun: placement_free_key of the configs that run again
   std::unique_ptr<results_writer> m_writer;
   // The children, their deadlines and the scratch directory (<TMPDIR>/benchmatrix-*) they write
   // into; neither outlives the sweep, however it ends.
@@ -231,8 +233,10 @@ void sweep::load_resume_state() {
     std::filesystem::remove(path, ec);
     return;
   }
-  std::vector<std::string> retried;
+  std::vector<std::string> retried;  // --retry-failed's failed records and --rerun's, in file order
   std::set<size_t> retried_line_numbers;
+  size_t retried_failed = 0, rerun = 0;  // records set aside by each flag
+  std::set<std::string> rerun_found;       // --rerun's chosen configs that had a record
   const auto lines = read_results(path, [&](size_t number, const std::string& error) {
     log_warning("Ignoring corrupt line " + std::to_string(number) + " of " + path.string() +
                 " (" + error + "); its config will run again");
@@ -246,12 +250,18 @@ void sweep::load_resume_state() {
                   ": not a results record (no model/experiment)");
       continue;
     }
-    if (m_o.retry_failed && is_failed_record(record)) {
-      retried.push_back(line.text);
-      retried_line_numbers.insert(line.line_number);
-      continue;
-    }
+    const bool failed_retried = m_o.retry_failed && is_failed_record(record);
     try {
+      const auto key = m_rerun.empty() ? std::string()
+                                       : placement_free_fingerprint(model->value, experiment->value,
+                                                                    m_o.batch_size);
+      if (failed_retried || m_rerun.count(key)) {
+        if (m_rerun.count(key)) rerun_found.insert(key);
+        (failed_retried ? retried_failed : rerun) += 1;
+        retried.push_back(line.text);
+        retried_line_numbers.insert(line.line_number);
+        continue;
+      }
       m_done[fingerprint(model->value, experiment->value, m_o.batch_size)] = line.text;
     } catch (const std::exception& e) {
       log_warning("Ignoring line " + std::to_string(line.line_number) + ": " + e.what());
@@ -272,9 +282,16 @@ void sweep::load_resume_state() {
     for (std::string text; std::getline(in, text);)
       if (!retried_line_numbers.count(++number) && !text.empty()) kept.push_back(text);
     replace_results(path, kept);
-    log_info("--retry-failed: " + std::to_string(retried.size()) + " failed record(s) moved to " +
-             retried_path + "; their configs run again");
+    if (retried_failed)
+      log_info("--retry-failed: " + std::to_string(retried_failed) +
+               " failed record(s) moved to " + retried_path + "; their configs run again");
+    if (rerun)
+      log_info("--rerun: " + std::to_string(rerun) + " record(s) moved to " + retried_path +
+               "; their configs run again");
   }
+  if (rerun_found.size() < m_rerun.size())
+    log_info("--rerun: " + std::to_string(m_rerun.size() - rerun_found.size()) + " of the " +
+             std::to_string(m_rerun.size()) + " chosen config(s) had no record; they run as new");
 }
 
 /// Logs the config, then records it as done, skipped or unavailable, or starts its child.
@@ -499,6 +516,11 @@ int sweep::run() {
   const auto models = is_dummy ? std::vector<std::string>{"dummy"}
                                : select_models(m_in.suite_models, m_o);
   auto planned = plan_configs(models, m_o);
+  if (!m_o.rerun.empty()) {
+    std::vector<rerun_selector> selectors;
+    for (const auto& text : m_o.rerun) selectors.push_back(parse_rerun_selector(text));
+    m_rerun = rerun_keys(selectors, planned, m_o);
+  }
   log_info("Number of selected experiment configs: " +
            std::to_string(models.empty() ? 0 : planned.size() / models.size()));
   log_info("Number of selected model configs: " + std::to_string(models.size()));

@@ -1,4 +1,5 @@
-"""Resume, corrupt lines, Python-written files, --retry-failed, Ctrl-C and the results-file lock."""
+"""Resume, corrupt lines, Python-written files, --retry-failed, --rerun, Ctrl-C and the results-file
+lock."""
 import json
 import os
 import signal
@@ -88,6 +89,40 @@ class ResumeTest(OutputDirTest):
         self.assertEqual(lines[0], truncated)  # kept for the user, not silently dropped
         self.assertEqual(len(lines), 2)
         self.assertEqual(json.loads(lines[1])["model"]["model_name"], "throw_error")
+
+    def test_rerun_replaces_the_chosen_record_and_keeps_the_old_one_aside(self):
+        args = [*DUMMY, "--test=eval", "--test=train", f"--output-dirname={self.out}"]
+        run(RUNNER, *args)
+        with open(self.results, encoding="utf-8") as f:
+            eval_line, train_line = f.read().splitlines()
+        self.assertEqual(json.loads(train_line)["experiment"]["test"], "train")
+        proc = run(RUNNER, *args, "--rerun=dummy:eager:train")
+        self.assertIn("--rerun: 1 record(s) moved to", proc.stderr)
+        self.assertEqual(proc.stderr.count("SKIP already completed benchmark"), 1)  # eval only
+        with open(self.results, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        self.assertEqual(len(lines), 2)
+        self.assertEqual(lines[0], eval_line)  # the other config's record, byte for byte
+        self.assertNotEqual(lines[1], train_line)
+        self.assertEqual(json.loads(lines[1])["experiment"]["test"], "train")
+        with open(self.results + ".retried", encoding="utf-8") as f:
+            self.assertEqual(f.read(), train_line + "\n")  # where --retry-failed puts them
+
+    def test_rerun_rejects_a_selector_naming_no_config_and_no_resume(self):
+        args = [*DUMMY, "--test=eval", f"--output-dirname={self.out}"]
+        run(RUNNER, *args)
+        with open(self.results, encoding="utf-8") as f:
+            before = f.read()
+        for flags, expected in [
+                (["--rerun=dummy:eager:train"], "'dummy:eager:train' names no config"),
+                (["--rerun=resnet18"], "'resnet18' names no config"),
+                (["--rerun=dummy:eager:fast"], "invalid TEST 'fast'"),
+                (["--rerun=dummy", "--no-resume"], "--rerun cannot be combined with --no-resume")]:
+            proc = run(RUNNER, *args, *flags, check=False)
+            self.assertEqual(proc.returncode, 2, proc.stderr)
+            self.assertIn(expected, proc.stderr)
+        with open(self.results, encoding="utf-8") as f:
+            self.assertEqual(f.read(), before)  # nothing touched
 
 
 def read_records_lenient(path):
