@@ -79,6 +79,10 @@ std::optional<leaf_comparison> worst_output(const c10::IValue& ref, const c10::I
           leaf_comparison c;
           c.path = path;
           c.max_abs_error = x.numel() ? (x - y).abs().max().item<double>() : 0.0;
+          const auto nonzero = x != 0;
+          if (nonzero.any().item<bool>())
+            c.max_rel_error =
+                ((x - y).abs() / x.abs()).masked_select(nonzero).max().item<double>();
           c.cosine_similarity = cosine_of(x, y);
           if (golden.isTensor() && golden.toTensor().sizes() == x.sizes()) {
             const auto g = golden.toTensor().to(torch::kDouble);

@@ -1,7 +1,8 @@
 // Per-output figures that explain a verification verdict without a rerun: for every floating
 // tensor leaf of the outputs (every element of a multi-output model; for train the loss, each
-// gradient and each updated parameter), the max abs error against eager, both sides' RMSE against
-// the float64 golden run, the cosine similarity, and same()'s verdict on that leaf alone.
+// gradient and each updated parameter), the max abs and max relative error against eager, both
+// sides' RMSE against the float64 golden run, the cosine similarity, and same()'s verdict on that
+// leaf alone.
 #pragma once
 
 #include "verifier/same.hpp"
@@ -17,6 +18,8 @@ struct leaf_comparison {
   std::string path;                         // Python indexing from "output": "output[1]",
                                             // "output[2]['fc.weight.grad']"
   double max_abs_error = 0;                 // max |eager - backend|
+  double max_rel_error = 0;                 // max |eager - backend| / |eager| over the elements
+                                            // where eager is non-zero (none: 0)
   std::optional<double> ref_rmse_vs_fp64;   // eager's RMSE against float64 (no fp64 run: none)
   std::optional<double> res_rmse_vs_fp64;   // the backend's
   double cosine_similarity = 1;             // of eager and backend, flattened, in float64; 1 when

@@ -116,6 +116,13 @@ void verify(verification& v, const model_definition& definition, const child_job
       v.code = "NONDETERMINISTIC_EAGER_RUN";
       v.set_text("message", "two eager runs differ: " + why);
       v.set_text("failed_output", output_path(where));
+      // How far apart the two runs are (the leaf furthest apart; none when the structures differ).
+      if (const auto worst = worst_output(eager_output, second_run.output, c10::IValue())) {
+        v.set_text("worst_output", worst->path);
+        v.set("max_abs_error", json_value(worst->max_abs_error));
+        v.set("max_rel_error", json_value(worst->max_rel_error));
+        v.set("cosine_similarity", json_value(worst->cosine_similarity));
+      }
       return;
     }
   }
@@ -161,6 +168,7 @@ void verify(verification& v, const model_definition& definition, const child_job
   if (worst) {
     v.set_text("worst_output", worst->path);
     v.set("max_abs_error", json_value(worst->max_abs_error));
+    v.set("max_rel_error", json_value(worst->max_rel_error));
     if (worst->res_rmse_vs_fp64) v.set("rmse_vs_fp64", json_value(*worst->res_rmse_vs_fp64));
     if (worst->ref_rmse_vs_fp64)
       v.set("eager_rmse_vs_fp64", json_value(*worst->ref_rmse_vs_fp64));

@@ -63,6 +63,11 @@ class VerifyTest(OutputDirTest):
                         self.assertEqual(details["worst_output"], path, test)
                         self.assertAlmostEqual(details["max_abs_error"], 0.5, delta=0.01)
                         self.assertIn("RMSE", details["message"])
+                        # relative to eager's values, which are below 3.2 in magnitude (Linear(8, 4)
+                        # of rand inputs): at least 0.5 / 3.2
+                        self.assertGreater(details["max_rel_error"], details["max_abs_error"] / 4)
+                        self.assertGreater(details["tolerance"], 0)  # what it was judged with
+                        self.assertTrue(details["tolerance_rule"])
 
     def test_faulty_models_and_backends_get_their_codes(self):
         records = self.sweep("--test=eval", "--subprocess-timeout=20", "--filter=^(two_outputs|"
@@ -71,6 +76,12 @@ class VerifyTest(OutputDirTest):
         code = {model: r["verification_code"] for (model, _), r in records.items()}
         self.assertEqual(code["two_outputs"], "PASS")
         self.assertEqual(code["nondeterministic_output"], "NONDETERMINISTIC_EAGER_RUN")
+        # how far apart the two eager runs are, without a rerun: the leaf that differs and its figures
+        apart = records[("nondeterministic_output", "eval")]["verification"]
+        self.assertEqual(apart["worst_output"], apart["failed_output"])
+        self.assertGreater(apart["max_abs_error"], 0)
+        self.assertGreater(apart["max_rel_error"], 0)
+        self.assertLess(apart["cosine_similarity"], 1)
         # same() raising on the two eager runs (their structures differ) counts as their differing
         changed = records[("structure_changes", "eval")]
         self.assertEqual(changed["verification_code"], "NONDETERMINISTIC_EAGER_RUN")
