@@ -11,6 +11,7 @@
 #include "core/flag_tool.hpp"
 #include "output/aggregate_report.hpp"
 #include "output/run_comparison.hpp"
+#include "output/run_context_diff.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -109,6 +110,13 @@ int run(const parsed_flags& flags) {
   const auto a = load_run(runs[0], options, warn);
   const auto b = load_run(runs[1], options, warn);
   const comparison c = compare_runs(a, b, options);
+  try {  // both directories' run_context.json: what else changed, above the rows (csv/json: stderr)
+    const auto context_a = run_context_of_directory(runs[0]);
+    const auto context_b = run_context_of_directory(runs[1]);
+    if (context_a && context_b)
+      (format == "csv" || format == "json" ? std::cerr : std::cout) << run_context_diff_text(
+          run_context_differences(*context_a, *context_b), format == "markdown");
+  } catch (const std::exception& e) { warn(std::string("run contexts not compared: ") + e.what()); }
   if (format == "markdown") std::cout << comparison_markdown(c);
   else if (format == "csv") std::cout << comparison_csv(c);
   else if (format == "json") std::cout << comparison_json(c, options, fail_on);

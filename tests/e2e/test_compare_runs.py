@@ -301,6 +301,51 @@ class CompareRunsTest(OutputDirTest):
         self.assertEqual(rows["dcgan"]["note"], "A has no total_time samples")
         self.assertEqual(rows["resnet50"]["verdict"], "SLOWER")
 
+    def test_run_context_differences_head_the_output(self):
+        a_dir, b_dir = os.path.join(self.out, "last_night"), os.path.join(self.out, "tonight")
+        environment = {"torch": {"version": "2.11.0", "build": "2.11.0+cu130", "git_revision": "70d99e9",
+                                 "cuda": "13.0"},
+                       "threads": {"intra_op": 2, "inter_op": 2, "OMP_NUM_THREADS": None,
+                                   "MKL_NUM_THREADS": None},
+                       "cpu_affinity": "0-1"}
+        context = {"command": ["experiment_runner", "--output-dirname=last_night"], "torch_version": "2.11.0",
+                   "cuda_version": "13.0", "hostname": "build-1", "cpu_model": "EPYC", "gpus": [],
+                   "started": 1.0, "benchmatrix_revision": "e204630", "run_environment": environment}
+        pinned = json.loads(json.dumps(context))
+        pinned.update(command=["experiment_runner", "--output-dirname=tonight"], started=2.0,
+                      benchmatrix_revision="e204630-dirty",
+                      earlier_sweeps=[{"command": ["x"], "started": 1.5, "hostname": "build-1"}])
+        pinned["run_environment"]["threads"].update(intra_op=1, OMP_NUM_THREADS="1")
+        pinned["run_environment"]["cpu_affinity"] = "0"
+        for path, d, c in [(self.a, a_dir, context), (self.b, b_dir, pinned)]:
+            os.makedirs(d)
+            shutil.copy(path, os.path.join(d, "results.jsonl"))
+            with open(os.path.join(d, "run_context.json"), "w") as f:
+                json.dump(c, f)
+        proc = run(COMPARE_RUNS, a_dir, b_dir, check=False)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        # started and earlier_sweeps always differ: not shown
+        self.assertEqual(proc.stdout, "run context: A -> B differs in 5 field(s):\n"
+                         "  command: experiment_runner --output-dirname=last_night -> "
+                         "experiment_runner --output-dirname=tonight\n"
+                         "  benchmatrix_revision: e204630 -> e204630-dirty\n"
+                         "  run_environment.threads.intra_op: 2 -> 1\n"
+                         "  run_environment.threads.OMP_NUM_THREADS: null -> 1\n"
+                         "  run_environment.cpu_affinity: 0-1 -> 0\n\n" + GOLDEN_TABLE)
+        proc = run(COMPARE_RUNS, a_dir, b_dir, "--format=markdown", check=False)
+        self.assertTrue(proc.stdout.startswith("run context: A -> B differs in 5 field(s):\n\n"
+                                               "- `command`: "), proc.stdout)
+        self.assertTrue(proc.stdout.endswith(GOLDEN_MARKDOWN))
+        # csv and json stay machine-readable: the differences go to stderr
+        proc = run(COMPARE_RUNS, a_dir, b_dir, "--format=csv", check=False)
+        self.assertEqual(proc.stdout, GOLDEN_CSV)
+        self.assertIn("run_environment.cpu_affinity: 0-1 -> 0", proc.stderr)
+        # the same context on both sides says so; a results file given by name has none
+        shutil.copy(os.path.join(a_dir, "run_context.json"), os.path.join(b_dir, "run_context.json"))
+        proc = run(COMPARE_RUNS, a_dir, b_dir, check=False)
+        self.assertEqual(proc.stdout, "run context: the same in A and B\n\n" + GOLDEN_TABLE)
+        self.assertEqual(self.compare(expect=1).stdout, GOLDEN_TABLE)
+
     def test_bad_input(self):
         proc = run(COMPARE_RUNS, self.a, os.path.join(self.out, "nonexistent.jsonl"), check=False)
         self.assertEqual(proc.returncode, 2)
