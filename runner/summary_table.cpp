@@ -17,6 +17,13 @@ std::string milliseconds(double seconds) {
   return text;
 }
 
+/// Columns a cell takes: its code points (the dashes "—" and "–" are one column, three bytes).
+size_t display_width(const std::string& text) {
+  return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+
 std::string fixed(double value, int decimals) {
   char text[32];
   std::snprintf(text, sizeof text, "%.*f", decimals, value);
@@ -102,12 +109,13 @@ std::string summary_table(const std::vector<std::string>& record_lines) {
   }
   std::vector<size_t> widths(rows.front().size(), 0);
   for (const auto& row : rows)
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], display_width(row[i]));
   std::string out;
   for (size_t r = 0; r < rows.size(); ++r) {
     for (size_t i = 0; i < rows[r].size(); ++i) {
       out += rows[r][i];
-      if (i + 1 < rows[r].size()) out += std::string(widths[i] - rows[r][i].size() + 2, ' ');
+      if (i + 1 < rows[r].size())
+        out += std::string(widths[i] - display_width(rows[r][i]) + 2, ' ');
     }
     out += '\n';
     if (r == 0)
