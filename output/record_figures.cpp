@@ -22,37 +22,45 @@ std::string string_member(const json_value& object, const char* name, const std:
                           bool required) {
   const auto it = object.FindMember(name);
   if (it == object.MemberEnd() || it->value.IsNull()) {
-    if (required) throw malformed(key + "." + name, "a string");
+    if (required)
+      throw malformed(key + "." + name, "a string");
     return "";
   }
-  if (!it->value.IsString()) throw malformed(key + "." + name, "a string");
+  if (!it->value.IsString())
+    throw malformed(key + "." + name, "a string");
   return {it->value.GetString(), it->value.GetStringLength()};
 }
 
-}  // namespace
+} // namespace
 
 const char* speedup_kind_name(speedup_kind kind) {
   return kind == speedup_kind::paired ? "paired" : "unpaired";
 }
 
 speedup_verdict verdict_of(const median_interval& speedup) {
-  if (!interval_excludes(speedup, 1.0)) return speedup_verdict::within_noise;
+  if (!interval_excludes(speedup, 1.0))
+    return speedup_verdict::within_noise;
   return speedup.median > 1 ? speedup_verdict::faster : speedup_verdict::slower;
 }
 
 const char* speedup_verdict_name(speedup_verdict verdict) {
   switch (verdict) {
-    case speedup_verdict::faster: return "faster";
-    case speedup_verdict::slower: return "slower";
-    case speedup_verdict::within_noise: break;
+  case speedup_verdict::faster:
+    return "faster";
+  case speedup_verdict::slower:
+    return "slower";
+  case speedup_verdict::within_noise:
+    break;
   }
   return "within noise";
 }
 
 std::optional<paired_speedup> paired_of(const results_record& record) {
   const json_value* paired = record.extra("paired");
-  if (!paired || paired->IsNull()) return std::nullopt;
-  if (!paired->IsObject()) throw malformed("paired", "an object");
+  if (!paired || paired->IsNull())
+    return std::nullopt;
+  if (!paired->IsObject())
+    throw malformed("paired", "an object");
   paired_speedup out;
   out.baseline = string_member(*paired, "baseline", "paired", true);
   out.order = string_member(*paired, "order", "paired", false);
@@ -76,14 +84,18 @@ std::optional<paired_speedup> paired_of(const results_record& record) {
 
 std::optional<noise_figure> noise_of(const results_record& record) {
   const json_value* noise = record.extra("noise");
-  if (!noise || noise->IsNull()) return std::nullopt;
-  if (!noise->IsObject()) throw malformed("noise", "an object {\"verdict\", \"reasons\"}");
+  if (!noise || noise->IsNull())
+    return std::nullopt;
+  if (!noise->IsObject())
+    throw malformed("noise", "an object {\"verdict\", \"reasons\"}");
   noise_figure out;
   out.verdict = string_member(*noise, "verdict", "noise", true);
   if (const auto reasons = noise->FindMember("reasons"); reasons != noise->MemberEnd()) {
-    if (!reasons->value.IsArray()) throw malformed("noise.reasons", "a list of strings");
+    if (!reasons->value.IsArray())
+      throw malformed("noise.reasons", "a list of strings");
     for (const auto& reason : reasons->value.GetArray()) {
-      if (!reason.IsString()) throw malformed("noise.reasons", "a list of strings");
+      if (!reason.IsString())
+        throw malformed("noise.reasons", "a list of strings");
       out.reasons.emplace_back(reason.GetString(), reason.GetStringLength());
     }
   }
@@ -92,7 +104,8 @@ std::optional<noise_figure> noise_of(const results_record& record) {
 
 std::optional<gpu_busy_figure> gpu_busy_of(const results_record& record, size_t warm_up) {
   const auto busy = record.per_repeat("cupti_per_iter_busy_time_s");
-  if (!busy || busy->empty()) return std::nullopt;
+  if (!busy || busy->empty())
+    return std::nullopt;
   gpu_busy_figure out;
   if (const auto wall = record.per_repeat("cupti_per_iter_time_s");
       wall && wall->size() == busy->size()) {
@@ -101,21 +114,24 @@ std::optional<gpu_busy_figure> gpu_busy_of(const results_record& record, size_t 
     for (size_t i = 0; i < busy->size(); ++i)
       ratios.push_back((*wall)[i] > 0 ? (*busy)[i] / (*wall)[i] : NAN);
     const auto fraction = time_interval(ratios, warm_up);
-    if (!fraction) return std::nullopt;
+    if (!fraction)
+      return std::nullopt;
     out.fraction = *fraction;
     out.same_iterations = true;
     return out;
   }
   // Older records: the CUPTI pass's busy time against the timed repeats' wall time.
-  const auto fraction = bootstrap_ratio_of_medians(counted_repeats(*busy, warm_up),
-                                                   counted_repeats(record.per_iter_seconds(), warm_up));
-  if (!fraction) return std::nullopt;
+  const auto fraction = bootstrap_ratio_of_medians(
+      counted_repeats(*busy, warm_up), counted_repeats(record.per_iter_seconds(), warm_up));
+  if (!fraction)
+    return std::nullopt;
   out.fraction = *fraction;
   out.same_iterations = false;
   return out;
 }
 
-std::optional<median_interval> time_interval(const std::vector<double>& per_repeat, size_t warm_up) {
+std::optional<median_interval> time_interval(const std::vector<double>& per_repeat,
+                                             size_t warm_up) {
   return bootstrap_median(counted_repeats(per_repeat, warm_up));
 }
 
@@ -124,7 +140,8 @@ std::optional<speedup_figure> unpaired_speedup(const std::vector<double>& baseli
                                                size_t warm_up) {
   const auto ratio = bootstrap_ratio_of_medians(counted_repeats(baseline_per_repeat, warm_up),
                                                 counted_repeats(experiment_per_repeat, warm_up));
-  if (!ratio) return std::nullopt;
+  if (!ratio)
+    return std::nullopt;
   return speedup_figure{*ratio, speedup_kind::unpaired};
 }
 
@@ -135,4 +152,4 @@ std::string interval_text(const median_interval& interval, int decimals) {
   return text;
 }
 
-}  // namespace benchmatrix
+} // namespace benchmatrix

@@ -23,12 +23,13 @@ namespace benchmatrix {
 
 /// How a speedup was measured.
 enum class speedup_kind {
-  paired,    // one child alternated baseline and experiment repeat by repeat (record key "paired")
-  unpaired,  // two children, run at different times: their medians' ratio
+  paired,   // one child alternated baseline and experiment repeat by repeat (record key "paired")
+  unpaired, // two children, run at different times: their medians' ratio
 };
-[[nodiscard]] const char* speedup_kind_name(speedup_kind kind);  // "paired", "unpaired"
+[[nodiscard]] const char* speedup_kind_name(speedup_kind kind); // "paired", "unpaired"
 
-/// A speedup (baseline time / experiment time: > 1 means the experiment is faster) with its interval.
+/// A speedup (baseline time / experiment time: > 1 means the experiment is faster) with its
+/// interval.
 struct speedup_figure {
   median_interval interval;
   speedup_kind kind = speedup_kind::unpaired;
@@ -42,8 +43,8 @@ enum class speedup_verdict { faster, slower, within_noise };
 
 /// The record's "paired" key: the backend it alternated with, the order, and paired.speedup.
 struct paired_speedup {
-  std::string baseline;  // paired.baseline, e.g. "eager"
-  std::string order;     // paired.order, e.g. "ABBA" ("" when absent)
+  std::string baseline; // paired.baseline, e.g. "eager"
+  std::string order;    // paired.order, e.g. "ABBA" ("" when absent)
   median_interval speedup;
 };
 /// nullopt when the record has no "paired" key. Throws std::runtime_error naming the key and what
@@ -62,16 +63,16 @@ struct noise_figure {
 
 /// GPU busy ÷ wall time per iteration of a --profile-cupti record.
 struct gpu_busy_figure {
-  median_interval fraction;     // 0..1 (can exceed 1 by overlap of streams), with its interval
-  bool same_iterations = true;  // true: busy and wall time of the same (CUPTI pass) repeats
-                                // (per-repeat ratios, bootstrap_median); false: the record lacks
-                                // cupti_per_iter_time_s (older records), so median CUPTI busy over
-                                // median per_iter_time of the timed repeats
-                                // (bootstrap_ratio_of_medians): different iterations
+  median_interval fraction;    // 0..1 (can exceed 1 by overlap of streams), with its interval
+  bool same_iterations = true; // true: busy and wall time of the same (CUPTI pass) repeats
+                               // (per-repeat ratios, bootstrap_median); false: the record lacks
+                               // cupti_per_iter_time_s (older records), so median CUPTI busy over
+                               // median per_iter_time of the timed repeats
+                               // (bootstrap_ratio_of_medians): different iterations
 };
 /// nullopt when metrics has no cupti_per_iter_busy_time_s (no --profile-cupti, or a CPU config).
-[[nodiscard]] std::optional<gpu_busy_figure>
-gpu_busy_of(const results_record& record, size_t warm_up = default_warm_up_repeats);
+[[nodiscard]] std::optional<gpu_busy_figure> gpu_busy_of(const results_record& record,
+                                                         size_t warm_up = default_warm_up_repeats);
 
 /// bootstrap_median of the counted repeats (core/repeat_statistics); nullopt when none is finite.
 [[nodiscard]] std::optional<median_interval>
@@ -87,4 +88,4 @@ unpaired_speedup(const std::vector<double>& baseline_per_repeat,
 /// "1.92 [1.85–2.01]": the median and its interval with `decimals` decimals.
 [[nodiscard]] std::string interval_text(const median_interval& interval, int decimals);
 
-}  // namespace benchmatrix
+} // namespace benchmatrix

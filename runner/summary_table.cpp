@@ -32,9 +32,9 @@ std::string fixed(double value, int decimals) {
 
 /// One record's row before the optional columns are chosen.
 struct summary_row {
-  std::vector<std::string> identity;  // model, test, accelerator, backend, batch
+  std::vector<std::string> identity; // model, test, accelerator, backend, batch
   std::string median = "-", interval = "-", paired = "", noise = "—", gpu_busy = "", status;
-  std::vector<std::string> notes;  // lines under the table
+  std::vector<std::string> notes; // lines under the table
 };
 
 summary_row row_of(const std::string& line, bool& gpu_busy_from_timed_repeats) {
@@ -55,7 +55,8 @@ summary_row row_of(const std::string& line, bool& gpu_busy_from_timed_repeats) {
     }
     if (const auto error = record.error()) {
       std::string text = error->substr(0, error->find('\n'));
-      if (text.size() > 70) text = text.substr(0, 67) + "...";
+      if (text.size() > 70)
+        text = text.substr(0, 67) + "...";
       row.status = text;
       return row;
     }
@@ -79,37 +80,43 @@ summary_row row_of(const std::string& line, bool& gpu_busy_from_timed_repeats) {
   return row;
 }
 
-}  // namespace
+} // namespace
 
 std::string summary_table(const std::vector<std::string>& record_lines) {
   bool gpu_busy_from_timed_repeats = false;
   std::vector<summary_row> records;
-  for (const auto& line : record_lines) records.push_back(row_of(line, gpu_busy_from_timed_repeats));
+  for (const auto& line : record_lines)
+    records.push_back(row_of(line, gpu_busy_from_timed_repeats));
   const bool any_paired = std::any_of(records.begin(), records.end(),
                                       [](const summary_row& r) { return !r.paired.empty(); });
   const bool any_busy = std::any_of(records.begin(), records.end(),
                                     [](const summary_row& r) { return !r.gpu_busy.empty(); });
-  std::vector<std::string> header = {"model", "test", "accelerator", "backend", "batch",
-                                     "per-iter median ms", "95% interval ms"};
-  if (any_paired) header.push_back("paired speedup [95%]");
+  std::vector<std::string> header = {
+      "model", "test", "accelerator", "backend", "batch", "per-iter median ms", "95% interval ms"};
+  if (any_paired)
+    header.push_back("paired speedup [95%]");
   header.push_back("noise");
-  if (any_busy) header.push_back("GPU busy");
+  if (any_busy)
+    header.push_back("GPU busy");
   header.push_back("status");
   std::vector<std::vector<std::string>> rows = {header};
   std::vector<std::string> notes;
   for (auto& r : records) {
     std::vector<std::string> row = r.identity;
     row.insert(row.end(), {r.median, r.interval});
-    if (any_paired) row.push_back(r.paired.empty() ? "-" : r.paired);
+    if (any_paired)
+      row.push_back(r.paired.empty() ? "-" : r.paired);
     row.push_back(r.noise);
-    if (any_busy) row.push_back(r.gpu_busy.empty() ? "-" : r.gpu_busy);
+    if (any_busy)
+      row.push_back(r.gpu_busy.empty() ? "-" : r.gpu_busy);
     row.push_back(r.status);
     rows.push_back(std::move(row));
     notes.insert(notes.end(), r.notes.begin(), r.notes.end());
   }
   std::vector<size_t> widths(rows.front().size(), 0);
   for (const auto& row : rows)
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], display_width(row[i]));
+    for (size_t i = 0; i < row.size(); ++i)
+      widths[i] = std::max(widths[i], display_width(row[i]));
   std::string out;
   for (size_t r = 0; r < rows.size(); ++r) {
     for (size_t i = 0; i < rows[r].size(); ++i) {
@@ -134,8 +141,9 @@ std::string summary_table(const std::vector<std::string>& record_lines) {
                 ? "; * = the record lacks the pass's wall time: median busy / median per-iter "
                   "time of the timed repeats (different iterations).\n"
                 : ".\n");
-  for (const auto& note : notes) out += note + '\n';
+  for (const auto& note : notes)
+    out += note + '\n';
   return out;
 }
 
-}  // namespace benchmatrix
+} // namespace benchmatrix

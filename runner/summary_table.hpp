@@ -14,4 +14,4 @@ namespace benchmatrix {
 /// Rows for the given results.jsonl lines; lines that do not parse are shown as such.
 [[nodiscard]] std::string summary_table(const std::vector<std::string>& record_lines);
 
-}  // namespace benchmatrix
+} // namespace benchmatrix

@@ -4,7 +4,6 @@
 #include "runner/summary_table.hpp"
 
 #include <doctest/doctest.h>
-
 #include <string>
 #include <vector>
 
@@ -17,11 +16,13 @@ std::string record_line(const std::string& model, const std::string& dynamo,
                         const std::string& metrics, const std::string& extras = "") {
   return R"({"model": {"suite_name": "torchbench", "model_name": ")" + model +
          R"("}, "experiment": {"accelerator": "cuda", "accelerator_model": "NVIDIA H100", )"
-         R"("xla": null, "xla_flags": null, "dynamo": )" + dynamo +
+         R"("xla": null, "xla_flags": null, "dynamo": )" +
+         dynamo +
          R"(, "torch_xla2": null, "keep_model_data_on_cuda": false, "test": "eval", )"
          R"("batch_size": 8, "enable_functionalization": false}, "repeat": 5, )"
-         R"("iterations_per_run": 2, "metrics": )" + metrics +
-         R"(, "timestamp": 1795324126.25, "verification_code": "VERIFIER_SKIPPED")" + extras + "}";
+         R"("iterations_per_run": 2, "metrics": )" +
+         metrics + R"(, "timestamp": 1795324126.25, "verification_code": "VERIFIER_SKIPPED")" +
+         extras + "}";
 }
 
 /// The line of the table that starts with `model`.
@@ -30,7 +31,8 @@ std::string row_of(const std::string& table, const std::string& model) {
   while (start < table.size()) {
     const size_t end = table.find('\n', start);
     const std::string line = table.substr(start, end - start);
-    if (line.rfind(model + " ", 0) == 0) return line;
+    if (line.rfind(model + " ", 0) == 0)
+      return line;
     start = end == std::string::npos ? table.size() : end + 1;
   }
   return "";
@@ -42,19 +44,20 @@ std::vector<std::string> cells_of(const std::string& line) {
   size_t start = 0;
   while (start < line.size()) {
     size_t end = line.find("  ", start);
-    if (end == std::string::npos) end = line.size();
+    if (end == std::string::npos)
+      end = line.size();
     cells.push_back(line.substr(start, end - start));
     start = line.find_first_not_of(' ', end);
-    if (start == std::string::npos) break;
+    if (start == std::string::npos)
+      break;
   }
   return cells;
 }
 
-const std::string eager_metrics =
-    R"({"total_time": [1.0, 0.02, 0.022, 0.021, 0.02], )"
-    R"("per_iter_time": [0.5, 0.010, 0.011, 0.0105, 0.010]})";
+const std::string eager_metrics = R"({"total_time": [1.0, 0.02, 0.022, 0.021, 0.02], )"
+                                  R"("per_iter_time": [0.5, 0.010, 0.011, 0.0105, 0.010]})";
 
-}  // namespace
+} // namespace
 
 TEST_CASE("older records: median, its interval and a dash for noise; no optional columns") {
   const std::string table = summary_table({record_line("alexnet", "null", eager_metrics)});
@@ -86,11 +89,11 @@ TEST_CASE("paired, noise and CUPTI keys become columns and notes") {
       R"({"total_time": [1.0, 0.02, 0.02, 0.02, 0.02], )"
       R"("per_iter_time": [0.5, 0.010, 0.010, 0.010, 0.010], )"
       R"("cupti_per_iter_busy_time_s": [0.009, 0.008, 0.008, 0.008, 0.008]})";
-  const std::string table = summary_table(
-      {record_line("bert", R"("cudagraphs")", cupti_metrics,
-                   paired + R"(, "noise": {"verdict": "quiet", "reasons": []})"),
-       record_line("llama", "null", old_cupti_metrics, noisy),
-       record_line("vgg", "null", eager_metrics)});
+  const std::string table =
+      summary_table({record_line("bert", R"("cudagraphs")", cupti_metrics,
+                                 paired + R"(, "noise": {"verdict": "quiet", "reasons": []})"),
+                     record_line("llama", "null", old_cupti_metrics, noisy),
+                     record_line("vgg", "null", eager_metrics)});
   CHECK(table.find("paired speedup [95%]") != std::string::npos);
   CHECK(table.find("GPU busy") != std::string::npos);
   INFO(table);
@@ -99,12 +102,12 @@ TEST_CASE("paired, noise and CUPTI keys become columns and notes") {
   REQUIRE(bert.size() == 11);
   CHECK(bert[7] == "1.92 [1.85–2.01] over eager, faster");
   CHECK(bert[8] == "quiet");
-  CHECK(bert[9] == "0.90");  // median of 0.9, 0.92, 0.9, 0.88
+  CHECK(bert[9] == "0.90"); // median of 0.9, 0.92, 0.9, 0.88
   const auto llama = cells_of(row_of(table, "llama"));
   REQUIRE(llama.size() == 11);
   CHECK(llama[7] == "-");
   CHECK(llama[8] == "noisy");
-  CHECK(llama[9] == "0.80*");  // 8 ms busy / 10 ms timed, different iterations
+  CHECK(llama[9] == "0.80*"); // 8 ms busy / 10 ms timed, different iterations
   const auto vgg = cells_of(row_of(table, "vgg"));
   REQUIRE(vgg.size() == 11);
   CHECK(vgg[8] == "—");
