@@ -30,7 +30,7 @@ std::vector<flag_spec> specs() {
       {"filter", 'k', a::append, t::text, {}, false, "", "Report only models matching this regex (case-insensitive search)."},
       {"filter-by-tier", 0, a::append, t::integer, {}, false, "", "Report only the models of tier 1-3."},
       {"format", 0, a::store, t::text, {"csv", "tab", "markdown", "svg", "html", "png"}, false, "csv", "csv: the original's CSV (header prefixed '# ', floats rounded to 8 decimals); tab: a box-drawn text table (tabulate fancy_grid-like, 2 decimals); markdown: a GitHub table (2 decimals); svg: the chart; html: one self-contained page with the chart and the table. png is not supported (use svg)."},
-      {"report", 0, a::store, t::text, {"latest", "latest_grouped", "histogram", "speedup"}, false, "speedup", "speedup: geomean speedup per timestamp; latest: each backend's latest per-model speedups, sorted; latest_grouped: the latest timestamp's speedups per model plus GEOMEAN; histogram: p95/p50/p5 of the per-model speedups per timestamp."},
+      {"report", 0, a::store, t::text, {"latest", "latest_grouped", "histogram", "speedup", "latest_intervals"}, false, "speedup", "speedup: geomean speedup per timestamp; latest: each backend's latest per-model speedups, sorted; latest_grouped: the latest timestamp's speedups per model plus GEOMEAN; histogram: p95/p50/p5 of the per-model speedups per timestamp (these four: the original's mean and standard deviation); latest_intervals (not in the original): the latest timestamp's speedup per model and batch size as a median with its bootstrap 95% interval, paired (the record's own, one child alternating both backends) or unpaired (ratio of the two records' median per_iter_time past repeat 0), and faster/slower only when the interval excludes 1; GEOMEAN without an interval."},
       {"test", 0, a::store, t::text, {"inference", "training"}, false, "inference", "Records of test eval (inference) or train (training)."},
       {"metric", 0, a::store, t::text, {"exec", "compile"}, false, "exec", "exec: mean total_time past the first --skip-samples samples (seconds; std: sample std); compile: total_time[0] minus the mean of the rest."},
       {"title", 0, a::store, t::text, {}, false, "", "A second title line for charts."},
@@ -83,6 +83,7 @@ int run(const parsed_flags& flags) {
   const report_kind kind = report == "latest"           ? report_kind::latest
                            : report == "latest_grouped" ? report_kind::latest_grouped
                            : report == "histogram"      ? report_kind::histogram
+                           : report == "latest_intervals" ? report_kind::latest_intervals
                                                         : report_kind::speedup;
   std::vector<std::filesystem::path> files;
   for (const auto& f : texts(flags, "input_file")) files.emplace_back(f);

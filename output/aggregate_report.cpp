@@ -185,6 +185,8 @@ aggregated_results load_results(const std::vector<std::filesystem::path>& files,
         for (size_t i = first_used; i < samples->size(); ++i)
           if (!std::isfinite((*samples)[i]))
             throw std::runtime_error("metrics.total_time holds " + python_float_repr((*samples)[i]));
+        const std::string batch = id.batch_size ? std::to_string(*id.batch_size) : "None";
+        results[id.timestamp].timings[backend][{model, batch}] = {r.per_iter_seconds(), paired_of(r)};
         const auto point = options.compile_metric ? compile_datapoint(*samples)
                                                   : exec_datapoint(*samples, options.skip_samples);
         if (!point) continue;
@@ -368,6 +370,83 @@ std::optional<report_table> make_report(const aggregated_results& results,
     table.rows.push_back(std::move(geomean));
     return table;
   }
+  case report_kind::latest_intervals: {
+    if (results.empty()) return std::nullopt;
+    const std::string& base = options.backends.front();
+    title("Speedup over " + base_title + " (latest, median and 95% interval)");
+    const timestamp_results& at = results.rbegin()->second;
+    const auto base_timings = at.timings.find(base);
+    std::vector<std::string> others(options.backends.begin() + 1, options.backends.end());
+    // (model, batch) → backend → speedup, rows in case-insensitive model order
+    std::map<std::pair<std::string, std::string>, std::map<std::string, speedup_figure>> cells;
+    for (const auto& b : others) {
+      const auto timings = at.timings.find(b);
+      if (timings == at.timings.end()) continue;
+      for (const auto& [key, timing] : timings->second) {
+        std::optional<speedup_figure> figure;
+        if (timing.paired && timing.paired->baseline == base)
+          figure = speedup_figure{timing.paired->speedup, speedup_kind::paired};
+        else if (base_timings != at.timings.end())
+          if (const auto b_timing = base_timings->second.find(key);
+              b_timing != base_timings->second.end())
+            figure = unpaired_speedup(b_timing->second.per_iter_s, timing.per_iter_s);
+        if (figure && figure->interval.median > 0) cells[key][b] = *figure;
+      }
+    }
+    if (cells.empty()) return std::nullopt;
+    std::vector<std::pair<std::string, std::string>> keys;
+    for (const auto& [key, by_backend] : cells) keys.push_back(key);
+    std::stable_sort(keys.begin(), keys.end(), [](const auto& x, const auto& y) {
+      return lower(x.first) < lower(y.first);
+    });
+    add_column(table, "ModelName", "ModelName");
+    add_column(table, "BatchSize", "BatchSize");
+    for (const auto& b : others) {
+      const std::string t = backend_title(b);
+      add_column(table, t + " speedup", t + "\nspeedup");
+      add_column(table, t + " 95% low", t + "\n95% low");
+      add_column(table, t + " 95% high", t + "\n95% high");
+      add_column(table, t + " kind", t + "\nkind");
+      add_column(table, t + " verdict", t + "\nverdict");
+    }
+    std::map<std::string, std::vector<datapoint>> medians;  // backend → per-row medians
+    std::map<std::string, std::map<speedup_verdict, size_t>> verdicts;
+    for (const auto& key : keys) {
+      std::vector<table_cell> row = {key.first, key.second};
+      for (const auto& b : others) {
+        const auto it = cells[key].find(b);
+        if (it == cells[key].end()) {
+          row.insert(row.end(), 5, table_cell{});
+          continue;
+        }
+        const auto& i = it->second.interval;
+        const auto verdict = verdict_of(i);
+        medians[b].push_back({i.median, 0});
+        ++verdicts[b][verdict];
+        row.insert(row.end(), {value_cell(numpy_round(i.median, 8)), value_cell(numpy_round(i.low, 8)),
+                               value_cell(numpy_round(i.high, 8)),
+                               std::string(speedup_kind_name(it->second.kind)),
+                               std::string(speedup_verdict_name(verdict))});
+      }
+      table.rows.push_back(std::move(row));
+    }
+    std::vector<table_cell> geomean = {std::string("GEOMEAN"), table_cell{}};
+    for (const auto& b : others) {
+      if (!medians.count(b)) {
+        geomean.insert(geomean.end(), 5, table_cell{});
+        continue;
+      }
+      auto& v = verdicts[b];
+      geomean.insert(geomean.end(),
+                     {value_cell(numpy_round(geomean_of(medians[b]).avg, 8)), table_cell{},
+                      table_cell{}, std::string("no interval"),
+                      std::to_string(v[speedup_verdict::faster]) + " faster, " +
+                          std::to_string(v[speedup_verdict::slower]) + " slower, " +
+                          std::to_string(v[speedup_verdict::within_noise]) + " within noise"});
+    }
+    table.rows.push_back(std::move(geomean));
+    return table;
+  }
   case report_kind::histogram: {
     title("Histogram of Speedup over " + over);
     add_column(table, "Datetime(UTC)", "Datetime(UTC)");
@@ -411,6 +490,29 @@ std::string report_svg(const report_table& table, const aggregate_options& optio
   frame.width_in = size.width_in;
   frame.height_in = size.height_in;
   const size_t n = options.backends.size();
+  if (kind == report_kind::latest_intervals) {  // bars at the medians, the intervals as error bars
+    svg::bar_chart chart;
+    frame.x_label = "Speedup (median, 95% interval)";
+    frame.y_label = "Workload";
+    chart.frame = frame;
+    chart.reference_x = 1.0;
+    for (const auto& row : table.rows)
+      chart.categories.push_back(std::get<std::string>(row[0]) +
+                                 (std::holds_alternative<std::string>(row[1])
+                                      ? " (" + std::get<std::string>(row[1]) + ")"
+                                      : ""));
+    for (size_t b = 1; b < n; ++b) {
+      svg::bar_series s{backend_title(options.backends[b]), {}, {}};
+      const size_t first = 2 + 5 * (b - 1);
+      for (const auto& row : table.rows) {
+        s.values.push_back(number(row[first]));
+        s.lows.push_back(number(row[first + 1]));
+        s.highs.push_back(number(row[first + 2]));
+      }
+      chart.series.push_back(std::move(s));
+    }
+    return svg::render_bar_chart(chart);
+  }
   if (kind == report_kind::latest_grouped) {
     svg::bar_chart chart;
     frame.x_label = "Speedup";

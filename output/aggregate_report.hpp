@@ -17,8 +17,19 @@
 // - the number of leading samples dropped is a flag (--skip-samples, default 3 as the original);
 // - latest_grouped's GEOMEAN row is empty for a backend without data at the latest timestamp (the
 //   original raises KeyError); CSV fields holding a comma or quote are quoted.
+//
+// Added, not in the original: `latest_intervals`, the latest timestamp's speedup of each
+// non-baseline backend per model and batch size as a median with its bootstrap 95% interval
+// (output/record_figures.hpp, the statistic html_report and compare_runs show): the record's own
+// paired speedup when it has one against the baseline backend (kind "paired"), else
+// bootstrap_ratio_of_medians of the baseline's and the backend's per_iter_time repeats of that
+// timestamp past repeat 0 (kind "unpaired"; --skip-samples and --metric are the original reports'
+// and do not apply); its verdict is faster/slower only when the interval excludes 1. The GEOMEAN
+// row is the geomean of the per-row medians with no interval (a bootstrap over so few models' ratios
+// would be a fake), its verdict cell counting the rows that are faster, slower and within noise.
 #pragma once
 
+#include "output/record_figures.hpp"
 #include "output/speedup_statistics.hpp"
 #include "output/svg_chart.hpp"
 
@@ -71,10 +82,18 @@ struct backend_speedups {
   double p5 = 0, p50 = 0, p95 = 0;
 };
 
+/// What the latest_intervals report needs of one record.
+struct record_timing {
+  std::vector<double> per_iter_s;        // metrics.per_iter_time (or total_time / iterations)
+  std::optional<paired_speedup> paired;  // the record's "paired" key
+};
+
 /// Everything one sweep timestamp holds.
 struct timestamp_results {
   std::map<std::string, model_datapoints> measured;       // by backend
   std::map<std::string, backend_speedups> speedups;       // by backend; absent: no speedup
+  /// backend → (model, batch size) → the last record's timings (for latest_intervals)
+  std::map<std::string, std::map<std::pair<std::string, std::string>, record_timing>> timings;
 };
 
 /// results[timestamp] in ascending timestamp order.
@@ -104,7 +123,7 @@ struct report_table {
   std::string title;                   // the chart's title ('\n' between lines)
 };
 
-enum class report_kind { speedup, latest, latest_grouped, histogram };
+enum class report_kind { speedup, latest, latest_grouped, histogram, latest_intervals };
 
 /// The report's table; nullopt (after a warning) when there is no data to report, as the original
 /// prints nothing then.

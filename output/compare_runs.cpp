@@ -31,9 +31,10 @@ std::vector<flag_spec> specs() {
       {"runs", 0, a::positional, t::text, {}, false, "", "Two runs, A (reference) then B (candidate): results.jsonl files or output directories (a directory means its results.jsonl)."},
       {"metric", 0, a::store, t::text, {"per_iter_time", "total_time"}, false, "per_iter_time", "Per-repeat times compared (seconds in the records; shown in ms)."},
       {"skip-samples", 0, a::store, t::integer, {}, false, "1", "Leading samples dropped (repeat 0 carries compilation and first-call effects); a record with no more than this many keeps its last."},
-      {"min-samples", 0, a::store, t::integer, {}, false, "5", "Samples each side needs (after --skip-samples) for the Mann-Whitney U test; with fewer, --threshold alone decides and the row says 'few samples'."},
+      {"min-samples", 0, a::store, t::integer, {}, false, "5", "Samples each side needs (after --skip-samples) for the interval or the Mann-Whitney U test to decide; with fewer, --threshold alone decides and the row says 'few samples'."},
       {"threshold", 0, a::store, t::real, {}, false, "0.05", "Smallest change that counts, as a fraction: SLOWER needs ratio > 1 + threshold, FASTER ratio < 1 / (1 + threshold)."},
-      {"alpha", 0, a::store, t::real, {}, false, "0.05", "Significance level of the two-sided Mann-Whitney U test: SLOWER/FASTER need p < alpha."},
+      {"alpha", 0, a::store, t::real, {}, false, "0.05", "Significance level: the ratio's bootstrap interval has confidence 1 - alpha (0.05: 95%); with --decide-by mann-whitney, SLOWER/FASTER need p < alpha."},
+      {"decide-by", 0, a::store, t::text, {"interval", "mann-whitney"}, false, "interval", "What tells a real difference from noise (with --min-samples per side): interval: the bootstrap interval of median B / median A excludes 1 (the statistic every report shows); mann-whitney: a two-sided Mann-Whitney U test with p < --alpha (compare_runs' rule before intervals; its table shows p instead of the interval)."},
       {"format", 0, a::store, t::text, {"table", "markdown", "csv", "json"}, false, "table", "table: aligned text; markdown: a GitHub table; csv: every field at full precision; json: one object (rows with samples, U and p, geomeans, counts)."},
       {"filter", 'k', a::append, t::text, {}, false, "", "Compare only models matching this regex (case-insensitive search)."},
       {"exclude", 'x', a::append, t::text, {}, false, "", "Leave out models matching this regex (case-insensitive search)."},
@@ -98,6 +99,9 @@ int run(const parsed_flags& flags) {
   options.alpha = std::stod(text_or(flags, "alpha", "0.05"));
   if (!(options.alpha > 0 && options.alpha <= 1))
     throw usage_error("argument --alpha: must be in (0, 1]");
+  options.decide_by = text_or(flags, "decide-by", "interval") == "mann-whitney"
+                          ? decision::mann_whitney
+                          : decision::interval;
   options.filters = texts(flags, "filter");
   options.excludes = texts(flags, "exclude");
   options.backends = texts(flags, "backend");
@@ -142,10 +146,13 @@ int main(int argc, char** argv) {
   const char* const description =
       "Compares two runs (A: reference, B: candidate) per configuration (suite, model, test, "
       "backend,\nbatch size, accelerator): ratio = median B / median A of --metric past the "
-      "first --skip-samples\n(> 1: B is slower), and a verdict:\n"
-      "  SLOWER/FASTER  beyond --threshold and, with --min-samples per side, a two-sided "
-      "Mann-Whitney U\n                 test with p < --alpha (scipy's mannwhitneyu, "
-      "method='auto'); fewer samples:\n                 the threshold alone ('few samples');\n"
+      "first --skip-samples\n(> 1: B is slower) with its bootstrap interval (confidence 1 - "
+      "--alpha), and a verdict:\n"
+      "  SLOWER/FASTER  beyond --threshold and, with --min-samples per side, the ratio's "
+      "interval excludes 1\n                 ('within noise' otherwise; --decide-by "
+      "mann-whitney: a two-sided Mann-Whitney U\n                 test with p < --alpha, "
+      "scipy's mannwhitneyu, method='auto'); fewer samples:\n                 the threshold "
+      "alone ('few samples');\n"
       "  SAME           neither;\n"
       "  BROKEN         A ran, B has an error/SKIP record, or verification PASS in A and "
       "failed in B;\n"

@@ -6,6 +6,7 @@
 #include "core/results_record.hpp"
 #include "core/text_file.hpp"
 #include "output/aggregate_report.hpp"
+#include "output/record_figures.hpp"
 #include "output/speedup_statistics.hpp"
 #include "output/svg_chart.hpp"
 #include "output/verification_codes.hpp"
@@ -118,8 +119,9 @@ struct cell {
   const report_record* shown = nullptr;  // the last timing, error or SKIP record
   std::string verification;              // the last informative code (see the header)
   std::optional<sample_summary> summary;
+  std::optional<median_interval> time;   // ms: median of the counted repeats, bootstrap interval
   std::vector<double> used;              // ms
-  std::optional<datapoint> speedup;
+  std::optional<speedup_figure> speedup;  // over the baseline: paired (the record's) or unpaired
   std::optional<long long> batch_size;
 };
 
@@ -136,6 +138,14 @@ section_key section_of(const report_record& r) {
           r.suite};
 }
 
+/// The geomean of one backend's per-model median speedups. No interval: the models are not a
+/// sample of anything, and a bootstrap over so few ratios would be a fake; instead it says how
+/// many of the per-model speedups are changes (their intervals exclude 1).
+struct geomean_figure {
+  double value = 1;
+  size_t models = 0, faster = 0, slower = 0, paired = 0;
+};
+
 struct test_results {
   std::string test;
   std::string title;  // the test, plus the accelerator and suite when the page has several
@@ -144,7 +154,7 @@ struct test_results {
   std::vector<std::string> backends;  // baseline first, then known order, then by name
   std::vector<std::string> models;    // case-insensitive order
   std::map<std::pair<std::string, std::string>, cell> cells;  // (model, backend)
-  std::map<std::string, std::pair<datapoint, size_t>> geomean;  // backend → (geomean, models)
+  std::map<std::string, geomean_figure> geomean;  // by backend
   bool has_baseline = false;
 };
 
@@ -222,22 +232,41 @@ test_results build_test(const std::vector<report_record>& records, const section
   for (auto& [key, c] : t.cells)
     if (c.shown && c.shown->kind == record_kind::timing) {
       c.summary = summarize_samples(c.shown->per_iter_ms, options.skip_repeats);
+      c.time = time_interval(c.shown->per_iter_ms, options.skip_repeats);
       c.used = used_samples(c.shown->per_iter_ms, options.skip_repeats);
     }
   for (const auto& backend : t.backends) {
+    if (backend == options.baseline) continue;
     std::vector<datapoint> speedups;
+    geomean_figure g;
     for (const auto& model : t.models) {
       auto e = t.cells.find({model, backend});
-      const auto b = t.cells.find({model, options.baseline});
-      if (e == t.cells.end() || b == t.cells.end() || !e->second.summary || !b->second.summary ||
-          !(e->second.summary->median > 0) || !(b->second.summary->median > 0))
+      if (e == t.cells.end() || !e->second.summary) continue;
+      cell& c = e->second;
+      // A paired speedup against this page's baseline is the record's own; else the ratio of the
+      // two records' medians.
+      if (c.shown->paired && c.shown->paired->baseline == options.baseline) {
+        c.speedup = speedup_figure{c.shown->paired->speedup, speedup_kind::paired};
+      } else if (const auto b = t.cells.find({model, options.baseline});
+                 b != t.cells.end() && b->second.summary) {
+        c.speedup = unpaired_speedup(b->second.shown->per_iter_ms, c.shown->per_iter_ms,
+                                     options.skip_repeats);
+      }
+      if (!c.speedup || !(c.speedup->interval.median > 0)) {
+        c.speedup.reset();
         continue;
-      const auto& es = *e->second.summary;
-      const auto& bs = *b->second.summary;
-      e->second.speedup = speedup_of({es.median, es.std}, {bs.median, bs.std});
-      speedups.push_back(*e->second.speedup);
+      }
+      t.has_baseline |= c.speedup->kind == speedup_kind::paired;
+      speedups.push_back({c.speedup->interval.median, 0});
+      const auto verdict = verdict_of(c.speedup->interval);
+      g.faster += verdict == speedup_verdict::faster;
+      g.slower += verdict == speedup_verdict::slower;
+      g.paired += c.speedup->kind == speedup_kind::paired;
     }
-    if (!speedups.empty()) t.geomean[backend] = {geomean_of(speedups), speedups.size()};
+    if (speedups.empty()) continue;
+    g.value = geomean_of(speedups).avg;
+    g.models = speedups.size();
+    t.geomean[backend] = g;
   }
   return t;
 }
@@ -262,7 +291,52 @@ std::string repeats_text(size_t skip) {
   return "every repeat but repeats 0–" + std::to_string(skip - 1) + " (compilation and warm-up)";
 }
 
-std::string speedup_text(const datapoint& p) { return fixed(p.avg, 2) + " ± " + fixed(p.std, 2); }
+/// A speedup cell's class: coloured only when the interval excludes 1.
+const char* speedup_class(const median_interval& speedup) {
+  switch (verdict_of(speedup)) {
+    case speedup_verdict::faster: return "faster";
+    case speedup_verdict::slower: return "slower";
+    case speedup_verdict::within_noise: break;
+  }
+  return "within-noise";
+}
+
+/// "2 models: 1 faster, 0 slower, 1 within noise" (paired ones counted when there are any).
+std::string geomean_counts(const geomean_figure& g) {
+  std::string out = std::to_string(g.faster) + " faster, " + std::to_string(g.slower) +
+                    " slower, " + std::to_string(g.models - g.faster - g.slower) + " within noise";
+  if (g.paired) out += "; " + std::to_string(g.paired) + " paired";
+  return out;
+}
+
+/// The noise badge of a record: its verdict, the reasons as the tooltip; "—" for none.
+std::string noise_badge(const report_record& r) {
+  if (!r.noise)
+    return "<span class=\"noise none\" title=\"no noise verdict in the record (written before "
+           "runners recorded one)\">noise —</span>";
+  std::string reasons;
+  for (const auto& reason : r.noise->reasons) reasons += (reasons.empty() ? "" : "\n") + reason;
+  const std::string cls = r.noise->verdict == "quiet" || r.noise->verdict == "noisy" ? r.noise->verdict
+                                                                                     : "unknown";
+  return "<span class=\"noise " + cls + "\" title=\"" +
+         escape_attribute(reasons.empty() ? "no reasons given" : reasons) + "\">noise " +
+         escape_xml(r.noise->verdict) + "</span>";
+}
+
+/// The GPU-busy figure of a --profile-cupti record; "" without one.
+std::string gpu_busy_badge(const report_record& r) {
+  if (!r.gpu_busy) return "";
+  const auto& f = r.gpu_busy->fraction;
+  const std::string how =
+      r.gpu_busy->same_iterations
+          ? "CUPTI busy time / wall time per iteration of the CUPTI pass's repeats: median of the "
+            "per-repeat ratios, 95% interval "
+          : "the record has no wall time of the CUPTI pass: median CUPTI busy time / median "
+            "per-iteration time of the timed repeats (different iterations), 95% interval ";
+  return "<br/><span class=\"gpu-busy\" title=\"" +
+         escape_attribute(how + fixed(f.low, 2) + "–" + fixed(f.high, 2)) + "\">GPU busy " +
+         fixed(f.median, 2) + (r.gpu_busy->same_iterations ? "" : "*") + "</span>";
+}
 
 /// A verification code as a table cell shows it: a short label, the code itself as the tooltip.
 std::string code_span(const std::string& code) {
@@ -356,8 +430,10 @@ std::string section_summary(const std::vector<test_results>& tests, const html_r
   const auto backends = ordered_backends(all, options.baseline);
   std::string out = "<section id=\"summary\">\n<h2>Geomean speedup over " +
                     escape_xml(backend_title(options.baseline)) + "</h2>\n";
-  out += "<p class=\"note\">Geometric mean over the models that have timings on both backends of the "
-         "per-model speedups (ratio of median per-iteration times), ± the propagated error.</p>\n";
+  out += "<p class=\"note\">Geometric mean of the per-model median speedups (paired where the record "
+         "has one, else the ratio of the two records' median per-iteration times). No interval is "
+         "shown for it: instead, how many of the per-model speedups are changes (their 95% interval "
+         "excludes 1) and how many are within noise.</p>\n";
   out += "<table id=\"geomean\">\n<thead><tr>" + th("Backend");
   for (const auto& t : tests) out += th(t.title);
   out += "</tr></thead>\n<tbody>\n";
@@ -370,8 +446,9 @@ std::string section_summary(const std::vector<test_results>& tests, const html_r
         out += "<td class=\"muted\">—</td>";
         continue;
       }
-      out += "<td class=\"num\">" + escape_xml(speedup_text(g->second.first)) +
-             " <span class=\"muted\">(" + models_text(g->second.second) + ")</span></td>";
+      out += "<td class=\"num\">" + fixed(g->second.value, 2) + " <span class=\"muted\">(" +
+             models_text(g->second.models) + ")</span><br/><span class=\"counts\">" +
+             escape_xml(geomean_counts(g->second)) + "</span></td>";
     }
     out += "</tr>\n";
   }
@@ -454,7 +531,7 @@ std::string model_table(const test_results& t, const html_report_options& option
   for (const auto& b : t.backends) out += th(backend_title(b), "colspan=\"3\" class=\"backend\"");
   out += "</tr>\n<tr>";
   for (size_t i = 0; i < t.backends.size(); ++i)
-    out += th("median ms (min–max)", "class=\"sub\"") + th("speedup", "class=\"sub\"") + th("verify", "class=\"sub\"");
+    out += th("median ms [95%]", "class=\"sub\"") + th("speedup", "class=\"sub\"") + th("verify", "class=\"sub\"");
   out += "</tr>\n</thead>\n<tbody>\n";
   for (const auto& model : t.models) {
     std::set<long long> batches;
@@ -482,14 +559,27 @@ std::string model_table(const test_results& t, const html_report_options& option
         continue;
       }
       const auto& s = *c.summary;
-      out += "<td class=\"num time\" title=\"" + std::to_string(s.count) + " repeats, std " +
-             format_ms(s.std) + " ms\">" + format_ms(s.median) + "<br/><span class=\"range\">" +
-             format_ms(s.min) + "–" + format_ms(s.max) + "</span></td>";
+      const auto& time = *c.time;
+      out += "<td class=\"num time\" title=\"" + std::to_string(s.count) +
+             " repeats; 95% bootstrap interval of the median; min " + format_ms(s.min) + ", max " +
+             format_ms(s.max) + " ms\">" + format_ms(time.median) + "<br/><span class=\"range\">[" +
+             format_ms(time.low) + "–" + format_ms(time.high) + "]</span><br/>" +
+             noise_badge(*c.shown) + gpu_busy_badge(*c.shown) + "</td>";
       if (b == options.baseline) out += "<td class=\"muted\">baseline</td>";
-      else if (c.speedup)
-        out += std::string("<td class=\"num speedup ") + (c.speedup->avg >= 1 ? "faster" : "slower") +
-               "\">" + escape_xml(speedup_text(*c.speedup)) + "</td>";
-      else out += "<td class=\"muted\">—</td>";
+      else if (c.speedup) {
+        const auto& i = c.speedup->interval;
+        const bool paired = c.speedup->kind == speedup_kind::paired;
+        const std::string how =
+            paired ? "paired: one child alternated " + backend_title(options.baseline) +
+                         " and this backend (order " + c.shown->paired->order + "); median of " +
+                         std::to_string(i.count) + " per-pair ratios, 95% bootstrap interval"
+                   : "unpaired: median of " + backend_title(options.baseline) +
+                         " / median of this backend, two children; 95% bootstrap interval";
+        out += std::string("<td class=\"num speedup ") + speedup_class(i) + "\" title=\"" +
+               escape_attribute(how) + "\">" + escape_xml(interval_text(i, 2)) +
+               "<br/><span class=\"kind\">" + speedup_kind_name(c.speedup->kind) + " · " +
+               speedup_verdict_name(verdict_of(i)) + "</span></td>";
+      } else out += "<td class=\"muted\">—</td>";
       out += "<td>" + code_span(c.verification) + "</td>";
     }
     out += "</tr>\n";
@@ -502,8 +592,9 @@ std::string model_table(const test_results& t, const html_report_options& option
         out += "<td colspan=\"3\"></td>";
         continue;
       }
-      out += "<td class=\"muted\">" + models_text(g->second.second) + "</td><td class=\"num speedup\">" +
-             escape_xml(speedup_text(g->second.first)) + "</td><td></td>";
+      out += "<td class=\"muted\">" + models_text(g->second.models) + "</td><td class=\"num speedup\" title=\"" +
+             escape_attribute(geomean_counts(g->second)) + "\">" + fixed(g->second.value, 2) +
+             "</td><td></td>";
     }
     out += "</tr>\n";
   }
@@ -529,8 +620,9 @@ std::string speedup_chart(const test_results& t, const html_report_options& opti
     for (const auto& model : chart.categories) {
       const auto it = t.cells.find({model, b});
       const bool has = it != t.cells.end() && it->second.speedup;
-      s.values.push_back(has ? it->second.speedup->avg : svg::no_value);
-      s.errors.push_back(has ? it->second.speedup->std : svg::no_value);
+      s.values.push_back(has ? it->second.speedup->interval.median : svg::no_value);
+      s.lows.push_back(has ? it->second.speedup->interval.low : svg::no_value);
+      s.highs.push_back(has ? it->second.speedup->interval.high : svg::no_value);
     }
     chart.series.push_back(std::move(s));
   }
@@ -538,7 +630,7 @@ std::string speedup_chart(const test_results& t, const html_report_options& opti
   const double per_category = 10.0 * static_cast<double>(chart.series.size()) + 10;  // px
   chart.frame.title = "Speedup over " + backend_title(options.baseline) + " — " + t.title;
   chart.frame.x_label = "speedup (median time of " + backend_title(options.baseline) +
-                        " / median time of the backend), ± propagated error";
+                        " / median time of the backend, or paired), 95% bootstrap interval";
   chart.frame.width_in = 10;
   chart.frame.height_in = std::max(3.0, (rows * per_category + 110) / 96);
   chart.reference_x = 1.0;
@@ -581,9 +673,17 @@ std::string section_test(const test_results& t, const html_report_options& optio
   name += t.title.substr(t.test.size());  // " — accelerator, suite" when the page has several
   std::string out = "<section id=\"test-" + id + "\">\n<h2>" + escape_xml(name) + "</h2>\n<h3>Per-model results</h3>\n";
   out += "<p class=\"note\">Median per-iteration time in ms over " + escape_xml(repeats_text(options.skip_repeats)) +
-         ", with min–max; speedup = median of " + escape_xml(backend_title(options.baseline)) +
-         " / median of the backend, ± the error propagated from both samples' standard deviations. "
-         "Error and SKIP cells show the message's first line; hover for the whole text.</p>\n";
+         ", with its 95% bootstrap interval [low–high] (min and max in the tooltip). Speedup = "
+         "median of " + escape_xml(backend_title(options.baseline)) +
+         " / median of the backend with its 95% bootstrap interval, labelled by kind: <b>paired</b> "
+         "(one child alternated both, repeat by repeat: the record's own per-pair ratios) or "
+         "<b>unpaired</b> (two children run at different times: ratio of their medians, more exposed "
+         "to drift between runs). A speedup is green (faster) or red (slower) only when its interval "
+         "excludes 1; otherwise it is grey and labelled within noise. Each time shows the record's "
+         "noise verdict (hover for the reasons; — when the record has none) and, for --profile-cupti "
+         "records, GPU busy = GPU-busy time / wall time per iteration (* = from different "
+         "iterations; hover for how). Error and SKIP cells show the message's first line; hover for "
+         "the whole text.</p>\n";
   out += "<div class=\"scroll\">\n" + model_table(t, options) + "</div>\n";
   out += "<h3>Speedup over " + escape_xml(backend_title(options.baseline)) + "</h3>\n";
   if (!t.has_baseline)
@@ -621,6 +721,12 @@ td.error { background: #fdecea; color: #8a1c1c; font-size: 0.9em; }
 td.skip { background: #f3f3f3; color: #666; font-size: 0.9em; }
 td.faster { color: #1a7f37; }
 td.slower { color: #c62828; }
+td.within-noise { color: #777; }
+span.kind, span.counts { font-size: 0.8em; color: #555; font-weight: normal; }
+span.noise, span.gpu-busy { font-size: 0.75em; white-space: nowrap; }
+span.noise.quiet { color: #1a7f37; }
+span.noise.noisy { color: #b26a00; font-weight: bold; }
+span.noise.unknown, span.noise.none { color: #999; }
 tr.geomean th, tr.geomean td { border-top: 2px solid #888; font-weight: bold; }
 th.code { font-size: 0.8em; }
 .note { color: #555; font-size: 0.9em; max-width: 75em; }
@@ -651,11 +757,14 @@ report_record parse_report_record(const results_record& r, size_t line_number) {
   if (r.has("iterations_per_run")) out.iterations_per_run = id.iterations_per_run;
   if (r.has("timestamp")) out.timestamp = id.timestamp;
   out.verification_code = r.verification_code;
+  out.noise = noise_of(r);
   if (const auto error = r.error()) {
     out.error = *error;
     out.kind = r.is_skip() ? record_kind::skip : record_kind::error;
     return out;
   }
+  out.paired = paired_of(r);
+  out.gpu_busy = gpu_busy_of(r);
   const std::vector<double> seconds = r.per_iter_seconds();
   if (!seconds.empty()) {
     out.kind = record_kind::timing;
@@ -674,7 +783,13 @@ std::vector<report_record> load_report_records(const std::filesystem::path& resu
   if (!std::ifstream(results_file)) throw std::runtime_error("cannot read " + results_file.string());
   std::vector<report_record> records;
   const auto lines = read_records_for_report(results_file, warn);
-  for (const auto& line : lines) records.push_back(parse_report_record(line.record, line.line_number));
+  for (const auto& line : lines) {
+    try {
+      records.push_back(parse_report_record(line.record, line.line_number));
+    } catch (const std::exception& e) {  // a "paired" or "noise" key not of the record contract
+      warn(results_file.string() + ":" + std::to_string(line.line_number) + ": skipped: " + e.what());
+    }
+  }
   return records;
 }
 

@@ -13,21 +13,26 @@
 //   apart (a SKIP record is one whose metrics.error starts with "SKIP"; an error record one with
 //   another metrics.error, unless its code is the verifier's own EAGER_FAILED or EXCEPTION_RAISED);
 // - per test, a table with a row per model (case-insensitive order) and, per backend, the median
-//   per-iteration time in ms with its min–max, the speedup over the baseline and the verification
-//   code; error and SKIP cells show the first line of the message, the full text as a tooltip;
-//   a GEOMEAN row closes it;
-// - per test, a grouped bar chart of the speedups (models × non-baseline backends, error bars,
-//   a reference line at 1.0) and a grid of small box-and-strip charts, one per model, of the
+//   per-iteration time in ms with its 95% interval, the record's noise verdict and GPU-busy
+//   fraction (output/record_figures.hpp), the speedup over the baseline with its interval and kind
+//   (paired / unpaired) and the verification code; error and SKIP cells show the first line of the
+//   message, the full text as a tooltip; a GEOMEAN row closes it;
+// - per test, a grouped bar chart of the speedups (models × non-baseline backends, the speedups'
+//   95% intervals as error bars, a reference line at 1.0) and a grid of small box-and-strip charts, one per model, of the
 //   per-repeat times of each backend.
 //
 // Statistics. A record's samples are metrics.per_iter_time (or total_time / iterations_per_run when
 // it has no per_iter_time), in ms, past the first `skip_repeats` repeats (default 1: repeat 0
 // includes compilation and warm-up, as result_analyzer's mean/std skip it); a record with no more
 // repeats than that keeps its last one (core/repeat_statistics.hpp, the rule the sweep's summary
-// table follows too). Non-finite samples are ignored. Speedup = median(baseline)
-// / median(backend), with the error of a quotient as aggregate's, from the samples' standard
-// deviations (ddof=1): speedup * sqrt((s_b/m_b)^2 + (s_e/m_e)^2). The geomean over models and its
-// error are aggregate's (geomean_of). When (test, model, backend) has several records, the last in
+// table follows too). Non-finite samples are ignored. A time is the samples' median with its
+// bootstrap 95% interval (core/median_interval). Speedup over the baseline: a record with "paired"
+// against the page's baseline shows its paired.speedup as stored (kind "paired"); otherwise
+// median(baseline) / median(backend) with bootstrap_ratio_of_medians' interval (kind "unpaired").
+// A speedup is coloured faster/slower only when its interval excludes 1, else grey "within noise".
+// The geomean over models is of the per-model median speedups, with no interval (how many
+// per-model speedups are changes is shown instead). When (test, model, backend) has several
+// records, the last in
 // file order is shown (as a resumed or retried sweep appends them); records without timings or
 // error (verify-mode records) only contribute their verification code.
 //
@@ -37,6 +42,7 @@
 #include "core/python_json.hpp"
 #include "core/repeat_statistics.hpp"
 #include "core/results_record.hpp"
+#include "output/record_figures.hpp"
 
 #include <cstddef>
 #include <filesystem>
@@ -81,10 +87,15 @@ struct report_record {
   record_kind kind = record_kind::empty;
   std::string error;                   // metrics.error
   std::vector<double> per_iter_ms;     // one per repeat; NaN for non-finite or null values
+  std::optional<paired_speedup> paired;      // the record's "paired" key
+  std::optional<noise_figure> noise;         // the record's "noise" key (absent in older records)
+  std::optional<gpu_busy_figure> gpu_busy;   // --profile-cupti records (repeat 0 left out)
 };
 
 /// What the page shows of one record (read with results_record::parse_lenient: a missing repeat,
-/// iterations_per_run or timestamp stays unknown, a missing verification_code is "").
+/// iterations_per_run or timestamp stays unknown, a missing verification_code is ""). Throws
+/// std::runtime_error when "paired" or "noise" is not the record contract's shape
+/// (load_report_records skips such a record with a warning).
 [[nodiscard]] report_record parse_report_record(const results_record& record, size_t line_number);
 
 /// Every usable record of a results file, in file order (read_records, lenient); lines that are

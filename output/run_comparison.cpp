@@ -95,6 +95,31 @@ run_side side_of(const results_record& record, const comparison_options& options
   return side;
 }
 
+/// side_of, with the record's paired speedup and noise verdict; a malformed one makes the side
+/// unusable (saying why) rather than stopping the comparison.
+run_side side_with_figures(const results_record& record, const comparison_options& options) {
+  run_side side = side_of(record, options);
+  try {
+    side.paired = paired_of(record);
+    side.noise = noise_of(record);
+  } catch (const std::exception& e) {
+    side.state = side_state::unusable;
+    side.samples.clear();
+    side.detail = e.what();
+  }
+  return side;
+}
+
+std::string paired_note(const run_side& a, const run_side& b) {
+  if (!a.paired || !b.paired || a.paired->baseline != b.paired->baseline) return "";
+  const auto& x = a.paired->speedup;
+  const auto& y = b.paired->speedup;
+  const bool apart = x.high < y.low || y.high < x.low;
+  return "paired speedup over " + a.paired->baseline + ": A " + interval_text(x, 2) + ", B " +
+         interval_text(y, 2) + (apart ? (y.median < x.median ? " (fell)" : " (rose)")
+                                      : " (intervals overlap)");
+}
+
 enum class verification_level { failed, not_verified, passed };
 
 verification_level level_of(const std::optional<std::string>& code) {
@@ -168,19 +193,26 @@ void decide(comparison_row& row, const comparison_options& options) {
   }
   const double ratio = b.median_s / a.median_s;
   row.ratio = ratio;
+  // median_B / median_A: B's samples are the numerator of the ratio of medians
+  row.interval = bootstrap_ratio_of_medians(b.samples, a.samples, 1 - options.alpha);
   const bool beyond_slower = ratio > 1 + options.threshold;
   const bool beyond_faster = ratio < 1 / (1 + options.threshold);
   bool significant = true;
   if (a.samples.size() < options.min_samples || b.samples.size() < options.min_samples) {
     row.note = "few samples";
-  } else {
+  } else if (options.decide_by == decision::mann_whitney) {
     row.test = mann_whitney_u_test(a.samples, b.samples);
     significant = row.test->p_value < options.alpha;
     if (!significant && (beyond_slower || beyond_faster)) row.note = "not significant";
+  } else {
+    significant = row.interval && interval_excludes(*row.interval, 1.0);
+    if (!significant && (beyond_slower || beyond_faster)) row.note = "within noise";
   }
   row.result = significant && beyond_slower   ? verdict::slower
                : significant && beyond_faster ? verdict::faster
                                               : verdict::same;
+  if (const std::string paired = paired_note(a, b); !paired.empty())
+    row.note += (row.note.empty() ? "" : "; ") + paired;
 }
 
 /// The order of rows: model (case-insensitive, then exact), backend, test, batch size (numbers
@@ -246,7 +278,7 @@ run_records load_run(const std::filesystem::path& file_or_dir, const comparison_
     key.test = id.experiment.test;
     key.batch_size = id.batch_size ? std::to_string(*id.batch_size) : "None";
     key.accelerator_model = field_text(r, "experiment.accelerator_model", id.accelerator_model);
-    run_side side = side_of(r, options);
+    run_side side = side_with_figures(r, options);
     side.where = file.string() + ":" + std::to_string(line.line_number);
     records[key] = std::move(side);  // a later line replaces an earlier one
   }
@@ -304,6 +336,8 @@ run_records::const_iterator counterpart(const config_key& key, const run_records
 comparison compare_runs(const run_records& a, const run_records& b,
                         const comparison_options& options) {
   comparison c;
+  c.decided_by = options.decide_by;
+  c.confidence = 1 - options.alpha;
   std::set<config_key> matched_in_b;
   for (const auto& [key, side] : a) {
     comparison_row row;
@@ -369,6 +403,11 @@ std::string format(const char* pattern, double v) {
 /// Milliseconds for people: 3 decimals (microseconds), as the runner's summary table.
 std::string ms_text(double seconds) { return format("%.3f", seconds * 1e3); }
 
+/// "95% interval" (the confidence as a percentage, up to 3 significant digits).
+std::string interval_header(double confidence) {
+  return format("%.3g", confidence * 100) + "% interval";
+}
+
 /// A p-value for people: 3 decimals, or 2 significant digits in scientific notation below 0.001.
 std::string p_text(double p) { return p >= 0.001 ? format("%.3f", p) : format("%.1e", p); }
 
@@ -423,7 +462,7 @@ text_table human_table(const comparison& c) {
   }
   const bool with_suite = suites.size() > 1, with_accelerator = accelerators.size() > 1;
   text_table t;
-  const auto column = [&](const char* name, bool right) {
+  const auto column = [&](const std::string& name, bool right) {
     t.header.push_back(name);
     t.right.push_back(right);
   };
@@ -433,7 +472,9 @@ text_table human_table(const comparison& c) {
   column("backend", false);
   column("batch", true);
   if (with_accelerator) column("accelerator", false);
-  for (const char* name : {"A median ms", "B median ms", "ratio", "p"}) column(name, true);
+  const bool by_interval = c.decided_by == decision::interval;
+  for (const char* name : {"A median ms", "B median ms", "ratio"}) column(name, true);
+  column(by_interval ? interval_header(c.confidence) : "p", true);
   for (const char* name : {"verdict", "verify", "note"}) column(name, false);
   for (const auto& row : c.rows) {
     std::vector<std::string> cells;
@@ -444,7 +485,12 @@ text_table human_table(const comparison& c) {
     cells.push_back(side_cell(row.a));
     cells.push_back(side_cell(row.b));
     cells.push_back(row.ratio ? format("%.3f", *row.ratio) : "");
-    cells.push_back(row.test ? p_text(row.test->p_value) : row.ratio ? "-" : "");
+    if (by_interval)
+      cells.push_back(row.interval ? format("%.3f", row.interval->low) + "–" +
+                                         format("%.3f", row.interval->high)
+                                   : "");
+    else
+      cells.push_back(row.test ? p_text(row.test->p_value) : row.ratio ? "-" : "");
     cells.insert(cells.end(), {verdict_name(row.result), verify_cell(row), row.note});
     t.rows.push_back(std::move(cells));
   }
@@ -535,10 +581,12 @@ std::string comparison_markdown(const comparison& c) {
 }
 
 std::string comparison_csv(const comparison& c) {
+  const bool by_interval = c.decided_by == decision::interval;
   std::string out =
-      "suite_name,model_name,test,backend,batch_size,accelerator_model,a_status,a_median_ms,"
-      "a_samples,a_verification,b_status,b_median_ms,b_samples,b_verification,ratio,u,p_value,"
-      "method,verdict,note\n";
+      std::string("suite_name,model_name,test,backend,batch_size,accelerator_model,a_status,"
+                  "a_median_ms,a_samples,a_verification,b_status,b_median_ms,b_samples,"
+                  "b_verification,ratio,") +
+      (by_interval ? "ratio_low,ratio_high,confidence" : "u,p_value,method") + ",verdict,note\n";
   const auto side_fields = [](const std::optional<run_side>& s) {
     if (!s) return std::string("absent,,,");
     std::string out = state_word(s->state);
@@ -556,9 +604,15 @@ std::string comparison_csv(const comparison& c) {
       out += csv_quoted(*f) + ",";
     out += side_fields(row.a) + "," + side_fields(row.b) + ",";
     out += (row.ratio ? python_float_repr(*row.ratio) : "") + ",";
-    out += row.test ? python_float_repr(row.test->u1) + "," + python_float_repr(row.test->p_value) +
-                          "," + method_name(row.test->method)
-                    : std::string(",,");
+    if (by_interval)
+      out += row.interval ? python_float_repr(row.interval->low) + "," +
+                                python_float_repr(row.interval->high) + "," +
+                                python_float_repr(row.interval->confidence)
+                          : std::string(",,");
+    else
+      out += row.test ? python_float_repr(row.test->u1) + "," +
+                            python_float_repr(row.test->p_value) + "," + method_name(row.test->method)
+                      : std::string(",,");
     out += std::string(",") + verdict_name(row.result) + "," + csv_quoted(row.note) + "\n";
   }
   for (const auto& g : c.geomeans)
@@ -591,6 +645,8 @@ std::string comparison_json(const comparison& c, const comparison_options& optio
   opts.AddMember("min_samples", static_cast<uint64_t>(options.min_samples), alloc);
   opts.AddMember("threshold", options.threshold, alloc);
   opts.AddMember("alpha", options.alpha, alloc);
+  opts.AddMember("decide_by",
+                 text(options.decide_by == decision::interval ? "interval" : "mann-whitney"), alloc);
   json_value fail(rapidjson::kArrayType);
   for (const verdict v : all_verdicts())
     if (fail_on.count(v)) fail.PushBack(text(verdict_name(v)), alloc);
@@ -613,6 +669,17 @@ std::string comparison_json(const comparison& c, const comparison_options& optio
                 alloc);
     if (!s->detail.empty()) o.AddMember("detail", text(s->detail), alloc);
     o.AddMember("where", text(s->where), alloc);
+    if (s->paired) {
+      json_value paired(rapidjson::kObjectType);
+      paired.AddMember("baseline", text(s->paired->baseline), alloc);
+      paired.AddMember("median", s->paired->speedup.median, alloc);
+      paired.AddMember("low", s->paired->speedup.low, alloc);
+      paired.AddMember("high", s->paired->speedup.high, alloc);
+      paired.AddMember("count", static_cast<uint64_t>(s->paired->speedup.count), alloc);
+      o.AddMember("paired_speedup", paired, alloc);
+    }
+    o.AddMember("noise", s->noise ? text(s->noise->verdict) : json_value(rapidjson::kNullType),
+                alloc);
     return o;
   };
   json_value rows(rapidjson::kArrayType);
@@ -629,6 +696,15 @@ std::string comparison_json(const comparison& c, const comparison_options& optio
     o.AddMember("b", side_json(row.b), alloc);
     o.AddMember("ratio", row.ratio ? json_value(*row.ratio) : json_value(rapidjson::kNullType),
                 alloc);
+    if (row.interval) {
+      json_value interval(rapidjson::kObjectType);
+      interval.AddMember("low", row.interval->low, alloc);
+      interval.AddMember("high", row.interval->high, alloc);
+      interval.AddMember("confidence", row.interval->confidence, alloc);
+      o.AddMember("ratio_interval", interval, alloc);
+    } else {
+      o.AddMember("ratio_interval", json_value(rapidjson::kNullType), alloc);
+    }
     o.AddMember("u", row.test ? json_value(row.test->u1) : json_value(rapidjson::kNullType), alloc);
     o.AddMember("p_value",
                 row.test ? json_value(row.test->p_value) : json_value(rapidjson::kNullType), alloc);

@@ -27,13 +27,21 @@
 //   BOTH_FAILED / SAME       both untimed: BOTH_FAILED when both verifications failed, else SAME
 //                            (note "no timings");
 //   UNUSABLE                 one side timed, the other untimed: nothing to compare;
-//   SLOWER / FASTER / SAME   both timed: ratio = median_B / median_A (> 1: B is slower). With at
-//                            least min_samples samples on both sides, a two-sided Mann-Whitney U
-//                            test (output/mann_whitney.hpp) decides whether the difference is
-//                            real: SLOWER when p < alpha and ratio > 1 + threshold, FASTER when
-//                            p < alpha and ratio < 1 / (1 + threshold), else SAME (note "not
-//                            significant" when the ratio alone would have decided). With fewer
-//                            samples the threshold alone decides (no p-value; note "few samples").
+//   SLOWER / FASTER / SAME   both timed: ratio = median_B / median_A (> 1: B is slower), with its
+//                            bootstrap interval at confidence 1 - alpha
+//                            (core/median_interval: bootstrap_ratio_of_medians of the two sides'
+//                            samples). With at least min_samples samples on both sides, the
+//                            difference is real when (decide_by interval, the default) the interval
+//                            excludes 1 (note "within noise" otherwise), or (decide_by
+//                            mann_whitney, the rule before the intervals) a two-sided Mann-Whitney
+//                            U test (output/mann_whitney.hpp) gives p < alpha (note "not
+//                            significant" otherwise): SLOWER when real and ratio > 1 + threshold,
+//                            FASTER when real and ratio < 1 / (1 + threshold), else SAME. With
+//                            fewer samples the threshold alone decides (note "few samples").
+// Where both sides carry a paired speedup (the record's "paired" key, against the same baseline
+// backend), the note gives both with their intervals and whether the intervals are apart — the
+// comparison least exposed to drift between the two runs' machines. A record whose "paired" or
+// "noise" key is malformed is UNUSABLE (its side says why).
 // Verification codes, as output/verification_codes.hpp classes them: PASS passes; FAIL,
 // EAGER_FAILED, EXCEPTION_RAISED, NONDETERMINISTIC_EAGER_RUN and the older VERIFICATION_FAILED and
 // VERIFIER_FAILED fail; every other code or none means "not verified" and never changes a verdict.
@@ -41,8 +49,10 @@
 // The geometric mean of the ratios of the timed pairs is reported per backend and over all.
 #pragma once
 
+#include "core/median_interval.hpp"
 #include "core/repeat_statistics.hpp"
 #include "output/mann_whitney.hpp"
+#include "output/record_figures.hpp"
 
 #include <compare>
 #include <filesystem>
@@ -55,13 +65,21 @@
 
 namespace benchmatrix {
 
+/// What tells a real timing difference from noise (compare_runs --decide-by).
+enum class decision {
+  interval,      // the ratio's bootstrap interval excludes 1 (the reports' one statistic)
+  mann_whitney,  // a two-sided Mann-Whitney U test, p < alpha (compare_runs before intervals)
+};
+
 /// The tunables of a comparison (compare_runs' flags).
 struct comparison_options {
+  decision decide_by = decision::interval;
   std::string metric = "per_iter_time";  // metrics key holding per-repeat times (seconds)
   size_t skip_samples = default_warm_up_repeats;  // leading samples dropped (core/repeat_statistics)
   size_t min_samples = 5;                // per side, for the U test; fewer: threshold only
   double threshold = 0.05;               // fraction: SLOWER beyond 1+t, FASTER below 1/(1+t)
-  double alpha = 0.05;                   // significance level of the U test
+  double alpha = 0.05;                   // significance level: the U test's, or 1 - the
+                                         // interval's confidence (0.05: a 95% interval)
   std::vector<std::string> filters;      // model regexes (case-insensitive search); empty: all
   std::vector<std::string> excludes;     // model regexes; empty: none
   std::vector<std::string> backends;     // backend names to keep; empty: all
@@ -89,6 +107,8 @@ struct run_side {
   std::optional<std::string> verification_code;  // absent in older records
   std::string detail;  // error/skip: the error's first line; unusable: why
   std::string where;   // "file:line" of the record
+  std::optional<paired_speedup> paired;  // the record's "paired" key
+  std::optional<noise_figure> noise;     // the record's "noise" key
 };
 
 using run_records = std::map<config_key, run_side>;
@@ -116,6 +136,7 @@ struct comparison_row {
   std::optional<run_side> a, b;        // absent: not in that run
   verdict result = verdict::same;
   std::optional<double> ratio;         // both timed: median_B / median_A
+  std::optional<median_interval> interval;  // both timed: the ratio's bootstrap interval
   std::optional<mann_whitney_result> test;  // both timed with enough samples
   std::string note;                    // "few samples", B's error, ...
 };
@@ -127,6 +148,8 @@ struct geomean_row {
 };
 
 struct comparison {
+  decision decided_by = decision::interval;
+  double confidence = default_confidence;  // of the intervals (1 - alpha)
   std::vector<comparison_row> rows;     // by model (case-insensitive), backend, test, batch, ...
   std::vector<geomean_row> geomeans;    // per backend by name, then "all"; none without pairs
   [[nodiscard]] size_t count(verdict v) const;
@@ -140,14 +163,18 @@ struct comparison {
 
 /// Renderings (stdout of compare_runs).
 /// table: aligned plain text, times in ms with 3 decimals ("error", "SKIP", "unusable" in their
-///   place; "-": not in that run), ratio with 3 decimals, p with 3 decimals or as 1.7e-04 below
+///   place; "-": not in that run), ratio with 3 decimals, then (decide_by interval) the ratio's
+///   interval "low–high" with 3 decimals under a header naming its confidence ("95% interval"), or
+///   (mann_whitney) p with 3 decimals or as 1.7e-04 below
 ///   0.001 ("-": a timed pair with too few samples), the verification codes where either side was
 ///   verified (PASS or a failure), the geomean rows, and a line counting the verdicts; suite and
 ///   accelerator columns only when the rows hold more than one;
 /// markdown: the same as a GitHub table;
-/// csv: every field at full precision (one header line; geomean rows with model GEOMEAN);
-/// json: one object with the options, the rows (with their samples), the geomeans, the verdict
-///   counts and whether the gate fails.
+/// csv: every field at full precision (one header line; geomean rows with model GEOMEAN); columns
+///   u,p_value,method (mann_whitney) or ratio_low,ratio_high,confidence (interval) after ratio;
+/// json: one object with the options, the rows (with their samples, the ratio's interval, each
+///   side's paired speedup and noise verdict), the geomeans, the verdict counts and whether the
+///   gate fails.
 [[nodiscard]] std::string comparison_table(const comparison& c);
 [[nodiscard]] std::string comparison_markdown(const comparison& c);
 [[nodiscard]] std::string comparison_csv(const comparison& c);

@@ -375,6 +375,7 @@ std::string render_bar_chart(const bar_chart& chart) {
     for (size_t i = 0; i < s.values.size(); ++i) {
       const double e = i < s.errors.size() && std::isfinite(s.errors[i]) ? s.errors[i] : 0;
       if (std::isfinite(s.values[i])) extents.push_back(s.values[i] + e);
+      if (i < s.highs.size() && std::isfinite(s.highs[i])) extents.push_back(s.highs[i]);
     }
   if (chart.reference_x) extents.push_back(*chart.reference_x);
   const double high = *std::max_element(extents.begin(), extents.end()) * 1.12;
@@ -414,12 +415,20 @@ std::string render_bar_chart(const bar_chart& chart) {
                                         tick_text(v, 1e-12)) +
               "</title></rect>");
       double end = v;
-      if (c < s.errors.size() && std::isfinite(s.errors[c]) && s.errors[c] > 0) {
-        const double e = s.errors[c];
-        end = v + e;
-        doc.line(x(v - e), ym, x(v + e), ym, "black", 0.8, "class=\"error-bar\"");
-        doc.line(x(v - e), ym - cap_half_width, x(v - e), ym + cap_half_width, "black", 0.8);
-        doc.line(x(v + e), ym - cap_half_width, x(v + e), ym + cap_half_width, "black", 0.8);
+      double from = v, to = v;  // the error bar's ends
+      if (c < s.lows.size() && c < s.highs.size() && std::isfinite(s.lows[c]) &&
+          std::isfinite(s.highs[c])) {
+        from = s.lows[c];
+        to = s.highs[c];
+      } else if (c < s.errors.size() && std::isfinite(s.errors[c]) && s.errors[c] > 0) {
+        from = v - s.errors[c];
+        to = v + s.errors[c];
+      }
+      if (to > from) {
+        end = std::max(v, to);
+        doc.line(x(from), ym, x(to), ym, "black", 0.8, "class=\"error-bar\"");
+        doc.line(x(from), ym - cap_half_width, x(from), ym + cap_half_width, "black", 0.8);
+        doc.line(x(to), ym - cap_half_width, x(to), ym + cap_half_width, "black", 0.8);
       }
       if (chart.value_labels) {
         char text[32];

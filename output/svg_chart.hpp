@@ -54,12 +54,14 @@ struct line_chart {
 [[nodiscard]] std::string render_line_chart(const line_chart& chart);
 
 /// One series of a bar chart: values[i] (NaN: no bar) and errors[i] (NaN or missing: none) belong
-/// to categories[i].
+/// to categories[i]. An interval (lows[i]..highs[i], e.g. a bootstrap interval that need not be
+/// symmetric) is drawn instead of errors[i] where both ends are finite.
 struct bar_series {
   std::string name;
   std::vector<double> values;
   std::vector<double> errors;
   std::string color;  // a CSS colour; "": palette_color of the series' index
+  std::vector<double> lows, highs;
 };
 
 /// Horizontal grouped bars: one group per category, top to bottom in the given order, one bar per

@@ -3,6 +3,7 @@
 #include "backends/backend_name.hpp"
 #include "core/repeat_statistics.hpp"
 #include "core/results_record.hpp"
+#include "output/record_figures.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -16,51 +17,133 @@ std::string milliseconds(double seconds) {
   return text;
 }
 
-}  // namespace
+/// Columns a cell takes: its code points (the dashes "—" and "–" are one column, three bytes).
+size_t display_width(const std::string& text) {
+  return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+
+std::string fixed(double value, int decimals) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+/// One record's row before the optional columns are chosen.
+struct summary_row {
+  std::vector<std::string> identity; // model, test, accelerator, backend, batch
+  std::string median = "-", interval = "-", paired = "", noise = "—", gpu_busy = "", status;
+  std::vector<std::string> notes; // lines under the table
+};
+
+summary_row row_of(const std::string& line, bool& gpu_busy_from_timed_repeats) {
+  summary_row row;
+  try {
+    const auto record = results_record::parse(line, "record");
+    const auto& id = record.identity;
+    // The reports' name of the backend (backends/backend_name.hpp), so the table and they agree.
+    const std::string backend =
+        display_backend_name(id.experiment.dynamo, id.experiment.xla, id.experiment.torch_xla2);
+    row.identity = {id.model_name, id.experiment.test, id.experiment.accelerator, backend,
+                    id.batch_size ? std::to_string(*id.batch_size) : "None"};
+    const std::string who = id.model_name + " " + backend + " " + id.experiment.test;
+    if (const auto noise = noise_of(record)) {
+      row.noise = noise->verdict;
+      for (const auto& reason : noise->reasons)
+        row.notes.push_back("noise (" + who + ", " + noise->verdict + "): " + reason);
+    }
+    if (const auto error = record.error()) {
+      std::string text = error->substr(0, error->find('\n'));
+      if (text.size() > 70)
+        text = text.substr(0, 67) + "...";
+      row.status = text;
+      return row;
+    }
+    row.status = record.verification_code;
+    if (const auto time = time_interval(record.per_iter_seconds())) {
+      row.median = milliseconds(time->median);
+      row.interval = milliseconds(time->low) + "–" + milliseconds(time->high);
+    }
+    if (const auto paired = paired_of(record))
+      row.paired = interval_text(paired->speedup, 2) + " over " + paired->baseline + ", " +
+                   speedup_verdict_name(verdict_of(paired->speedup));
+    if (const auto busy = gpu_busy_of(record)) {
+      row.gpu_busy = fixed(busy->fraction.median, 2) + (busy->same_iterations ? "" : "*");
+      gpu_busy_from_timed_repeats |= !busy->same_iterations;
+    }
+  } catch (const std::exception& e) {
+    row.identity = {"?", "?", "?", "?", "?"};
+    row.median = row.interval = "-";
+    row.status = std::string("unreadable record: ") + e.what();
+  }
+  return row;
+}
+
+} // namespace
 
 std::string summary_table(const std::vector<std::string>& record_lines) {
-  std::vector<std::vector<std::string>> rows = {
-      {"model", "test", "accelerator", "backend", "batch", "per-iter median ms", "min ms",
-       "max ms", "status"}};
-  for (const auto& line : record_lines) {
-    std::vector<std::string> row;
-    try {
-      const auto record = results_record::parse(line, "record");
-      const auto& id = record.identity;
-      // The reports' name of the backend (backends/backend_name.hpp), so the table and they agree.
-      row = {id.model_name, id.experiment.test, id.experiment.accelerator,
-             display_backend_name(id.experiment.dynamo, id.experiment.xla, id.experiment.torch_xla2),
-             id.batch_size ? std::to_string(*id.batch_size) : "None"};
-      if (const auto error = record.error()) {
-        std::string text = error->substr(0, error->find('\n'));
-        if (text.size() > 70) text = text.substr(0, 67) + "...";
-        row.insert(row.end(), {"-", "-", "-", text});
-      } else if (const auto stats = summarize_repeats(record.per_iter_seconds())) {
-        row.insert(row.end(), {milliseconds(stats->median), milliseconds(stats->min),
-                               milliseconds(stats->max), record.verification_code});
-      } else {
-        row.insert(row.end(), {"-", "-", "-", record.verification_code});
-      }
-    } catch (const std::exception& e) {
-      row = {"?", "?", "?", "?", "?", "-", "-", "-", std::string("unreadable record: ") + e.what()};
-    }
+  bool gpu_busy_from_timed_repeats = false;
+  std::vector<summary_row> records;
+  for (const auto& line : record_lines)
+    records.push_back(row_of(line, gpu_busy_from_timed_repeats));
+  const bool any_paired = std::any_of(records.begin(), records.end(),
+                                      [](const summary_row& r) { return !r.paired.empty(); });
+  const bool any_busy = std::any_of(records.begin(), records.end(),
+                                    [](const summary_row& r) { return !r.gpu_busy.empty(); });
+  std::vector<std::string> header = {
+      "model", "test", "accelerator", "backend", "batch", "per-iter median ms", "95% interval ms"};
+  if (any_paired)
+    header.push_back("paired speedup [95%]");
+  header.push_back("noise");
+  if (any_busy)
+    header.push_back("GPU busy");
+  header.push_back("status");
+  std::vector<std::vector<std::string>> rows = {header};
+  std::vector<std::string> notes;
+  for (auto& r : records) {
+    std::vector<std::string> row = r.identity;
+    row.insert(row.end(), {r.median, r.interval});
+    if (any_paired)
+      row.push_back(r.paired.empty() ? "-" : r.paired);
+    row.push_back(r.noise);
+    if (any_busy)
+      row.push_back(r.gpu_busy.empty() ? "-" : r.gpu_busy);
+    row.push_back(r.status);
     rows.push_back(std::move(row));
+    notes.insert(notes.end(), r.notes.begin(), r.notes.end());
   }
   std::vector<size_t> widths(rows.front().size(), 0);
   for (const auto& row : rows)
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+    for (size_t i = 0; i < row.size(); ++i)
+      widths[i] = std::max(widths[i], display_width(row[i]));
   std::string out;
   for (size_t r = 0; r < rows.size(); ++r) {
     for (size_t i = 0; i < rows[r].size(); ++i) {
       out += rows[r][i];
-      if (i + 1 < rows[r].size()) out += std::string(widths[i] - rows[r][i].size() + 2, ' ');
+      if (i + 1 < rows[r].size())
+        out += std::string(widths[i] - display_width(rows[r][i]) + 2, ' ');
     }
     out += '\n';
     if (r == 0)
       for (size_t i = 0; i < widths.size(); ++i)
         out += std::string(widths[i], '-') + (i + 1 < widths.size() ? "  " : "\n");
   }
+  // The interval of the median (bootstrap, core/median_interval), not the spread of the repeats.
+  out += "95% interval: bootstrap interval of the median over the repeats that count (repeat 0 is "
+         "warm-up).\n";
+  if (any_paired)
+    out += "paired speedup: baseline / backend time of one child alternating both, median of the "
+           "per-pair ratios with its 95% interval; within noise when the interval holds 1.\n";
+  if (any_busy)
+    out += std::string("GPU busy: CUPTI busy time / wall time per iteration of the CUPTI pass") +
+           (gpu_busy_from_timed_repeats
+                ? "; * = the record lacks the pass's wall time: median busy / median per-iter "
+                  "time of the timed repeats (different iterations).\n"
+                : ".\n");
+  for (const auto& note : notes)
+    out += note + '\n';
   return out;
 }
 
-}  // namespace benchmatrix
+} // namespace benchmatrix

@@ -6,6 +6,7 @@
 
 #include <torch/csrc/autograd/profiler_kineto.h>
 
+#include <chrono>
 #include <fstream>
 
 namespace benchmatrix {
@@ -73,10 +74,24 @@ void run_cupti_pass(const step_function& step, const model_inputs& example_input
   }
   cupti_collector collector;
   std::vector<double> counts, kernel_s, busy_s, per_iter_kernel_s, per_iter_busy_s, dropped;
+  // Wall time per iteration of these same repeats (seconds), so that GPU busy / step time
+  // compares figures of the same iterations (the timed repeats ran earlier, without CUPTI).
+  std::vector<double> per_iter_wall_s;
   kernel_summary last;
   for (int r = 0; r < timing.repeat; ++r) {
-    profiled_repeat(step, example_inputs, timing, [&] { collector.start(); },
-                    [&] { last = collector.stop(); });
+    std::chrono::steady_clock::time_point started, ended;
+    profiled_repeat(
+        step, example_inputs, timing,
+        [&] {
+          collector.start();
+          started = std::chrono::steady_clock::now();
+        },
+        [&] {
+          ended = std::chrono::steady_clock::now();
+          last = collector.stop();
+        });
+    per_iter_wall_s.push_back(std::chrono::duration<double>(ended - started).count() /
+                              timing.iterations_per_run);
     counts.push_back(static_cast<double>(last.kernels));
     kernel_s.push_back(static_cast<double>(last.kernel_time_ns) / 1e9);
     busy_s.push_back(static_cast<double>(last.busy_time_ns) / 1e9);
@@ -89,6 +104,7 @@ void run_cupti_pass(const step_function& step, const model_inputs& example_input
   metrics.AddMember("cupti_busy_time_s", number_list(busy_s, a), a);
   metrics.AddMember("cupti_per_iter_kernel_time_s", number_list(per_iter_kernel_s, a), a);
   metrics.AddMember("cupti_per_iter_busy_time_s", number_list(per_iter_busy_s, a), a);
+  metrics.AddMember("cupti_per_iter_time_s", number_list(per_iter_wall_s, a), a);
   metrics.AddMember("cupti_dropped_records", number_list(dropped, a), a);
   json_value top(rapidjson::kArrayType);  // of the last repeat
   for (const auto& k : last.top) {

@@ -4,6 +4,7 @@ and cudagraphs, one model at two batch sizes, error/SKIP/verify records, older r
 (no timestamp, null total_time), NaN samples, too few samples, a record missing a field and a
 corrupt line. One speedup and one geomean are recomputed here from the raw samples (numpy); the SVG
 and HTML outputs are parsed as XML; bad input gives clear errors."""
+import csv
 import json
 import math
 import os
@@ -359,6 +360,65 @@ class AggregateTest(OutputDirTest):
         self.assertIn("No inductor results in the latest timestamp 1700086400.25", proc.stderr)
         self.assertEqual(proc.stdout, "")
 
+
+
+class LatestIntervalsTest(OutputDirTest):
+    """--report=latest_intervals (not in the original): per model the latest speedup as a median
+    with its bootstrap 95% interval, its kind (paired: the record's own; unpaired: two records'
+    medians) and a verdict that says faster/slower only when the interval excludes 1."""
+
+    def setUp(self):
+        super().setUp()
+        h100 = {"accelerator_model": "NVIDIA H100"}
+        bert_cg = rec("hf_Bert", "cudagraphs", {"total_time": [0.3, 0.005, 0.005, 0.005],
+                                                 "per_iter_time": [0.3, 0.005, 0.005, 0.005]}, **h100)
+        bert_cg["paired"] = {"baseline": "eager", "order": "ABBA", "speedups": [1.9, 1.92, 1.95],
+                             "speedup": {"median": 1.92, "low": 1.85, "high": 2.01, "confidence": 0.95,
+                                         "count": 3}}
+        lines = [
+            timed("hf_Bert", None, [0.5, 0.010, 0.011, 0.0105], **h100),
+            json.dumps(bert_cg),
+            # inductor overlapping eager: within noise
+            timed("llama", None, [0.5, 0.010, 0.012, 0.011, 0.0105], **h100),
+            timed("llama", "inductor", [0.5, 0.0102, 0.0115, 0.0108, 0.0112], **h100),
+            # inductor clearly faster
+            timed("hf_Bert", "inductor", [0.5, 0.005, 0.0051, 0.0052], **h100),
+        ]
+        self.path = os.path.join(self.out, "h100.jsonl")
+        with open(self.path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+    def test_medians_intervals_kinds_and_verdicts(self):
+        proc = run(AGGREGATE, self.path, "--accelerator=h100", "--backends", "eager", "inductor", "cudagraphs",
+                   "--report=latest_intervals")
+        lines = proc.stdout.splitlines()
+        header = lines[0].lstrip("# ").split(",")
+        self.assertEqual(header[:7], ["ModelName", "BatchSize", "Inductor speedup", "Inductor 95% low",
+                                      "Inductor 95% high", "Inductor kind", "Inductor verdict"])
+        rows = {cells[0]: dict(zip(header, cells)) for cells in csv.reader(lines[1:])}
+        bert = rows["hf_Bert"]
+        self.assertEqual([bert[f"CUDAGraphs {k}"] for k in ("speedup", "95% low", "95% high", "kind", "verdict")],
+                         ["1.92", "1.85", "2.01", "paired", "faster"])
+        self.assertEqual(bert["Inductor kind"], "unpaired")
+        self.assertEqual(bert["Inductor verdict"], "faster")
+        self.assertAlmostEqual(float(bert["Inductor speedup"]), 0.0105 / 0.0051, places=7)
+        llama = rows["llama"]
+        self.assertEqual(llama["Inductor verdict"], "within noise")
+        self.assertLessEqual(float(llama["Inductor 95% low"]), 1)
+        self.assertGreaterEqual(float(llama["Inductor 95% high"]), 1)
+        self.assertEqual(llama["CUDAGraphs kind"], "")  # no cudagraphs record
+        geomean = rows["GEOMEAN"]
+        self.assertEqual(geomean["Inductor 95% low"], "")  # no interval for a geomean
+        self.assertEqual(geomean["Inductor kind"], "no interval")
+        self.assertEqual(geomean["Inductor verdict"], "1 faster, 0 slower, 1 within noise")
+        self.assertAlmostEqual(float(geomean["Inductor speedup"]),
+                               math.sqrt(float(bert["Inductor speedup"]) * float(llama["Inductor speedup"])), places=7)
+        # the chart: bars at the medians, the intervals as error bars
+        svg = run(AGGREGATE, self.path, "--accelerator=h100", "--backends", "eager", "inductor", "cudagraphs",
+                  "--report=latest_intervals", "--format=svg").stdout
+        root = ET.fromstring(svg)
+        ns = "{http://www.w3.org/2000/svg}"
+        self.assertGreaterEqual(len(root.findall(f".//{ns}line[@class='error-bar']")), 3)
 
 if __name__ == "__main__":
     unittest.main()

@@ -9,6 +9,7 @@ geomeans against a Python computation; --threshold, --fail-on, --metric, directo
 import json
 import math
 import os
+import re
 import shutil
 import statistics
 import unittest
@@ -163,8 +164,12 @@ class CompareRunsTest(OutputDirTest):
         with open(self.b, "w") as f:
             f.write("\n".join(B_LINES) + "\n")
 
+    # The golden texts and p-values below are of the Mann-Whitney rule (compare_runs' default before
+    # the intervals, kept as --decide-by=mann-whitney); CompareRunsByIntervalTest covers the default.
+    DECIDE_BY = ("--decide-by=mann-whitney",)
+
     def compare(self, *args, expect=None):
-        proc = run(COMPARE_RUNS, self.a, self.b, *args, check=False)
+        proc = run(COMPARE_RUNS, self.a, self.b, *self.DECIDE_BY, *args, check=False)
         if expect is not None:
             self.assertEqual(proc.returncode, expect, proc.stderr)
         return proc
@@ -363,6 +368,97 @@ class CompareRunsTest(OutputDirTest):
         self.assertIn("--threshold", self.compare("--threshold=-1", expect=2).stderr)
         self.assertIn("invalid --filter/--exclude regex", self.compare("-k", "(", expect=2).stderr)
 
+
+
+def with_keys(line, **keys):
+    record = json.loads(line)
+    record.update(keys)
+    return json.dumps(record)
+
+
+def paired_key(median, low, high):
+    return {"baseline": "eager", "order": "ABBA", "speedups": [median] * 6,
+            "speedup": {"median": median, "low": low, "high": high, "confidence": 0.95, "count": 6}}
+
+
+class CompareRunsByIntervalTest(OutputDirTest):
+    """The default rule: the ratio of medians with its bootstrap interval, the verdict from the
+    interval; paired speedups compared where both runs have them; each side's noise verdict."""
+
+    def setUp(self):
+        super().setUp()
+        self.a = os.path.join(self.out, "A.jsonl")
+        self.b = os.path.join(self.out, "B.jsonl")
+        hf = [0.0030, 0.0031, 0.0029, 0.0030, 0.0032, 0.0030]
+        a_lines = A_LINES + [
+            with_keys(timed("hf_Bert", "cudagraphs", hf), paired=paired_key(1.92, 1.85, 2.01),
+                      noise={"verdict": "quiet", "reasons": []}),
+            with_keys(timed("llama", "cudagraphs", hf), paired=paired_key(1.40, 1.30, 1.52)),
+        ]
+        b_lines = B_LINES + [
+            with_keys(timed("hf_Bert", "cudagraphs", hf), paired=paired_key(1.50, 1.45, 1.56),
+                      noise={"verdict": "noisy", "reasons": ["load average 9.1 on 8 cores"]}),
+            with_keys(timed("llama", "cudagraphs", hf), paired=paired_key(1.45, 1.33, 1.60)),
+            with_keys(timed("dcgan", "cudagraphs", hf), noise={"verdict": 3}),
+        ]
+        a_lines.append(timed("dcgan", "cudagraphs", hf))
+        with open(self.a, "w") as f:
+            f.write("\n".join(a_lines) + "\n")
+        with open(self.b, "w") as f:
+            f.write("\n".join(b_lines) + "\n")
+
+    def compare(self, *args, expect=None):
+        proc = run(COMPARE_RUNS, self.a, self.b, *args, check=False)
+        if expect is not None:
+            self.assertEqual(proc.returncode, expect, proc.stderr)
+        return proc
+
+    def table_rows(self, text):
+        lines = text.splitlines()
+        header = re.split(r"\s{2,}", lines[0].strip())
+        return header, {(cells[0], cells[2]): cells for cells in
+                        (re.split(r"\s{2,}", line.strip()) for line in lines[2:]) if len(cells) > 3}
+
+    def test_interval_column_and_verdicts(self):
+        proc = self.compare(expect=1)
+        header, rows = self.table_rows(proc.stdout)
+        self.assertEqual(header[header.index("ratio") + 1], "95% interval")
+        self.assertNotIn("p", header)
+        # resnet50: B 20% slower in every sample; the interval lies above 1
+        resnet50 = rows[("resnet50", "eager")]
+        low, high = map(float, resnet50[header.index("95% interval")].split("–"))
+        self.assertTrue(1 < low <= 1.2 <= high, resnet50)
+        self.assertIn("SLOWER", resnet50)
+        # BERT: a 6% change of noisy samples: the interval holds 1
+        self.assertIn("within noise", rows[("BERT_pytorch", "eager")][-1])
+        self.assertIn("SAME", rows[("BERT_pytorch", "eager")])
+        self.assertIn("80% interval", self.compare("--alpha=0.2", expect=1).stdout.splitlines()[0])
+
+    def test_paired_speedups_compared_and_noise_carried(self):
+        report = json.loads(self.compare("--format=json", expect=1).stdout)
+        self.assertEqual(report["options"]["decide_by"], "interval")
+        rows = {(r["model_name"], r["backend"]): r for r in report["rows"]}
+        hf = rows[("hf_Bert", "cudagraphs")]
+        self.assertEqual(hf["note"], "paired speedup over eager: A 1.92 [1.85–2.01], B 1.50 [1.45–1.56] (fell)")
+        self.assertEqual(hf["a"]["paired_speedup"]["median"], 1.92)
+        self.assertEqual((hf["a"]["noise"], hf["b"]["noise"]), ("quiet", "noisy"))
+        self.assertEqual(hf["verdict"], "SAME")  # the same timings: only the paired speedup moved
+        interval = hf["ratio_interval"]
+        self.assertLessEqual(interval["low"], 1)
+        self.assertGreaterEqual(interval["high"], 1)
+        self.assertEqual(interval["confidence"], 0.95)
+        llama = rows[("llama", "cudagraphs")]
+        self.assertIn("(intervals overlap)", llama["note"])
+        self.assertIsNone(rows[("resnet50", "eager")]["a"]["noise"])  # an older record: no verdict
+        # a malformed noise key: that side is unusable, saying why
+        dcgan = rows[("dcgan", "cudagraphs")]
+        self.assertEqual(dcgan["verdict"], "UNUSABLE")
+        self.assertIn("record key 'noise.verdict' is not a string", dcgan["note"])
+        # mann-whitney keeps the old columns
+        csv_header = self.compare("--format=csv", "--decide-by=mann-whitney", expect=1).stdout.splitlines()[0]
+        self.assertIn(",ratio,u,p_value,method,verdict,note", csv_header)
+        csv_header = self.compare("--format=csv", expect=1).stdout.splitlines()[0]
+        self.assertIn(",ratio,ratio_low,ratio_high,confidence,verdict,note", csv_header)
 
 if __name__ == "__main__":
     unittest.main()

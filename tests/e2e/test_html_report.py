@@ -115,6 +115,13 @@ def speedup(experiment, baseline):
     return s, s * math.sqrt((se / me) ** 2 + (sb / mb) ** 2)
 
 
+def interval_of(text):
+    """(median, low, high) of a cell's "median [low–high]" text."""
+    match = re.match(r"([\d.]+)\s*\[([\d.]+)–([\d.]+)\]", text)
+    assert match, f"no 'median [low–high]' in {text!r}"
+    return match.groups()
+
+
 def text_of(element):
     return "".join(element.itertext())
 
@@ -197,12 +204,21 @@ class HtmlReportTest(OutputDirTest):
         self.assertEqual(text_of(cells[1]), "8")
         eager_time, inductor_time = text_of(cells[2]), text_of(cells[5])
         eager = used_ms(SAMPLES[("resnet18", None, "eval")])
-        self.assertEqual(eager_time, format_ms(statistics.median(eager)) + format_ms(min(eager)) + "–" +
-                         format_ms(max(eager)))
+        # the median, its bootstrap 95% interval (inside the samples' range) and no noise verdict
+        median, low, high = interval_of(eager_time)
+        self.assertEqual(median, format_ms(statistics.median(eager)))
+        self.assertTrue(min(eager) <= float(low) <= float(median) <= float(high) <= max(eager), eager_time)
+        self.assertTrue(eager_time.endswith("noise —"), eager_time)
+        self.assertIn(f"min {format_ms(min(eager))}, max {format_ms(max(eager))} ms", cells[2].get("title"))
         inductor = used_ms(SAMPLES[("resnet18", "inductor", "eval")])
         self.assertTrue(inductor_time.startswith(format_ms(statistics.median(inductor))), inductor_time)
         s, e = speedup(SAMPLES[("resnet18", "inductor", "eval")], SAMPLES[("resnet18", None, "eval")])
-        self.assertEqual(text_of(cells[6]), f"{s:.2f} ± {e:.2f}")
+        # an unpaired speedup with its interval; inductor's samples all lie below eager's: faster
+        speedup_median, speedup_low, speedup_high = interval_of(cells[6].text)
+        self.assertEqual(speedup_median, f"{s:.2f}")
+        self.assertGreater(float(speedup_low), 1)
+        self.assertEqual(text_of(cells[6].find("span")), "unpaired · faster")
+        self.assertIn("faster", cells[6].get("class"))
         self.assertEqual(cells[7].find("span").get("title"), "FAIL")  # the verify record's verdict
         # NaN samples are ignored: torchscript's median of its two finite samples past repeat 0
         ts = used_ms(SAMPLES[("resnet18", "torchscript", "eval")])
@@ -235,7 +251,9 @@ class HtmlReportTest(OutputDirTest):
         # geomean (one model per backend here but resnet18 and the odd one on inductor)
         s2, _ = speedup(SAMPLES[(ODD_NAME, "inductor", "eval")], SAMPLES[(ODD_NAME, None, "eval")])
         geomean = self.row(root, "geomean", "Inductor")
-        self.assertTrue(text_of(geomean[1]).startswith(f"{math.sqrt(s * s2):.2f} ± "), text_of(geomean[1]))
+        self.assertTrue(text_of(geomean[1]).startswith(f"{math.sqrt(s * s2):.2f} ("), text_of(geomean[1]))
+        self.assertNotIn("±", text_of(geomean[1]))  # no interval for a geomean: counts instead
+        self.assertIn("2 faster, 0 slower, 0 within noise", text_of(geomean[1]))
         self.assertIn("(2 models)", text_of(geomean[1]))
         self.assertIn("(1 model)", text_of(self.row(root, "geomean", "CUDAGraphs")[1]))
 
@@ -306,7 +324,7 @@ class HtmlReportTest(OutputDirTest):
         self.make()
         html, root = self.page()
         cuda_cells = self.row(root, "models-eval-1", "resnet18")
-        self.assertEqual(text_of(cuda_cells[6]), "2.00 ± 0.00")
+        self.assertEqual(text_of(cuda_cells[6]), "2.00 [2.00–2.00]unpaired · faster")
         cpu_cells = self.row(root, "models-eval-2", "resnet18")
         self.assertTrue(text_of(cpu_cells[2]).startswith("500.0"), text_of(cpu_cells[2]))
         self.assertEqual(len(cpu_cells), 5)  # model, batch, eager's three: no inductor on the cpu
@@ -349,6 +367,95 @@ class HtmlReportTest(OutputDirTest):
         os.remove(self.results)
         self.make(check=False)  # fails: the previous report stays as it was
         self.assertEqual(self.page()[0], html)
+
+
+def paired_key(median, low, high, count=4):
+    return {"baseline": "eager", "order": "ABBA", "speedups": [median] * count,
+            "speedup": {"median": median, "low": low, "high": high, "confidence": 0.95, "count": count}}
+
+
+class TrustFiguresTest(OutputDirTest):
+    """Records of the trust round (issue 24): paired speedups, noise verdicts and --profile-cupti
+    busy times, as a user sees them on the page: each speedup's interval and kind, colour only when
+    the interval excludes 1, the noise badge with its reasons, the GPU-busy figure."""
+
+    def setUp(self):
+        super().setUp()
+        records = []
+        # bert: a paired cudagraphs record whose interval excludes 1; quiet; CUPTI of the same repeats
+        bert = rec("bert", "cudagraphs", per_iter=[0.3, 0.0050, 0.0051, 0.0052, 0.0050])
+        bert["metrics"].update(cupti_per_iter_busy_time_s=[0.004, 0.0045, 0.0046, 0.0045, 0.0044],
+                               cupti_per_iter_time_s=[0.006, 0.0050, 0.0050, 0.0050, 0.0050],
+                               baseline_per_iter_time=[0.5, 0.0095, 0.0097, 0.0096, 0.0098])
+        bert["paired"] = paired_key(1.92, 1.85, 2.01)
+        bert["noise"] = {"verdict": "quiet", "reasons": []}
+        records += [rec("bert", per_iter=[0.5, 0.009, 0.010, 0.011, 0.010]), bert]
+        # llama: paired, but its interval holds 1; its unpaired eager would say otherwise
+        llama = rec("llama", "cudagraphs", per_iter=[0.3, 0.0040, 0.0041, 0.0042, 0.0040])
+        llama["paired"] = paired_key(1.03, 0.97, 1.08)
+        records += [rec("llama", per_iter=[0.5, 0.010, 0.010, 0.010, 0.010]), llama]
+        # resnet: unpaired inductor whose samples overlap eager's: within noise; noisy with reasons
+        resnet = rec("resnet", "inductor", per_iter=[0.9, 0.0102, 0.0115, 0.0108, 0.0112])
+        resnet["noise"] = {"verdict": "noisy", "reasons": ["repeats spread 12% (> 5%)", "load average 9.1 on 8 cores"]}
+        # CUPTI busy without the pass's own wall time (older records): against the timed repeats
+        resnet["metrics"]["cupti_per_iter_busy_time_s"] = [0.009, 0.0099, 0.0099, 0.0099, 0.0099]
+        records += [rec("resnet", per_iter=[0.5, 0.010, 0.012, 0.011, 0.0105]), resnet]
+        broken = rec("vgg", "cudagraphs", per_iter=[0.3, 0.004, 0.004])
+        broken["paired"] = {"baseline": "eager", "speedup": {"median": 2.0}}
+        records.append(broken)
+        with open(self.results, "w") as f:
+            f.write("\n".join(json.dumps(r) for r in records) + "\n")
+
+    def cells(self, root, model):
+        table = root.find(".//table[@id='models-eval']")
+        return next(list(tr) for tr in table.iter("tr") if list(tr) and text_of(list(tr)[0]) == model)
+
+    def test_speedup_kinds_colours_noise_and_gpu_busy(self):
+        proc = run(HTML_REPORT, f"--output-dirname={self.out}")
+        self.assertIn("skipped: record key 'paired.speedup.low' is not a finite number", proc.stderr)
+        with open(os.path.join(self.out, "report.html"), encoding="utf-8") as f:
+            root = ET.fromstring(f.read().replace("<!DOCTYPE html>", "", 1))
+        header = [text_of(th) for th in root.find(".//table[@id='models-eval']/thead/tr")]
+        self.assertEqual(header[2:], ["Eager", "Inductor", "CUDAGraphs"])
+        # columns: model, batch, eager (time, speedup, verify), inductor (...; one "no record" cell
+        # where a model has none), cudagraphs (...)
+        bert = self.cells(root, "bert")
+        self.assertEqual(bert[7].text, "1.92 [1.85–2.01]")  # the record's paired.speedup as stored
+        self.assertEqual(text_of(bert[7].find("span")), "paired · faster")
+        self.assertIn("faster", bert[7].get("class"))
+        self.assertIn("paired", bert[7].get("title"))
+        busy = bert[6].find("span[@class='gpu-busy']")
+        self.assertEqual(text_of(busy), "GPU busy 0.90")  # median of 0.9, 0.92, 0.9, 0.88
+        self.assertEqual(text_of(bert[6].find("span[@class='noise quiet']")), "noise quiet")
+
+        llama = self.cells(root, "llama")
+        self.assertEqual(llama[7].text, "1.03 [0.97–1.08]")
+        self.assertEqual(text_of(llama[7].find("span")), "paired · within noise")
+        self.assertIn("within-noise", llama[7].get("class"))
+        self.assertNotIn("faster", llama[7].get("class"))
+
+        resnet = self.cells(root, "resnet")
+        self.assertNotIn("faster", resnet[6].get("class"))
+        self.assertNotIn("slower", resnet[6].get("class"))
+        self.assertEqual(text_of(resnet[6].find("span")), "unpaired · within noise")
+        median, low, high = interval_of(resnet[6].text)
+        self.assertTrue(float(low) <= 1 <= float(high), resnet[6].text)
+        noisy = resnet[5].find("span[@class='noise noisy']")
+        self.assertEqual(text_of(noisy), "noise noisy")
+        self.assertEqual(noisy.get("title"), "repeats spread 12% (> 5%)\nload average 9.1 on 8 cores")
+        busy = resnet[5].find("span[@class='gpu-busy']")
+        self.assertEqual(text_of(busy), "GPU busy 0.90*")  # 9.9 ms busy / median 11.0 ms timed
+        self.assertIn("different iterations", busy.get("title"))
+        # eager cells carry no noise key: a dash
+        self.assertEqual(text_of(bert[2].find("span[@class='noise none']")), "noise —")
+
+        geomean = self.row_text(root, "CUDAGraphs")
+        self.assertIn("1 faster, 0 slower, 1 within noise; 2 paired", geomean)
+        self.assertNotIn("±", geomean)
+
+    def row_text(self, root, backend):
+        table = root.find(".//table[@id='geomean']")
+        return next(text_of(tr) for tr in table.iter("tr") if list(tr) and text_of(list(tr)[0]) == backend)
 
 
 class SummaryTableAgreesWithReportTest(OutputDirTest):

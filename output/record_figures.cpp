@@ -1,0 +1,155 @@
+#include "output/record_figures.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace benchmatrix {
+namespace {
+
+std::runtime_error malformed(const std::string& key, const std::string& expected) {
+  return std::runtime_error("record key '" + key + "' is not " + expected);
+}
+
+double number_member(const json_value& object, const char* name, const std::string& key) {
+  const auto it = object.FindMember(name);
+  if (it == object.MemberEnd() || !it->value.IsNumber() || !std::isfinite(it->value.GetDouble()))
+    throw malformed(key + "." + name, "a finite number");
+  return it->value.GetDouble();
+}
+
+std::string string_member(const json_value& object, const char* name, const std::string& key,
+                          bool required) {
+  const auto it = object.FindMember(name);
+  if (it == object.MemberEnd() || it->value.IsNull()) {
+    if (required)
+      throw malformed(key + "." + name, "a string");
+    return "";
+  }
+  if (!it->value.IsString())
+    throw malformed(key + "." + name, "a string");
+  return {it->value.GetString(), it->value.GetStringLength()};
+}
+
+} // namespace
+
+const char* speedup_kind_name(speedup_kind kind) {
+  return kind == speedup_kind::paired ? "paired" : "unpaired";
+}
+
+speedup_verdict verdict_of(const median_interval& speedup) {
+  if (!interval_excludes(speedup, 1.0))
+    return speedup_verdict::within_noise;
+  return speedup.median > 1 ? speedup_verdict::faster : speedup_verdict::slower;
+}
+
+const char* speedup_verdict_name(speedup_verdict verdict) {
+  switch (verdict) {
+  case speedup_verdict::faster:
+    return "faster";
+  case speedup_verdict::slower:
+    return "slower";
+  case speedup_verdict::within_noise:
+    break;
+  }
+  return "within noise";
+}
+
+std::optional<paired_speedup> paired_of(const results_record& record) {
+  const json_value* paired = record.extra("paired");
+  if (!paired || paired->IsNull())
+    return std::nullopt;
+  if (!paired->IsObject())
+    throw malformed("paired", "an object");
+  paired_speedup out;
+  out.baseline = string_member(*paired, "baseline", "paired", true);
+  out.order = string_member(*paired, "order", "paired", false);
+  const auto speedup = paired->FindMember("speedup");
+  if (speedup == paired->MemberEnd() || !speedup->value.IsObject())
+    throw malformed("paired.speedup", "an object {\"median\", \"low\", \"high\", \"count\", ...}");
+  const json_value& s = speedup->value;
+  out.speedup.median = number_member(s, "median", "paired.speedup");
+  out.speedup.low = number_member(s, "low", "paired.speedup");
+  out.speedup.high = number_member(s, "high", "paired.speedup");
+  if (!(out.speedup.low <= out.speedup.median && out.speedup.median <= out.speedup.high))
+    throw malformed("paired.speedup", "low <= median <= high");
+  if (const auto c = s.FindMember("confidence"); c != s.MemberEnd() && c->value.IsNumber())
+    out.speedup.confidence = c->value.GetDouble();
+  const auto count = s.FindMember("count");
+  if (count == s.MemberEnd() || !count->value.IsUint64())
+    throw malformed("paired.speedup.count", "a non-negative integer");
+  out.speedup.count = static_cast<size_t>(count->value.GetUint64());
+  return out;
+}
+
+std::optional<noise_figure> noise_of(const results_record& record) {
+  const json_value* noise = record.extra("noise");
+  if (!noise || noise->IsNull())
+    return std::nullopt;
+  if (!noise->IsObject())
+    throw malformed("noise", "an object {\"verdict\", \"reasons\"}");
+  noise_figure out;
+  out.verdict = string_member(*noise, "verdict", "noise", true);
+  if (const auto reasons = noise->FindMember("reasons"); reasons != noise->MemberEnd()) {
+    if (!reasons->value.IsArray())
+      throw malformed("noise.reasons", "a list of strings");
+    for (const auto& reason : reasons->value.GetArray()) {
+      if (!reason.IsString())
+        throw malformed("noise.reasons", "a list of strings");
+      out.reasons.emplace_back(reason.GetString(), reason.GetStringLength());
+    }
+  }
+  return out;
+}
+
+std::optional<gpu_busy_figure> gpu_busy_of(const results_record& record, size_t warm_up) {
+  const auto busy = record.per_repeat("cupti_per_iter_busy_time_s");
+  if (!busy || busy->empty())
+    return std::nullopt;
+  gpu_busy_figure out;
+  if (const auto wall = record.per_repeat("cupti_per_iter_time_s");
+      wall && wall->size() == busy->size()) {
+    // The same repeats of the CUPTI pass: one ratio per repeat, then their median.
+    std::vector<double> ratios;
+    for (size_t i = 0; i < busy->size(); ++i)
+      ratios.push_back((*wall)[i] > 0 ? (*busy)[i] / (*wall)[i] : NAN);
+    const auto fraction = time_interval(ratios, warm_up);
+    if (!fraction)
+      return std::nullopt;
+    out.fraction = *fraction;
+    out.same_iterations = true;
+    return out;
+  }
+  // Older records: the CUPTI pass's busy time against the timed repeats' wall time.
+  const auto fraction = bootstrap_ratio_of_medians(
+      counted_repeats(*busy, warm_up), counted_repeats(record.per_iter_seconds(), warm_up));
+  if (!fraction)
+    return std::nullopt;
+  out.fraction = *fraction;
+  out.same_iterations = false;
+  return out;
+}
+
+std::optional<median_interval> time_interval(const std::vector<double>& per_repeat,
+                                             size_t warm_up) {
+  return bootstrap_median(counted_repeats(per_repeat, warm_up));
+}
+
+std::optional<speedup_figure> unpaired_speedup(const std::vector<double>& baseline_per_repeat,
+                                               const std::vector<double>& experiment_per_repeat,
+                                               size_t warm_up) {
+  const auto ratio = bootstrap_ratio_of_medians(counted_repeats(baseline_per_repeat, warm_up),
+                                                counted_repeats(experiment_per_repeat, warm_up));
+  if (!ratio)
+    return std::nullopt;
+  return speedup_figure{*ratio, speedup_kind::unpaired};
+}
+
+std::string interval_text(const median_interval& interval, int decimals) {
+  char text[128];
+  std::snprintf(text, sizeof text, "%.*f [%.*f–%.*f]", decimals, interval.median, decimals,
+                interval.low, decimals, interval.high);
+  return text;
+}
+
+} // namespace benchmatrix
