@@ -3,6 +3,8 @@
 // accelerator; this holds what they do not: the command line, the library versions, the host.
 #pragma once
 
+#include "core/machine_state.hpp"
+
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -18,15 +20,20 @@ struct run_context {
   std::string cpu_model;                    // /proc/cpuinfo model name
   std::vector<std::string> gpus;            // nvidia-smi's names (the parent never touches CUDA)
   double started = 0;                       // seconds since the epoch
+  host_state host;                          // load, CPUs, OMP_NUM_THREADS when the sweep started
+  std::vector<gpu_reading> gpu_states;      // NVML's view of every GPU then (one `unavailable`
+                                            // entry without a driver); NVML starts no CUDA context
 };
 
-/// The context of a run starting now on this host: hostname, CPU and GPU names, time.
+/// The context of a run starting now on this host: hostname, CPU and GPU names, time, and the
+/// machine's state (host load, each GPU's clocks, temperature, power and processes).
 [[nodiscard]] run_context current_run_context(std::vector<std::string> command,
                                               std::string torch_version,
                                               std::optional<std::string> cuda_version);
 
 /// Replaces `path` atomically (temporary file + rename) with the context as one JSON object:
-/// {"command", "torch_version", "cuda_version", "hostname", "cpu_model", "gpus", "started"
+/// {"command", "torch_version", "cuda_version", "hostname", "cpu_model", "gpus", "started",
+/// "machine_state": {"host": {...}, "gpus": [{...}, ...]} (core/machine_state's layout)
 /// [, "earlier_sweeps"]}. With `keep_earlier` (a sweep that resumes into the same results file),
 /// the file it replaces is kept as history: its "earlier_sweeps" and then its own {"command",
 /// "started", "hostname"} become this one's "earlier_sweeps", oldest first, so the report of a
