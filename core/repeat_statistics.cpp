@@ -23,6 +23,17 @@ double median_of(std::vector<double> values) {
   return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
+double percentile_of(std::vector<double> values, double p) {
+  std::sort(values.begin(), values.end());
+  const double index = p / 100.0 * static_cast<double>(values.size() - 1);
+  const double below = std::floor(index);
+  const double t = index - below;
+  const auto lo = static_cast<size_t>(below);
+  const size_t hi = std::min(lo + 1, values.size() - 1);
+  const double a = values[lo], b = values[hi], diff = b - a;
+  return t >= 0.5 ? b - diff * (1 - t) : a + diff * t;  // numpy's _lerp, exact at both ends
+}
+
 std::optional<repeat_statistics> summarize_repeats(const std::vector<double>& per_repeat,
                                                    size_t warm_up) {
   const auto counted = counted_repeats(per_repeat, warm_up);

@@ -29,6 +29,9 @@ inline constexpr size_t default_warm_up_repeats = 1;
 /// numpy.median: the middle value, or the mean of the middle two. `values` must not be empty.
 [[nodiscard]] double median_of(std::vector<double> values);
 
+/// np.percentile(values, p) with the default linear interpolation; p in [0, 100], values not empty.
+[[nodiscard]] double percentile_of(std::vector<double> values, double p);
+
 struct repeat_statistics {
   size_t count = 0;  // repeats that counted
   double median = 0, min = 0, max = 0;  // in the unit of the values

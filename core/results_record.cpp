@@ -75,6 +75,17 @@ public:
     return v.GetDouble();
   }
 
+  /// A top-level "noise" must be what noise() reads.
+  void check_noise(const json_value& extras) const {
+    const auto it = extras.FindMember("noise");
+    if (it == extras.MemberEnd()) return;
+    try {
+      (void)parse_noise_verdict(it->value, "noise");
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error(m_where + ": " + e.what());
+    }
+  }
+
 private:
   std::string m_where;
 };
@@ -129,6 +140,7 @@ results_record results_record::parse(std::string_view line, const std::string& w
   for (; it != d.MemberEnd(); ++it)
     r.extras.AddMember(json_value(it->name, r.extras.GetAllocator()),
                        json_value(it->value, r.extras.GetAllocator()), r.extras.GetAllocator());
+  in.check_noise(r.extras);
   return r;
 }
 
@@ -228,6 +240,7 @@ results_record results_record::parse_lenient(std::string_view line, const std::s
     r.extras.AddMember(json_value(m.name, r.extras.GetAllocator()),
                        json_value(m.value, r.extras.GetAllocator()), r.extras.GetAllocator());
   }
+  in.check_noise(r.extras);
   return r;
 }
 
@@ -247,6 +260,12 @@ const json_value* results_record::metric(const char* name) const {
 const json_value* results_record::extra(const char* name) const {
   const auto it = extras.FindMember(name);
   return it == extras.MemberEnd() ? nullptr : &it->value;
+}
+
+std::optional<noise_verdict> results_record::noise() const {
+  const json_value* v = extra("noise");
+  if (!v) return std::nullopt;
+  return parse_noise_verdict(*v, "noise");
 }
 
 std::optional<std::string> results_record::error() const {

@@ -3,6 +3,7 @@
 // JSON in file order, so reading a line and writing it back gives the same bytes.
 #pragma once
 
+#include "core/noise_verdict.hpp"
 #include "core/python_json.hpp"
 #include "core/record.hpp"
 
@@ -32,7 +33,8 @@ public:
 
   /// Parses one line. Throws std::runtime_error naming `where` (e.g. "results.jsonl:7"), the key
   /// and what was expected: the §5.2 keys model, experiment (its ten keys in order), repeat,
-  /// iterations_per_run, metrics, timestamp, verification_code, in this order, then any others.
+  /// iterations_per_run, metrics, timestamp, verification_code, in this order, then any others
+  /// (machine_state, noise, ...); a "noise" among them must be {"verdict", "reasons"} (noise()).
   [[nodiscard]] static results_record parse(std::string_view line, const std::string& where);
 
   /// Parses one line as the report tools read it: records of every runner version, the older
@@ -82,6 +84,9 @@ public:
   [[nodiscard]] const json_value* metric(const char* name) const;
   /// A top-level key after verification_code (e.g. "placement"); nullptr when absent.
   [[nodiscard]] const json_value* extra(const char* name) const;
+  /// The top-level "noise" (core/noise_verdict: verdict and reasons); nullopt for records without
+  /// it (written before issue 24, errors, SKIPs). parse and parse_lenient check its shape.
+  [[nodiscard]] std::optional<noise_verdict> noise() const;
 };
 
 /// A number measured once per record (compile_time_s, compile_helper_s, accuracy,

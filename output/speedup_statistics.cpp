@@ -76,17 +76,6 @@ datapoint geomean_of(const std::vector<datapoint>& values) {
   return {g, g / static_cast<double>(values.size()) * std::sqrt(relative_squares)};
 }
 
-double percentile_of(std::vector<double> values, double p) {
-  std::sort(values.begin(), values.end());
-  const double index = p / 100.0 * static_cast<double>(values.size() - 1);
-  const double below = std::floor(index);
-  const double t = index - below;
-  const auto lo = static_cast<size_t>(below);
-  const size_t hi = std::min(lo + 1, values.size() - 1);
-  const double a = values[lo], b = values[hi], diff = b - a;
-  return t >= 0.5 ? b - diff * (1 - t) : a + diff * t;  // numpy's _lerp, exact at both ends
-}
-
 double numpy_round(double x, int digits) {
   const double scale = std::pow(10.0, digits);
   return std::nearbyint(x * scale) / scale;

@@ -5,6 +5,8 @@
 // Python floats).
 #pragma once
 
+#include "core/repeat_statistics.hpp"  // percentile_of
+
 #include <cstddef>
 #include <optional>
 #include <vector>
@@ -41,9 +43,6 @@ struct datapoint {
 /// Geometric mean of the avg values (scipy's gmean: exp of the mean of the logs) with the error
 /// g/n * sqrt(sum((std/avg)^2)). `values` must not be empty.
 [[nodiscard]] datapoint geomean_of(const std::vector<datapoint>& values);
-
-/// np.percentile(values, p) with the default linear interpolation; p in [0, 100], values not empty.
-[[nodiscard]] double percentile_of(std::vector<double> values, double p);
 
 /// round(x, digits) of a numpy float64: rint(x * 10^digits) / 10^digits.
 [[nodiscard]] double numpy_round(double x, int digits);

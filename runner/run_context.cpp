@@ -33,6 +33,8 @@ run_context current_run_context(std::vector<std::string> command, run_environmen
   context.started = std::chrono::duration<double>(
                         std::chrono::system_clock::now().time_since_epoch())
                         .count();
+  context.host = read_host_state();
+  context.gpu_states = read_all_gpus();
   return context;
 }
 
@@ -64,6 +66,13 @@ void write_run_context(const std::filesystem::path& path, const run_context& con
   document.AddMember("started", json_value(context.started), allocator);
   document.AddMember("benchmatrix_revision", text(context.benchmatrix_revision), allocator);
   document.AddMember("run_environment", to_json(environment, allocator), allocator);
+  json_value machine_state(rapidjson::kObjectType);
+  machine_state.AddMember("host", host_state_json(context.host, allocator), allocator);
+  json_value gpu_states(rapidjson::kArrayType);
+  for (const auto& gpu : context.gpu_states)
+    gpu_states.PushBack(gpu_reading_json(gpu, allocator), allocator);
+  machine_state.AddMember("gpus", gpu_states, allocator);
+  document.AddMember("machine_state", machine_state, allocator);
   if (keep_earlier && std::filesystem::exists(path)) {
     try {
       const json_document previous = parse_json(read_text_file(path), path.string());

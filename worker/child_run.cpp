@@ -8,6 +8,8 @@
 #include "core/file_naming.hpp"
 #include "core/host_info.hpp"
 #include "core/log.hpp"
+#include "core/machine_state.hpp"
+#include "core/noise_verdict.hpp"
 #include "core/python_json.hpp"
 #include "core/record.hpp"
 #include "core/results_file.hpp"
@@ -15,6 +17,7 @@
 #include "core/text_file.hpp"
 #include "ops/kernel_library.hpp"
 #include "profiler/ir_dump.hpp"
+#include "torch_support/gpu_pci_bus_id.hpp"
 #include "torch_support/ivalue_tensors.hpp"
 #include "torch_support/library_versions.hpp"
 #include "torch_support/torch_run_environment.hpp"
@@ -212,11 +215,21 @@ int run_child(const child_job& job, const suite_config* config) {
     dump_counters(r);
     if (r == 0 && !o.export_what.empty()) export_numerics(output);
   };
+  // The machine right before the first timed repeat and right after the last (issue 24): the
+  // GPU this child runs on, found by its PCI bus id (NVML numbers GPUs physically).
+  gpu_choice gpu;
+  if (device.is_cuda())
+    gpu.pci_bus_id = gpu_pci_bus_id(device);
+  else
+    gpu.unavailable = "accelerator is " + experiment.accelerator;
   std::vector<repeat_timing> timings;
+  machine_snapshot state_start, state_end;
   {
     std::optional<torch::NoGradGuard> no_grad;  // pick_grad: no_grad for eval
     if (!training) no_grad.emplace();
+    state_start = take_machine_snapshot(gpu, device.is_cuda());
     timings = run_timed_repeats(step, model.example_inputs, timing, after_repeat);
+    state_end = take_machine_snapshot(gpu, device.is_cuda());
   }
 
   json_document d;
@@ -285,6 +298,19 @@ int run_child(const child_job& job, const suite_config* config) {
   // The settings this child timed under (torch build, threads, CPU affinity): a comparison of two
   // nights tells a `taskset` or OMP_NUM_THREADS change from a change of the code.
   extras.AddMember("run_environment", to_json(torch_run_environment(), d.GetAllocator()),
+                   d.GetAllocator());
+  // Last: the machine state around the timed repeats and the verdict on them.
+  json_value machine_state(rapidjson::kObjectType);
+  machine_state.AddMember("start", machine_snapshot_json(state_start, d.GetAllocator()),
+                          d.GetAllocator());
+  machine_state.AddMember("end", machine_snapshot_json(state_end, d.GetAllocator()),
+                          d.GetAllocator());
+  extras.AddMember("machine_state", machine_state, d.GetAllocator());
+  std::vector<double> per_iter_time;
+  for (const auto& t : timings) per_iter_time.push_back(t.per_iter_time);
+  extras.AddMember("noise",
+                   noise_verdict_json(judge_noise(per_iter_time, state_start, state_end),
+                                      d.GetAllocator()),
                    d.GetAllocator());
   report(record_line(id, metrics, "VERIFIER_SKIPPED", &extras), job);
   return 0;

@@ -9,6 +9,10 @@ EXPERIMENT_KEYS = ["accelerator", "accelerator_model", "xla", "xla_flags", "dyna
                    "keep_model_data_on_cuda", "test", "batch_size", "enable_functionalization"]
 RECORD_KEYS = ["model", "experiment", "repeat", "iterations_per_run", "metrics", "timestamp",
                "verification_code"]
+# after every other top-level key of a timed record (issue 24)
+MACHINE_KEYS = ["machine_state", "noise"]
+HOST_KEYS = ["load_average_1m", "load_average_5m", "load_average_15m", "online_cpus", "affinity_cpus",
+             "omp_num_threads"]
 
 
 def cpu_model_name():
@@ -32,7 +36,7 @@ class DummySweepTest(OutputDirTest):
             self.assertEqual(json.dumps(json.loads(line), ensure_ascii=False), line)
         records = [json.loads(line) for line in lines]
         for record, test in zip(records, ["eval", "train"]):
-            self.assertEqual(list(record), RECORD_KEYS + ["run_environment"])
+            self.assertEqual(list(record), RECORD_KEYS + ["run_environment"] + MACHINE_KEYS)
             self.assertEqual(list(record["experiment"]), EXPERIMENT_KEYS)
             self.assertEqual(record["model"], {"suite_name": "dummy", "model_name": "dummy"})
             self.assertEqual(record["experiment"]["test"], test)
@@ -53,7 +57,11 @@ class DummySweepTest(OutputDirTest):
         with open(os.path.join(self.out, "run_context.json"), encoding="utf-8") as f:
             context = json.load(f)
         self.assertEqual(list(context), ["command", "torch_version", "cuda_version", "hostname", "cpu_model",
-                                         "gpus", "started", "benchmatrix_revision", "run_environment"])
+                                         "gpus", "started", "benchmatrix_revision", "run_environment",
+                                         "machine_state"])
+        self.assertEqual(list(context["machine_state"]["host"]), HOST_KEYS)
+        self.assertGreaterEqual(context["machine_state"]["host"]["online_cpus"], 1)
+        self.assertGreaterEqual(len(context["machine_state"]["gpus"]), 1)  # or why there are none
         self.assertIn("--suite-name=dummy", context["command"])
         import torch  # the wheel LibTorch comes from
         self.assertEqual(context["torch_version"], torch.__version__.split("+")[0])
@@ -80,6 +88,35 @@ class DummySweepTest(OutputDirTest):
             self.assertEqual(environment, expected)
         revision = context["benchmatrix_revision"]  # git describe of this checkout, or "unknown"
         self.assertRegex(revision, r"^([0-9a-f]{7,}(-dirty)?|.+-g[0-9a-f]{7,}(-dirty)?|unknown)$")
+    def test_a_cpu_record_carries_the_machine_state_and_a_noise_verdict(self):
+        run(RUNNER, "--suite-name=dummy", "--accelerator=cpu", "--xla=None", "--dynamo=None",
+            "--test=eval", "--batch-size=1", "--repeat=2", f"--output-dirname={self.out}",
+            env={**os.environ, "OMP_NUM_THREADS": "1"})
+        [record] = read_records(self.results)
+        state = record["machine_state"]
+        self.assertEqual(list(state), ["start", "end"])
+        for when in ("start", "end"):
+            snapshot = state[when]
+            self.assertEqual(list(snapshot), ["taken_at", "host", "gpu"])
+            host = snapshot["host"]
+            self.assertEqual(list(host), HOST_KEYS)
+            self.assertEqual(host["online_cpus"], os.cpu_count())
+            self.assertEqual(host["affinity_cpus"], len(os.sched_getaffinity(0)))
+            self.assertEqual(host["omp_num_threads"], "1")
+            for load in HOST_KEYS[:3]:
+                self.assertGreaterEqual(host[load], 0)
+            self.assertEqual(snapshot["gpu"], {"unavailable": "accelerator is cpu"})
+        self.assertLessEqual(state["start"]["taken_at"], state["end"]["taken_at"])
+        # Repeat 0 is warm-up: one counted repeat gives no spread to judge. The host load is judged
+        # all the same: above the online CPUs (this shared build machine at times) it is noisy.
+        noise = record["noise"]
+        self.assertEqual(list(noise), ["verdict", "reasons"])
+        self.assertIn("only 1 counted repeat(s) of per_iter_time: at least 3 are needed to judge their "
+                      "spread", noise["reasons"])
+        load = max(state[w]["host"]["load_average_1m"] for w in ("start", "end"))
+        overloaded = load > state["start"]["host"]["online_cpus"]
+        self.assertEqual(noise["verdict"], "noisy" if overloaded else "unknown", noise)
+        self.assertEqual(any(r.startswith("host load average") for r in noise["reasons"]), overloaded)
 
     def test_configs_that_cannot_run_here_get_skip_records(self):
         # default axes: cpu/cuda/tpu x None/PJRT/XRT x None/inductor/openxla x eval/train
