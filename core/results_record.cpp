@@ -79,6 +79,11 @@ private:
   std::string m_where;
 };
 
+/// A "paired" key that is there has the shape results_record::paired() reads (throws naming it).
+void check_paired(const results_record& r, const std::string& where) {
+  if (const json_value* paired = r.extra("paired")) (void)paired_speedups_from_json(*paired, where);
+}
+
 }  // namespace
 
 results_record::results_record() {
@@ -129,6 +134,7 @@ results_record results_record::parse(std::string_view line, const std::string& w
   for (; it != d.MemberEnd(); ++it)
     r.extras.AddMember(json_value(it->name, r.extras.GetAllocator()),
                        json_value(it->value, r.extras.GetAllocator()), r.extras.GetAllocator());
+  check_paired(r, where);
   return r;
 }
 
@@ -228,6 +234,7 @@ results_record results_record::parse_lenient(std::string_view line, const std::s
     r.extras.AddMember(json_value(m.name, r.extras.GetAllocator()),
                        json_value(m.value, r.extras.GetAllocator()), r.extras.GetAllocator());
   }
+  check_paired(r, where);
   return r;
 }
 
@@ -247,6 +254,12 @@ const json_value* results_record::metric(const char* name) const {
 const json_value* results_record::extra(const char* name) const {
   const auto it = extras.FindMember(name);
   return it == extras.MemberEnd() ? nullptr : &it->value;
+}
+
+std::optional<paired_speedups> results_record::paired() const {
+  const json_value* paired = extra("paired");
+  if (!paired) return std::nullopt;
+  return paired_speedups_from_json(*paired, "record of " + identity.model_name);
 }
 
 std::optional<std::string> results_record::error() const {

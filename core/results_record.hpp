@@ -3,6 +3,7 @@
 // JSON in file order, so reading a line and writing it back gives the same bytes.
 #pragma once
 
+#include "core/paired_speedups.hpp"
 #include "core/python_json.hpp"
 #include "core/record.hpp"
 
@@ -82,6 +83,10 @@ public:
   [[nodiscard]] const json_value* metric(const char* name) const;
   /// A top-level key after verification_code (e.g. "placement"); nullptr when absent.
   [[nodiscard]] const json_value* extra(const char* name) const;
+  /// The top-level "paired" of a --paired-baseline record (core/paired_speedups.hpp); nullopt
+  /// when absent (an unpaired record). parse() and parse_lenient() reject a line whose "paired"
+  /// does not have that shape, so for a record they returned this does not throw.
+  [[nodiscard]] std::optional<paired_speedups> paired() const;
 };
 
 /// A number measured once per record (compile_time_s, compile_helper_s, accuracy,
