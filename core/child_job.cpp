@@ -16,6 +16,7 @@ void visit_settings(Settings& s, Visitor&& visit) {
   visit("iterations_per_run", s.iterations_per_run);
   visit("pure_wall_time", s.pure_wall_time);
   visit("randomize_input", s.randomize_input);
+  visit("paired_baseline", s.paired_baseline);
   visit("collect_full_output", s.collect_full_output);
   visit("batch_size", s.batch_size);
   visit("disable_tf32", s.disable_tf32);

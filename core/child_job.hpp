@@ -29,6 +29,10 @@ struct child_settings {
   int iterations_per_run = 1;               // --iterations-per-run: model steps per timed run
   bool pure_wall_time = false;              // --pure-wall-time
   bool randomize_input = false;             // --randomize-input
+  /// --paired-baseline: the backend ("eager" or a --dynamo value) the child times alternately
+  /// with the config's own (worker/paired_timing.hpp); "" for an unpaired child (no flag, a
+  /// config whose own backend is the baseline, or the verifier).
+  std::string paired_baseline;
   bool collect_full_output = false;         // --collect-full-output
   std::optional<long long> batch_size;      // --batch-size; nullopt: YAML, then the model's default
   bool disable_tf32 = false;                // --disable-tf32

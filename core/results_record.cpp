@@ -90,6 +90,11 @@ private:
   std::string m_where;
 };
 
+/// A "paired" key that is there has the shape results_record::paired() reads (throws naming it).
+void check_paired(const results_record& r, const std::string& where) {
+  if (const json_value* paired = r.extra("paired")) (void)paired_speedups_from_json(*paired, where);
+}
+
 }  // namespace
 
 results_record::results_record() {
@@ -141,6 +146,7 @@ results_record results_record::parse(std::string_view line, const std::string& w
     r.extras.AddMember(json_value(it->name, r.extras.GetAllocator()),
                        json_value(it->value, r.extras.GetAllocator()), r.extras.GetAllocator());
   in.check_noise(r.extras);
+  check_paired(r, where);
   return r;
 }
 
@@ -241,6 +247,7 @@ results_record results_record::parse_lenient(std::string_view line, const std::s
                        json_value(m.value, r.extras.GetAllocator()), r.extras.GetAllocator());
   }
   in.check_noise(r.extras);
+  check_paired(r, where);
   return r;
 }
 
@@ -266,6 +273,12 @@ std::optional<noise_verdict> results_record::noise() const {
   const json_value* v = extra("noise");
   if (!v) return std::nullopt;
   return parse_noise_verdict(*v, "noise");
+}
+
+std::optional<paired_speedups> results_record::paired() const {
+  const json_value* paired = extra("paired");
+  if (!paired) return std::nullopt;
+  return paired_speedups_from_json(*paired, "record of " + identity.model_name);
 }
 
 std::optional<std::string> results_record::error() const {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/noise_verdict.hpp"
+#include "core/paired_speedups.hpp"
 #include "core/python_json.hpp"
 #include "core/record.hpp"
 
@@ -87,6 +88,10 @@ public:
   /// The top-level "noise" (core/noise_verdict: verdict and reasons); nullopt for records without
   /// it (written before issue 24, errors, SKIPs). parse and parse_lenient check its shape.
   [[nodiscard]] std::optional<noise_verdict> noise() const;
+  /// The top-level "paired" of a --paired-baseline record (core/paired_speedups.hpp); nullopt
+  /// when absent (an unpaired record). parse() and parse_lenient() reject a line whose "paired"
+  /// does not have that shape, so for a record they returned this does not throw.
+  [[nodiscard]] std::optional<paired_speedups> paired() const;
 };
 
 /// A number measured once per record (compile_time_s, compile_helper_s, accuracy,

@@ -1,6 +1,7 @@
 #include "runner/runner_cli.hpp"
 
 #include "backends/backend_registry.hpp"
+#include "backends/paired_baseline.hpp"
 #include "core/directory_tree.hpp"
 #include "runner/rerun_selection.hpp"
 #include "suites/tiers.hpp"
@@ -47,6 +48,7 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       {"repeat", 0, a::store, t::integer, {}, false, "10", "Timed runs per experiment; one metric value each."},
       {"iterations-per-run", 0, a::store, t::integer, {}, false, "1", "Model steps per timed run."},
       {"pure-wall-time", 0, a::store_true, t::text, {}, false, "", "Time each step with CUDA events (minimum of adaptive repeats, L2 flushed); CUDA only."},
+      {"paired-baseline", 0, a::store, t::text, paired_baseline_choices(), false, "", "Paired measurement: each timing child also builds this backend's step on the same model and runs it and the config's own alternately, repeat by repeat (ABBA order), on identical inputs; the record adds metrics baseline_total_time and baseline_per_iter_time and a top-level 'paired' with the per-pair speedups and their median with a bootstrap 95% interval. Configs whose own backend is the baseline run unpaired. Works with openxla configs and --pure-wall-time (both steps timed that way); profiling, --metrics accuracy and --verify's child see only the config's own backend."},
       {"randomize-input", 0, a::store_true, t::text, {}, false, "", "Fill floating inputs with randn before every step."},
       {"collect-full-output", 0, a::store_true, t::text, {}, false, "", "Train steps return prediction, loss and gradients (perturbs timing)."},
       {"filter-by-single-graph", 0, a::store_true, t::text, {}, false, "", "Accepted for compatibility (torch.compile fullgraph=True in the original); changes nothing here: every compiled backend already captures the whole step as one graph or fails with an error record, never splitting it."},
@@ -303,6 +305,7 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
     throw usage_error("argument --iterations-per-run: must be at least 1");
   o.pure_wall_time = flags.given("pure-wall-time");
   o.randomize_input = flags.given("randomize-input");
+  o.paired_baseline = text_or(flags, "paired-baseline", "");
   o.collect_full_output = flags.given("collect-full-output");
   o.disable_tf32 = flags.given("disable-tf32");
   if (const auto v = flags.last("matmul-precision"); v && *v) o.matmul_precision = **v;

@@ -34,6 +34,9 @@ struct runner_options {
   int iterations_per_run = 1;   // model steps per timed run
   bool pure_wall_time = false;
   bool randomize_input = false;
+  // --paired-baseline (backends/paired_baseline.hpp): "" for none, else "eager" or a --dynamo value
+  // each timing child runs alternately with the config's own backend, repeat by repeat.
+  std::string paired_baseline;
   bool collect_full_output = false;
   bool disable_tf32 = false;
   std::optional<std::string> matmul_precision;

@@ -4,12 +4,14 @@
 #include "backends/backend.hpp"
 #include "backends/backend_counters.hpp"
 #include "backends/backend_name.hpp"
+#include "backends/paired_baseline.hpp"
 #include "backends/xla_metrics.hpp"
 #include "core/file_naming.hpp"
 #include "core/host_info.hpp"
 #include "core/log.hpp"
 #include "core/machine_state.hpp"
 #include "core/noise_verdict.hpp"
+#include "core/paired_speedups.hpp"
 #include "core/python_json.hpp"
 #include "core/record.hpp"
 #include "core/results_file.hpp"
@@ -24,6 +26,7 @@
 #include "worker/accuracy_metric.hpp"
 #include "worker/model_setup.hpp"
 #include "worker/numerics_export.hpp"
+#include "worker/paired_timing.hpp"
 #include "worker/profile_pass.hpp"
 #include "worker/timing_loop.hpp"
 
@@ -119,6 +122,11 @@ int run_child(const child_job& job, const suite_config* config) {
     throw std::runtime_error("suite " + job.suite_name + " has no model named '" + model_name + "'");
   if (auto reason = unavailable_reason(experiment))
     throw std::runtime_error("cannot run this config: " + *reason);
+  // --paired-baseline: the baseline's config, when this child pairs (backends/paired_baseline.hpp)
+  std::optional<experiment_config> baseline_experiment;
+  if (!o.paired_baseline.empty())
+    baseline_experiment = paired_baseline_experiment(experiment, o.paired_baseline);
+  const std::string baseline_skip = "SKIP: --paired-baseline=" + o.paired_baseline + ": ";
   apply_matmul_precision(o);
   prepared_model prepared = prepare_model(*definition, o, config, experiment);
   model_instance& model = prepared.model;
@@ -137,6 +145,13 @@ int run_child(const child_job& job, const suite_config* config) {
   // --backend-library: the overrides apply from here on (the model was built without them).
   if (!o.backend_library.empty()) load_kernel_library(o.backend_library);
 
+  if (baseline_experiment) {
+    if (auto reason = unavailable_reason(*baseline_experiment)) {
+      log_warning(baseline_skip + *reason);
+      report(error_record_line(id, baseline_skip + *reason, "VERIFIER_SKIPPED"), job);
+      return 0;
+    }
+  }
   backend_step backend;
   try {
     backend = make_backend_step(experiment, model, prepared.step, make_backend_context(job));
@@ -146,6 +161,29 @@ int run_child(const child_job& job, const suite_config* config) {
     return 0;
   }
   const step_function& step = backend.step;
+  // The baseline's step, on the same model instance (worker/paired_timing.hpp: what the two share
+  // and why each keeps its own gradients in train configs).
+  backend_step baseline_backend;
+  std::optional<paired_gradients> gradients;
+  if (baseline_experiment) {
+    if (training) {
+      gradients.emplace(model.module->parameters());
+      gradients->leave(paired_side::experiment);  // e.g. the static gradients a CUDA graph captured
+      gradients->enter(paired_side::baseline);
+    }
+    try {
+      baseline_backend =
+          make_backend_step(*baseline_experiment, model, prepared.step, make_backend_context(job));
+    } catch (const backend_unsupported& e) {
+      log_warning(baseline_skip + e.what());
+      report(error_record_line(id, baseline_skip + e.what(), "VERIFIER_SKIPPED"), job);
+      return 0;
+    }
+    if (gradients) {
+      gradients->leave(paired_side::baseline);
+      gradients->enter(paired_side::experiment);
+    }
+  }
   // XLA: the preparation's compile counts, then each repeat's (warm-up executions are not counted).
   const xla_counters xla_compile = process_xla_counters();
   process_xla_counters() = {};
@@ -222,13 +260,20 @@ int run_child(const child_job& job, const suite_config* config) {
     gpu.pci_bus_id = gpu_pci_bus_id(device);
   else
     gpu.unavailable = "accelerator is " + experiment.accelerator;
-  std::vector<repeat_timing> timings;
+  std::vector<repeat_timing> timings, baseline_timings;
   machine_snapshot state_start, state_end;
   {
     std::optional<torch::NoGradGuard> no_grad;  // pick_grad: no_grad for eval
     if (!training) no_grad.emplace();
     state_start = take_machine_snapshot(gpu, device.is_cuda());
-    timings = run_timed_repeats(step, model.example_inputs, timing, after_repeat);
+    if (baseline_experiment) {
+      auto paired = run_paired_repeats(baseline_backend.step, step, model.example_inputs, timing,
+                                       gradients ? &*gradients : nullptr, after_repeat);
+      timings = std::move(paired.experiment);
+      baseline_timings = std::move(paired.baseline);
+    } else {
+      timings = run_timed_repeats(step, model.example_inputs, timing, after_repeat);
+    }
     state_end = take_machine_snapshot(gpu, device.is_cuda());
   }
 
@@ -242,6 +287,29 @@ int run_child(const child_job& job, const suite_config* config) {
   // Every value in metrics is one number per repeat (the original's result_analyzer.py reads each
   // key as such); the rest goes to top-level keys after verification_code, in this order.
   json_value extras(rapidjson::kObjectType);
+  if (baseline_experiment) {
+    // --paired-baseline: the baseline's repeats beside the experiment's, and the per-pair speedups
+    metrics.AddMember("baseline_total_time",
+                      seconds_list(baseline_timings, &repeat_timing::total_time, d.GetAllocator()),
+                      d.GetAllocator());
+    metrics.AddMember(
+        "baseline_per_iter_time",
+        seconds_list(baseline_timings, &repeat_timing::per_iter_time, d.GetAllocator()),
+        d.GetAllocator());
+    std::vector<double> baseline_per_iter, experiment_per_iter;
+    for (const auto& t : baseline_timings) baseline_per_iter.push_back(t.per_iter_time);
+    for (const auto& t : timings) experiment_per_iter.push_back(t.per_iter_time);
+    const paired_speedups paired = compute_paired_speedups(
+        display_backend_name(baseline_experiment->dynamo, baseline_experiment->xla,
+                             baseline_experiment->torch_xla2),
+        baseline_per_iter, experiment_per_iter);
+    log_info("paired with " + paired.baseline + ": speedup " +
+             python_float_repr(paired.speedup.median) + " [" +
+             python_float_repr(paired.speedup.low) + ", " +
+             python_float_repr(paired.speedup.high) + "] over " +
+             std::to_string(paired.speedup.count) + " pair(s)");
+    extras.AddMember("paired", paired_speedups_json(paired, d.GetAllocator()), d.GetAllocator());
+  }
   if (experiment.xla)
     add_xla_metrics(metrics, xla_compile, xla_repeats, o.iterations_per_run, d.GetAllocator());
   if (backend.compile) {

@@ -72,36 +72,52 @@ double cuda_event_minimum_ms(const step_function& step, const model_inputs& inpu
 
 }  // namespace
 
+void check_timing_options(const timing_options& o) {
+  if (o.pure_wall_time && !o.device.is_cuda())
+    throw std::invalid_argument("--pure-wall-time times steps with CUDA events; it needs "
+                                "accelerator=cuda (this config runs on " + o.device.str() + ")");
+}
+
+void prepare_repeat_inputs(const model_inputs& example, const timing_options& o,
+                           std::vector<model_inputs>& inputs) {
+  inputs.resize(static_cast<size_t>(o.iterations_per_run));
+  reset_rng_state();
+  for (auto& copy : inputs) copy = prepare_step_inputs(example, o.randomize_input);
+}
+
+c10::IValue run_timed_segment(const step_function& step, const std::vector<model_inputs>& inputs,
+                              const timing_options& o, double& total_time) {
+  reset_rng_state();
+  synchronize_device(o.device);
+  c10::IValue output;
+  if (o.pure_wall_time) {
+    double total_ms = 0;
+    for (const auto& in : inputs) total_ms += cuda_event_minimum_ms(step, in, o.device);
+    total_time = total_ms / 1e3;
+    output = step(inputs.back());
+    synchronize_device(o.device);
+  } else {
+    const auto start = std::chrono::steady_clock::now();
+    for (const auto& in : inputs) output = step(in);
+    synchronize_device(o.device);
+    const auto end = std::chrono::steady_clock::now();
+    total_time = std::chrono::duration<double>(end - start).count();
+  }
+  return output;
+}
+
 std::vector<repeat_timing>
 run_timed_repeats(const step_function& step, const model_inputs& example_inputs,
                   const timing_options& o,
                   const std::function<void(int, const c10::IValue&)>& after_repeat) {
-  if (o.pure_wall_time && !o.device.is_cuda())
-    throw std::invalid_argument("--pure-wall-time times steps with CUDA events; it needs "
-                                "accelerator=cuda (this config runs on " + o.device.str() + ")");
+  check_timing_options(o);
   std::vector<repeat_timing> timings;
   timings.reserve(static_cast<size_t>(o.repeat));
-  std::vector<model_inputs> inputs(static_cast<size_t>(o.iterations_per_run));
+  std::vector<model_inputs> inputs;
   for (int r = 0; r < o.repeat; ++r) {
-    reset_rng_state();
-    for (auto& copy : inputs) copy = prepare_step_inputs(example_inputs, o.randomize_input);
-    reset_rng_state();
-    synchronize_device(o.device);
-    c10::IValue output;
+    prepare_repeat_inputs(example_inputs, o, inputs);
     repeat_timing t;
-    if (o.pure_wall_time) {
-      double total_ms = 0;
-      for (const auto& in : inputs) total_ms += cuda_event_minimum_ms(step, in, o.device);
-      t.total_time = total_ms / 1e3;
-      output = step(inputs.back());
-      synchronize_device(o.device);
-    } else {
-      const auto start = std::chrono::steady_clock::now();
-      for (const auto& in : inputs) output = step(in);
-      synchronize_device(o.device);
-      const auto end = std::chrono::steady_clock::now();
-      t.total_time = std::chrono::duration<double>(end - start).count();
-    }
+    const c10::IValue output = run_timed_segment(step, inputs, o, t.total_time);
     t.per_iter_time = t.total_time / o.iterations_per_run;
     timings.push_back(t);
     after_repeat(r, output);

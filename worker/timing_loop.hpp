@@ -29,6 +29,23 @@ struct repeat_timing {
 /// `randomize`), as every repeat prepares them before its clock starts.
 [[nodiscard]] model_inputs prepare_step_inputs(const model_inputs& example, bool randomize);
 
+/// One repeat's inputs, untimed: the RNG reset to the seed, then `inputs` (one entry per
+/// iteration, resized to options.iterations_per_run) filled with prepare_step_inputs' copies. Two
+/// calls prepare identical inputs (worker/paired_timing.hpp relies on it).
+void prepare_repeat_inputs(const model_inputs& example, const timing_options& options,
+                           std::vector<model_inputs>& inputs);
+
+/// One timed segment: the RNG reset to the seed (the steps' own random draws, e.g. dropout, start
+/// alike in every segment), synchronise, run `step` once per entry of `inputs`, synchronise, read
+/// the clock. With options.pure_wall_time the CUDA-event minimum per step instead, then one more
+/// step for the output. Fills `total_time` (seconds) and returns the last step's output.
+[[nodiscard]] c10::IValue run_timed_segment(const step_function& step,
+                                            const std::vector<model_inputs>& inputs,
+                                            const timing_options& options, double& total_time);
+
+/// Throws std::invalid_argument for options the device cannot time (--pure-wall-time off CUDA).
+void check_timing_options(const timing_options& options);
+
 /// Runs the repeats; `after_repeat(r, last_output)` runs after each repeat's clock stopped.
 [[nodiscard]] std::vector<repeat_timing>
 run_timed_repeats(const step_function& step, const model_inputs& example_inputs,

@@ -30,6 +30,7 @@ child_job sample_job() {
   s.repeat = 4;
   s.iterations_per_run = 3;
   s.pure_wall_time = true;
+  s.paired_baseline = "eager";
   s.batch_size = 7;
   s.matmul_precision = "high";
   s.backend_library = "/opt/lib.so";
@@ -63,6 +64,7 @@ TEST_CASE("a child job survives the JSON round trip field for field") {
   CHECK(back.result_path == job.result_path);
   CHECK(back.settings.repeat == 4);
   CHECK(back.settings.batch_size == 7);
+  CHECK(back.settings.paired_baseline == "eager");
   CHECK(back.settings.matmul_precision == "high");
   CHECK(back.settings.verify_tolerance == 0.125);
   CHECK(back.settings.accuracy_baseline == "inductor");
