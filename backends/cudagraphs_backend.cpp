@@ -58,8 +58,8 @@ private:
 
 /// The whole train step in one graph, as torch.compile(mode="reduce-overhead") of a step:
 /// zero_grad (to None: the captured backward allocates the gradients in the graph's pool, where
-/// every replay rewrites them), forward, loss, backward and a capturable optimizer step (Adam's
-/// state and step counter on the device, created by the first warm-up step before the capture).
+/// every replay rewrites them), forward, loss, backward and a capture-safe optimizer step (Adam
+/// fused, its state and step counter on the device, created by the first warm-up step).
 /// The warm-ups' updates are undone before the capture, so the first replay is the first step.
 /// Throws std::runtime_error when the step cannot be captured; the parameters are then as before.
 step_function whole_train_step(model_instance& model, const step_options& options) {
