@@ -9,9 +9,10 @@ Adam or SGD (TRAIN_WITH_SGD) with lr 0.01 and torch.optim's defaults (foreach on
 end a --profile-cupti run of our cudagraphs train gives its GPU-busy time per iteration.
 
 Only torchvision models have a pip original on the GPU machine (no timm, no transformers there);
-other models get our figures only, with a note. One JSON line per model and variant on stdout ({"model", "variant", "per_iter_ms":
-[...]}), then a table: medians with min-max over all counted repeats, ratios to Python eager.
-Usage: python3 bench/train_step_anchor.py RUNNER OUT_DIR [--models a,b] [--rounds 3]
+other models get our figures only, with a note. One JSON line per model and variant on stdout
+({"model", "variant", "per_iter_ms": [...]}), then a table: medians with min-max over all counted
+repeats, ratios to Python eager, and our cudagraphs wall time over its GPU-busy time.
+Usage: python3 bench/train_step_anchor.py RUNNER OUT_DIR [--models a,b] [--rounds 2]
 """
 import argparse
 import json
@@ -99,9 +100,10 @@ def main():
     parser.add_argument("runner")
     parser.add_argument("out_dir")
     parser.add_argument("--models", default="resnet50,resnet18,mobilenet_v2")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--iters", type=int, default=20, help="steps per timed repeat")
-    parser.add_argument("--repeats", type=int, default=4, help="repeats per round (ours: +1 warm-up)")
+    parser.add_argument("--repeats", type=int, default=5,
+                        help="timed repeats per round (ours: one more, the warm-up)")
     args = parser.parse_args()
     os.makedirs(args.out_dir, exist_ok=True)
     torch.set_float32_matmul_precision("high")  # as experiment_runner without --disable-tf32
@@ -153,7 +155,8 @@ def main():
             busy = [b * 1e3 for b in
                     counted(cupti["cudagraphs"]["metrics"]["cupti_per_iter_busy_time_s"])]
         for variant, values in samples.items():
-            print(json.dumps({"model": name, "variant": variant, "per_iter_ms": values}), flush=True)
+            print(json.dumps({"model": name, "variant": variant, "per_iter_ms": values}),
+                  flush=True)
         print(json.dumps({"model": name, "variant": "ours_cudagraphs_cupti_busy",
                           "per_iter_ms": busy, "notes": notes}), flush=True)
         table.append((name, samples, busy, notes))

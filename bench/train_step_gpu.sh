@@ -26,8 +26,9 @@ for step in "$@"; do
         || { tail -50 "$out/build.log"; exit 1; }
       ;;
     verify)
+      models='^(resnet18|resnet50|hf_GPT2|mobilenet_v2|timm_vision_transformer|hf_Bert)$'
       "$build/experiment_runner" --suite-name=torchbench --accelerator=cuda --xla=None \
-        --filter="${VERIFY_MODELS:-^(resnet18|resnet50|hf_GPT2|mobilenet_v2|timm_vision_transformer|hf_Bert)$}" \
+        --filter="${VERIFY_MODELS:-$models}" \
         --dynamo=None --dynamo=cudagraphs --test=train --repeat=2 --verify \
         --output-dirname="$out/verify" --no-resume > "$out/verify.log" 2>&1 || true
       python3 - "$out/verify/results.jsonl" <<'PY'
