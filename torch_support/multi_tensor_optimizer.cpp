@@ -1,6 +1,7 @@
 #include "torch_support/multi_tensor_optimizer.hpp"
 
 #include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
 
 #include <cmath>
 #include <stdexcept>
