@@ -4,6 +4,7 @@
 
 #include "core/experiment_config.hpp"
 #include "suites/model.hpp"
+#include "torch_support/multi_tensor_optimizer.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -43,9 +44,11 @@ using forward_function = std::function<c10::IValue(const model_inputs&)>;
 /// Eval: `forward` under autocast when options.use_amp.
 [[nodiscard]] step_function make_eval_step(forward_function forward, const step_options& options);
 
-/// The optimizer of a train step over the model's parameters: SGD or Adam, lr 0.01 (§7.2).
-[[nodiscard]] std::shared_ptr<torch::optim::Optimizer> make_optimizer(model_instance& model,
-                                                                      const step_options& options);
+/// The optimizer of a train step over the model's parameters: SGD or Adam, lr 0.01 (§7.2), as
+/// Python's torch.optim runs them by default (multi-tensor kernels). `capturable`: Adam's step
+/// counter on the device, for a step inside a CUDA graph (torch_support/multi_tensor_optimizer).
+[[nodiscard]] std::shared_ptr<multi_tensor_optimizer>
+make_optimizer(model_instance& model, const step_options& options, bool capturable = false);
 
 /// `forward` then reduce_to_scalar_loss, both under autocast when options.use_amp. Returns
 /// (prediction, loss).
@@ -83,6 +86,8 @@ struct compile_report {
   std::optional<double> compiler_s;  // the compile helper's own wall time, when this child ran it
   std::optional<bool> cache_hit;   // for backends with cached artifacts
   std::string cache_note;          // why a cached entry was rebuilt, if it was
+  std::string capture_fallback;    // why a CUDA graph holds less than the whole train step
+                                   // (the record's compile.capture_fallback), if it does
 };
 
 /// A compile_report whose compile_time_s is the wall time since `started`.

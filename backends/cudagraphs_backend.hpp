@@ -1,8 +1,11 @@
 // dynamo=cudagraphs: the eager step captured once in a CUDA graph and replayed (CUDA only).
-// Eval captures the forward. Train captures forward, loss and backward — gradients land in static
-// tensors — and runs the optimizer step eagerly after each replay, as dynamo's cudagraphs backend
-// does (LibTorch's Adam keeps its step count on the host, so a captured Adam step would replay a
-// frozen bias correction).
+// Eval captures the forward. Train captures the whole step — zero_grad, forward, loss, backward
+// and the optimizer step in its capture-safe form (Adam fused, its step counter and bias
+// corrections on the device: torch_support/multi_tensor_optimizer) — so that a replay is one
+// step, as torch.compile(mode="reduce-overhead") of a step.
+// Where the whole step cannot be captured, it captures forward, loss and backward and runs the
+// optimizer eagerly after each replay (as dynamo's cudagraphs backend does); the record's
+// compile.capture_fallback says why.
 #pragma once
 
 #include "backends/backend.hpp"

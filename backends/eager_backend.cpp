@@ -57,12 +57,14 @@ step_function make_eval_step(forward_function forward, const step_options& optio
   };
 }
 
-std::shared_ptr<torch::optim::Optimizer> make_optimizer(model_instance& model,
-                                                        const step_options& options) {
-  const auto parameters = model.module->parameters();
-  if (options.use_sgd)
-    return std::make_shared<torch::optim::SGD>(parameters, torch::optim::SGDOptions(0.01));
-  return std::make_shared<torch::optim::Adam>(parameters, torch::optim::AdamOptions(0.01));
+std::shared_ptr<multi_tensor_optimizer> make_optimizer(model_instance& model,
+                                                       const step_options& options,
+                                                       bool capturable) {
+  optimizer_settings settings;
+  settings.algorithm = options.use_sgd ? optimizer_algorithm::sgd : optimizer_algorithm::adam;
+  settings.lr = 0.01;
+  settings.capturable = capturable;
+  return std::make_shared<multi_tensor_optimizer>(model.module->parameters(), settings);
 }
 
 std::pair<c10::IValue, torch::Tensor> forward_and_loss(const forward_function& forward,
@@ -92,7 +94,7 @@ step_function make_train_step(model_instance& model, forward_function forward,
   auto optimizer = make_optimizer(model, options);
   return [&model, optimizer, forward = std::move(forward), options](
              const model_inputs& inputs) -> c10::IValue {
-    optimizer->zero_grad(/*set_to_none=*/true);
+    optimizer->zero_grad();  // set_to_none, as Python's default
     auto [prediction, loss] = forward_and_loss(forward, inputs, options);
     loss.backward();
     optimizer->step();

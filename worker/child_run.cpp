@@ -111,6 +111,8 @@ void add_compile_metrics(json_value& metrics, json_value& compile, const compile
   if (report.cache_hit) compile.AddMember("cache_hit", *report.cache_hit, a);
   if (!report.cache_note.empty())
     compile.AddMember("cache_rebuilt", json_value(report.cache_note.c_str(), a), a);
+  if (!report.capture_fallback.empty())
+    compile.AddMember("capture_fallback", json_value(report.capture_fallback.c_str(), a), a);
 }
 
 int run_child(const child_job& job, const suite_config* config) {

@@ -1,0 +1,183 @@
+"""Train-step bench (issue 28): our eager and cudagraphs train step against Python's, interleaved.
+
+For each model, in rounds: experiment_runner --test=train under eager and cudagraphs (one child
+each, repeat 0 is warm-up), then Python eager and torch.compile(step, mode="reduce-overhead") of
+the same step on the pip original, timed with CUDA events in this process (compiled once, before
+the first round). The step is the original runner's: zero_grad (to None), forward and
+reduce_to_scalar_loss under float16 autocast (our CUDA train default, no GradScaler), backward,
+Adam or SGD (TRAIN_WITH_SGD) with lr 0.01 and torch.optim's defaults (foreach on CUDA). At the
+end a --profile-cupti run of our cudagraphs train gives its GPU-busy time per iteration.
+
+Only torchvision models have a pip original on the GPU machine (no timm, no transformers there);
+other models get our figures only, with a note. One JSON line per model and variant on stdout
+({"model", "variant", "per_iter_ms": [...]}), then a table: medians with min-max over all counted
+repeats, ratios to Python eager, and our cudagraphs wall time over its GPU-busy time.
+Usage: python3 bench/train_step_anchor.py RUNNER OUT_DIR [--models a,b] [--rounds 2]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+
+SGD_MODELS = {"resnet18", "mobilenet_v2", "timm_vision_transformer"}  # of TRAIN_WITH_SGD
+TORCHVISION = {"resnet18": "resnet18", "resnet50": "resnet50", "mobilenet_v2": "mobilenet_v2"}
+
+
+def reduce_to_scalar_loss(out):
+    if isinstance(out, torch.Tensor):
+        return out.sum() / out.numel()
+    if isinstance(out, (list, tuple)):
+        return sum(reduce_to_scalar_loss(x) for x in out) / len(out)
+    if isinstance(out, dict):
+        return sum(reduce_to_scalar_loss(v) for v in out.values()) / len(out)
+    raise TypeError(f"cannot reduce {type(out)}")
+
+
+def python_model(name, batch):
+    """The pip original (torchvision) of a model in TORCHVISION and its inputs."""
+    import torchvision
+    model = getattr(torchvision.models, TORCHVISION[name])()
+    return model, (torch.randn(batch, 3, 224, 224),)
+
+
+def make_step(model, name):
+    params = list(model.parameters())
+    optimizer = (torch.optim.SGD(params, lr=0.01) if name in SGD_MODELS
+                 else torch.optim.Adam(params, lr=0.01))
+
+    def step(*inputs):
+        optimizer.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=torch.float16):
+            loss = reduce_to_scalar_loss(model(*inputs))
+        loss.backward()
+        optimizer.step()
+    return step
+
+
+def time_per_iter(fn, args, iters, repeats):
+    out = []
+    for _ in range(repeats):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(iters):
+            fn(*args)
+        end.record()
+        torch.cuda.synchronize()
+        out.append(start.elapsed_time(end) / iters)
+    return out
+
+
+def run_ours(runner, model, out_dir, tag, iters, repeats, extra=()):
+    """Our train step in experiment_runner; returns {dynamo or "eager": record}."""
+    directory = os.path.join(out_dir, tag)
+    command = [runner, "--suite-name=torchbench", "--accelerator=cuda", "--xla=None",
+               "--test=train", f"--filter=^{model}$", f"--repeat={repeats}",
+               f"--iterations-per-run={iters}", f"--output-dirname={directory}", "--no-resume",
+               *extra]
+    with open(os.path.join(out_dir, tag + ".log"), "w") as log:
+        subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, check=False)
+    records = {}
+    path = os.path.join(directory, "results.jsonl")
+    if os.path.exists(path):
+        for line in open(path):
+            record = json.loads(line)
+            records[record["experiment"]["dynamo"] or "eager"] = record
+    return records
+
+
+def counted(values):
+    return values[1:] if len(values) > 1 else values
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runner")
+    parser.add_argument("out_dir")
+    parser.add_argument("--models", default="resnet50,resnet18,mobilenet_v2")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--iters", type=int, default=20, help="steps per timed repeat")
+    parser.add_argument("--repeats", type=int, default=5,
+                        help="timed repeats per round (ours: one more, the warm-up)")
+    args = parser.parse_args()
+    os.makedirs(args.out_dir, exist_ok=True)
+    torch.set_float32_matmul_precision("high")  # as experiment_runner without --disable-tf32
+    table = []
+    for name in args.models.split(","):
+        samples = {"ours_eager": [], "ours_cudagraphs": [], "python_eager": [],
+                   "python_reduce_overhead": []}
+        notes = []
+        steps = None
+        for round_index in range(args.rounds):
+            ours = run_ours(args.runner, name, args.out_dir, f"{name}-round{round_index}",
+                            args.iters, args.repeats + 1, ["--dynamo=None", "--dynamo=cudagraphs"])
+            for backend, record in ours.items():
+                metrics = record["metrics"]
+                if "per_iter_time" not in metrics:
+                    notes.append(f"ours {backend}: {str(metrics.get('error', record))[:300]}")
+                    continue
+                samples["ours_" + backend] += [t * 1e3 for t in counted(metrics["per_iter_time"])]
+                fallback = record.get("compile", {}).get("capture_fallback")
+                if fallback and round_index == 0:
+                    notes.append(f"cudagraphs capture_fallback: {fallback[:300]}")
+            if steps is None:  # the Python steps, built and compiled once per model
+                steps = {}
+                batch = next((r["experiment"]["batch_size"] for r in ours.values()), None)
+                timed = bool(batch) and name in TORCHVISION
+                if not timed:
+                    notes.append("no pip original timed (not a torchvision model, or our run "
+                                 "failed)")
+                for variant in ("python_eager", "python_reduce_overhead") if timed else ():
+                    torch._dynamo.reset()
+                    model, inputs = python_model(name, batch)
+                    model = model.cuda().train()
+                    inputs = tuple(x.cuda() for x in inputs)
+                    step = make_step(model, name)
+                    if variant == "python_reduce_overhead":
+                        step = torch.compile(step, mode="reduce-overhead")
+                    started = time.perf_counter()
+                    for _ in range(3):  # compile, then cudagraph trees record on later calls
+                        step(*inputs)
+                    torch.cuda.synchronize()
+                    notes.append(f"{variant} warm-up/compile {time.perf_counter() - started:.1f} s")
+                    steps[variant] = (step, inputs)
+            for variant, (step, inputs) in steps.items():
+                samples[variant] += time_per_iter(step, inputs, args.iters, args.repeats)
+        cupti = run_ours(args.runner, name, args.out_dir, f"{name}-cupti", args.iters,
+                         args.repeats + 1, ["--dynamo=cudagraphs", "--profile-cupti"])
+        busy = None
+        if "cudagraphs" in cupti and "cupti_per_iter_busy_time_s" in cupti["cudagraphs"]["metrics"]:
+            busy = [b * 1e3 for b in
+                    counted(cupti["cudagraphs"]["metrics"]["cupti_per_iter_busy_time_s"])]
+        for variant, values in samples.items():
+            print(json.dumps({"model": name, "variant": variant, "per_iter_ms": values}),
+                  flush=True)
+        print(json.dumps({"model": name, "variant": "ours_cudagraphs_cupti_busy",
+                          "per_iter_ms": busy, "notes": notes}), flush=True)
+        table.append((name, samples, busy, notes))
+    print(f"\n{'model':14} {'variant':24} {'median ms':>10} {'min-max ms':>17} {'n':>3} "
+          f"{'/py eager':>9}")
+    for name, samples, busy, notes in table:
+        reference = statistics.median(samples["python_eager"]) if samples["python_eager"] else None
+        for variant, values in list(samples.items()) + [("ours_cudagraphs_busy", busy or [])]:
+            if not values:
+                print(f"{name:14} {variant:24} {'-':>10}")
+                continue
+            median = statistics.median(values)
+            ratio = f"{median / reference:9.3f}" if reference else ""
+            print(f"{name:14} {variant:24} {median:10.3f} {min(values):8.3f}-{max(values):8.3f} "
+                  f"{len(values):3d} {ratio}")
+        if busy and samples["ours_cudagraphs"]:
+            print(f"{name:14} cudagraphs wall / GPU-busy = "
+                  f"{statistics.median(samples['ours_cudagraphs']) / statistics.median(busy):.3f}")
+        for note in notes:
+            print(f"{name:14}   note: {note}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
