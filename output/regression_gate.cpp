@@ -179,7 +179,8 @@ std::vector<flag_spec> check_specs() {
       {"accuracy-margin", 0, a::store, t::real, {}, false, "2", "ACCURACY_DRIFT: an error figure above this times the reference nights' largest."},
       {"confirm", 0, a::store_true, t::text, {}, false, "", "Re-measure each SLOWER config before failing: its night's command (run_context.json) run again for that config alone (--experiment-config/--model-config) into a scratch directory; the flag stays only if the re-measurement is judged SLOWER too."},
       {"confirm-with", 0, a::store, t::text, {}, false, "", "Like --confirm, through this shell command template: {} becomes the quoted re-run command (e.g. 'nice -n 5 {}')."},
-      {"baseline-runner", 0, a::store, t::text, {}, false, "", "With --confirm: the baseline build's experiment_runner. Each confirmation then runs the baseline build and tonight's alternately (baseline, tonight) and judges tonight's against the baseline's (single-night rule) instead of against the history."},
+      {"runner", 0, a::store, t::text, {}, false, "", "With --confirm: the experiment_runner tonight's confirmation runs use instead of the one in tonight's command (a night recorded on another machine or path)."},
+      {"baseline-runner", 0, a::store, t::text, {}, false, "", "With --confirm: the baseline build's experiment_runner. Each confirmation then runs the baseline build, then tonight's, and judges tonight's against the baseline's (single-night rule) instead of against the history; TOO_NOISY configs whose ratio exceeds 1 + --min-change are re-run this way too, and SLOWER when it says so."},
       {"scratch-dir", 0, a::store, t::text, {}, false, "", "Where confirmation runs write (default: a new directory under the system's temporary directory, removed afterwards)."},
       {"verdict-json", 0, a::store, t::text, {}, false, "", "Write the verdicts as JSON here (per config: verdict, ratio, interval, history center and spread, reason, reproduce command)."},
       {"on-regression", 0, a::store, t::text, {}, false, "", "Shell command run when the gate fails (exit 1), with the verdict JSON's path as its last argument (a temporary file without --verdict-json)."},
@@ -347,8 +348,9 @@ int run_check(const parsed_flags& flags) {
   const auto confirm_template = text_or(flags, "confirm-with", "");
   const bool confirm = flags.given("confirm") || !confirm_template.empty();
   const auto baseline_runner = text_or(flags, "baseline-runner", "");
-  if (!baseline_runner.empty() && !confirm)
-    throw usage_error("--baseline-runner needs --confirm or --confirm-with");
+  const auto runner = text_or(flags, "runner", "");
+  if ((!baseline_runner.empty() || !runner.empty()) && !confirm)
+    throw usage_error("--runner and --baseline-runner need --confirm or --confirm-with");
 
   loaded_night tonight;
   try {
@@ -447,15 +449,25 @@ int run_check(const parsed_flags& flags) {
     }
     size_t index = 0;
     for (auto& row : rows) {
-      if (row.verdict.result != gate_verdict::slower || !row.tonight) continue;
+      if (!row.tonight) continue;
+      // SLOWER configs; with the baseline build at hand also the TOO_NOISY ones that look slower
+      // (an interleaved A/B run judges them where the history cannot).
+      const bool looks_slower = row.verdict.result == gate_verdict::too_noisy &&
+                                row.verdict.timing &&
+                                row.verdict.timing->ratio > 1 + options.min_change;
+      if (row.verdict.result != gate_verdict::slower &&
+          !(looks_slower && !baseline_runner.empty()))
+        continue;
       if (tonight.info.command.empty()) {
         row.confirmation = "not confirmed: tonight has no run_context.json command to re-run";
         continue;
       }
       const auto dir = scratch / ("config-" + std::to_string(index++));
-      const auto tonight_argv = rerun_argv(tonight.info.command, *row.tonight,
-                                           (dir / "tonight").string());
+      auto tonight_argv = rerun_argv(tonight.info.command, *row.tonight,
+                                     (dir / "tonight").string());
+      if (!runner.empty()) tonight_argv.front() = runner;
       if (!baseline_runner.empty()) {
+        // Interleaved: the baseline build, then tonight's, at the same moment on the same machine.
         auto baseline_argv = rerun_argv(tonight.info.command, *row.tonight,
                                         (dir / "baseline").string());
         baseline_argv.front() = baseline_runner;
@@ -464,19 +476,24 @@ int run_check(const parsed_flags& flags) {
         const auto again = confirm_once(tonight_argv, confirm_template, dir / "tonight",
                                         row.config);
         if (!base || !again) {
-          row.confirmation = "confirmation failed to run: the flag stays";
+          row.confirmation = "confirmation failed to run: the verdict stays";
           continue;
         }
         const auto second = judge_config(again, {*base}, options, /*single_baseline=*/true);
-        row.confirmation = std::string("confirmation against the baseline build: ") +
+        row.confirmation = std::string("interleaved re-run against the baseline build: ") +
                            gate_verdict_name(second.result) + " (" + second.reason + ")";
-        if (second.result != gate_verdict::slower) row.verdict.result = gate_verdict::same;
+        if (second.result == gate_verdict::slower) {
+          row.verdict.result = gate_verdict::slower;
+        } else if (row.verdict.result == gate_verdict::slower) {
+          row.verdict.reason = "not confirmed: was " + row.verdict.reason;
+          row.verdict.result = gate_verdict::same;
+        }
         continue;
       }
       const auto again = confirm_once(tonight_argv, confirm_template, dir / "tonight",
                                       row.config);
       if (!again) {
-        row.confirmation = "confirmation failed to run: the flag stays";
+        row.confirmation = "confirmation failed to run: the verdict stays";
         continue;
       }
       const auto [states, latest] = states_of(row.config);
