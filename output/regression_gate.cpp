@@ -180,7 +180,7 @@ std::vector<flag_spec> check_specs() {
       {"confirm", 0, a::store_true, t::text, {}, false, "", "Re-measure each SLOWER config before failing: its night's command (run_context.json) run again for that config alone (--experiment-config/--model-config) into a scratch directory; the flag stays only if the re-measurement is judged SLOWER too."},
       {"confirm-with", 0, a::store, t::text, {}, false, "", "Like --confirm, through this shell command template: {} becomes the quoted re-run command (e.g. 'nice -n 5 {}')."},
       {"runner", 0, a::store, t::text, {}, false, "", "With --confirm: the experiment_runner tonight's confirmation runs use instead of the one in tonight's command (a night recorded on another machine or path)."},
-      {"baseline-runner", 0, a::store, t::text, {}, false, "", "With --confirm: the baseline build's experiment_runner. Each confirmation then runs the baseline build, then tonight's, and judges tonight's against the baseline's (single-night rule) instead of against the history; TOO_NOISY configs whose ratio exceeds 1 + --min-change are re-run this way too, and SLOWER when it says so."},
+      {"baseline-runner", 0, a::store, t::text, {}, false, "", "With --confirm: the baseline build's experiment_runner. Each confirmation then runs the baseline build, then tonight's, and judges tonight's against the baseline's (single-night rule) instead of against the history; TOO_NOISY configs are re-run this way too, and get the A/B run's verdict."},
       {"scratch-dir", 0, a::store, t::text, {}, false, "", "Where confirmation runs write (default: a new directory under the system's temporary directory, removed afterwards)."},
       {"verdict-json", 0, a::store, t::text, {}, false, "", "Write the verdicts as JSON here (per config: verdict, ratio, interval, history center and spread, reason, reproduce command)."},
       {"on-regression", 0, a::store, t::text, {}, false, "", "Shell command run when the gate fails (exit 1), with the verdict JSON's path as its last argument (a temporary file without --verdict-json)."},
@@ -450,13 +450,10 @@ int run_check(const parsed_flags& flags) {
     size_t index = 0;
     for (auto& row : rows) {
       if (!row.tonight) continue;
-      // SLOWER configs; with the baseline build at hand also the TOO_NOISY ones that look slower
-      // (an interleaved A/B run judges them where the history cannot).
-      const bool looks_slower = row.verdict.result == gate_verdict::too_noisy &&
-                                row.verdict.timing &&
-                                row.verdict.timing->ratio > 1 + options.min_change;
-      if (row.verdict.result != gate_verdict::slower &&
-          !(looks_slower && !baseline_runner.empty()))
+      // SLOWER configs; with the baseline build at hand also the TOO_NOISY ones: the history
+      // cannot judge them, an interleaved A/B run at one moment on one machine can.
+      const bool too_noisy = row.verdict.result == gate_verdict::too_noisy;
+      if (row.verdict.result != gate_verdict::slower && !(too_noisy && !baseline_runner.empty()))
         continue;
       if (tonight.info.command.empty()) {
         row.confirmation = "not confirmed: tonight has no run_context.json command to re-run";
@@ -484,7 +481,10 @@ int run_check(const parsed_flags& flags) {
                            gate_verdict_name(second.result) + " (" + second.reason + ")";
         if (second.result == gate_verdict::slower) {
           row.verdict.result = gate_verdict::slower;
-        } else if (row.verdict.result == gate_verdict::slower) {
+        } else if (too_noisy) {
+          // The A/B run decides what the history could not (SAME, FASTER, NOT_TIMED, ...).
+          row.verdict.result = second.result;
+        } else {
           row.verdict.reason = "not confirmed: was " + row.verdict.reason;
           row.verdict.result = gate_verdict::same;
         }
