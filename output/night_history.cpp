@@ -8,12 +8,11 @@
 #include "core/results_record.hpp"
 #include "core/text_file.hpp"
 
-#include <sqlite3.h>
-
 #include <chrono>
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <sqlite3.h>
 #include <sstream>
 #include <stdexcept>
 
@@ -21,11 +20,14 @@ namespace benchmatrix {
 
 namespace {
 
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+std::string first_line(const std::string& text) {
+  return text.substr(0, text.find('\n'));
+}
 
 std::string read_whole(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
+  if (!in)
+    throw std::runtime_error("cannot read " + path.string());
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
@@ -40,16 +42,20 @@ std::string json_list(const std::vector<double>& values) {
 
 std::vector<double> parse_list(const std::string& text) {
   std::vector<double> out;
-  if (text.empty()) return out;
+  if (text.empty())
+    return out;
   const auto d = parse_json(text, "counted_repeats");
-  for (const auto& v : d.GetArray()) out.push_back(v.GetDouble());
+  for (const auto& v : d.GetArray())
+    out.push_back(v.GetDouble());
   return out;
 }
 
 std::optional<double> number_at(const json_value* object, const char* key) {
-  if (!object || !object->IsObject()) return std::nullopt;
+  if (!object || !object->IsObject())
+    return std::nullopt;
   const auto m = object->FindMember(key);
-  if (m == object->MemberEnd() || !m->value.IsNumber()) return std::nullopt;
+  if (m == object->MemberEnd() || !m->value.IsNumber())
+    return std::nullopt;
   return m->value.GetDouble();
 }
 
@@ -68,8 +74,14 @@ public:
     check(sqlite3_bind_text(m_stmt, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
     return *this;
   }
-  statement& bind(int i, double v) { check(sqlite3_bind_double(m_stmt, i, v)); return *this; }
-  statement& bind(int i, int64_t v) { check(sqlite3_bind_int64(m_stmt, i, v)); return *this; }
+  statement& bind(int i, double v) {
+    check(sqlite3_bind_double(m_stmt, i, v));
+    return *this;
+  }
+  statement& bind(int i, int64_t v) {
+    check(sqlite3_bind_int64(m_stmt, i, v));
+    return *this;
+  }
   statement& bind(int i, const std::optional<double>& v) {
     check(v ? sqlite3_bind_double(m_stmt, i, *v) : sqlite3_bind_null(m_stmt, i));
     return *this;
@@ -80,8 +92,10 @@ public:
   /// True while a row is available.
   bool step() {
     const int rc = sqlite3_step(m_stmt);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
+    if (rc == SQLITE_ROW)
+      return true;
+    if (rc == SQLITE_DONE)
+      return false;
     throw std::runtime_error(std::string("history database: ") + sqlite3_errmsg(m_db));
   }
   [[nodiscard]] std::string text(int i) const {
@@ -89,11 +103,13 @@ public:
     return p ? reinterpret_cast<const char*>(p) : "";
   }
   [[nodiscard]] std::optional<std::string> maybe_text(int i) const {
-    if (sqlite3_column_type(m_stmt, i) == SQLITE_NULL) return std::nullopt;
+    if (sqlite3_column_type(m_stmt, i) == SQLITE_NULL)
+      return std::nullopt;
     return text(i);
   }
   [[nodiscard]] std::optional<double> maybe_real(int i) const {
-    if (sqlite3_column_type(m_stmt, i) == SQLITE_NULL) return std::nullopt;
+    if (sqlite3_column_type(m_stmt, i) == SQLITE_NULL)
+      return std::nullopt;
     return sqlite3_column_double(m_stmt, i);
   }
   [[nodiscard]] double real(int i) const { return sqlite3_column_double(m_stmt, i); }
@@ -150,20 +166,25 @@ CREATE INDEX IF NOT EXISTS records_by_config ON records(config);
 
 const char* outcome_name(night_state::outcome o) {
   switch (o) {
-    case night_state::outcome::ran: return "ran";
-    case night_state::outcome::failed: return "failed";
-    case night_state::outcome::skipped: return "skipped";
+  case night_state::outcome::ran:
+    return "ran";
+  case night_state::outcome::failed:
+    return "failed";
+  case night_state::outcome::skipped:
+    return "skipped";
   }
   return "ran";
 }
 
 night_state::outcome outcome_from(const std::string& text) {
-  if (text == "failed") return night_state::outcome::failed;
-  if (text == "skipped") return night_state::outcome::skipped;
+  if (text == "failed")
+    return night_state::outcome::failed;
+  if (text == "skipped")
+    return night_state::outcome::skipped;
   return night_state::outcome::ran;
 }
 
-}  // namespace
+} // namespace
 
 std::string config_text(const night_config& c) {
   return c.suite + "/" + c.model + "/" + c.test + "/" + c.backend + "/bs" + c.batch_size + "/" +
@@ -186,18 +207,20 @@ night_config config_of(const results_record& record, const std::string& line) {
   c.line = line;
   c.state.verification_code = record.verification_code;
   if (const auto error = record.error()) {
-    c.state.result = record.is_skip() ? night_state::outcome::skipped
-                                      : night_state::outcome::failed;
+    c.state.result =
+        record.is_skip() ? night_state::outcome::skipped : night_state::outcome::failed;
     c.state.detail = first_line(*error);
     return c;
   }
   c.counted_repeats = counted_repeats(record.per_iter_seconds());
   std::vector<double> positive;
   for (const double v : c.counted_repeats)
-    if (v > 0) positive.push_back(v);
+    if (v > 0)
+      positive.push_back(v);
   const json_value* paired = record.extra("paired");
-  const json_value* speedup =
-      paired && paired->IsObject() && paired->HasMember("speedup") ? &(*paired)["speedup"] : nullptr;
+  const json_value* speedup = paired && paired->IsObject() && paired->HasMember("speedup")
+                                  ? &(*paired)["speedup"]
+                                  : nullptr;
   const auto s_median = number_at(speedup, "median");
   const auto s_low = number_at(speedup, "low"), s_high = number_at(speedup, "high");
   if (s_median && s_low && s_high && *s_median > 0 && *s_low > 0 && *s_high > 0) {
@@ -230,7 +253,7 @@ loaded_night read_night(const std::filesystem::path& dir,
   const auto results = dir / "results.jsonl";
   if (!std::filesystem::is_regular_file(results))
     throw std::runtime_error(dir.string() + " has no results.jsonl (a night is an "
-                             "experiment_runner output directory)");
+                                            "experiment_runner output directory)");
   loaded_night night;
   night.info.path = std::filesystem::absolute(dir).lexically_normal().string();
   const std::string results_text = read_whole(results);
@@ -238,8 +261,8 @@ loaded_night read_night(const std::filesystem::path& dir,
   if (std::filesystem::is_regular_file(context_path))
     night.info.run_context = read_whole(context_path);
   sha256_hasher hasher;
-  hasher.add_field("results.jsonl", results_text).add_field("run_context.json",
-                                                            night.info.run_context);
+  hasher.add_field("results.jsonl", results_text)
+      .add_field("run_context.json", night.info.run_context);
   night.info.content_hash = hasher.hex();
   std::map<std::string, size_t> index;
   double earliest = 0;
@@ -249,7 +272,7 @@ loaded_night read_night(const std::filesystem::path& dir,
       earliest = earliest > 0 ? std::min(earliest, n.record.identity.timestamp)
                               : n.record.identity.timestamp;
     if (const auto it = index.find(c.config); it != index.end()) {
-      night.configs[it->second] = std::move(c);  // a later line replaces an earlier one
+      night.configs[it->second] = std::move(c); // a later line replaces an earlier one
     } else {
       index.emplace(c.config, night.configs.size());
       night.configs.push_back(std::move(c));
@@ -259,10 +282,12 @@ loaded_night read_night(const std::filesystem::path& dir,
   if (!night.info.run_context.empty()) {
     try {
       const auto d = parse_json(night.info.run_context, context_path.string());
-      if (const auto s = number_at(&d, "started")) night.info.started = *s;
+      if (const auto s = number_at(&d, "started"))
+        night.info.started = *s;
       if (d.HasMember("command") && d["command"].IsArray())
         for (const auto& a : d["command"].GetArray())
-          if (a.IsString()) night.info.command.push_back(a.GetString());
+          if (a.IsString())
+            night.info.command.push_back(a.GetString());
       if (d.HasMember("hostname") && d["hostname"].IsString())
         night.info.host = d["hostname"].GetString();
       if (d.HasMember("torch_version") && d["torch_version"].IsString())
@@ -282,7 +307,7 @@ night_history::night_history(const std::filesystem::path& path) : m_path(path) {
     throw std::runtime_error("cannot open the history database " + path.string() + ": " + message);
   }
   try {
-    sqlite3_busy_timeout(m_db, 10000);  // ms: another gate importing the same file
+    sqlite3_busy_timeout(m_db, 10000); // ms: another gate importing the same file
     execute(m_db, "PRAGMA foreign_keys = ON");
     statement version(m_db, "PRAGMA user_version");
     version.step();
@@ -298,7 +323,9 @@ night_history::night_history(const std::filesystem::path& path) : m_path(path) {
   }
 }
 
-night_history::~night_history() { sqlite3_close(m_db); }
+night_history::~night_history() {
+  sqlite3_close(m_db);
+}
 
 night_history::import_result night_history::import_night(const loaded_night& night) {
   import_result result;
@@ -321,14 +348,18 @@ night_history::import_result night_history::import_night(const loaded_night& nig
       command += (i ? ", " : "") + to_python_json(s);
     }
     command += "]";
-    statement insert(m_db,
-                     "INSERT INTO nights (content_hash, path, started, command, host, "
-                     "torch_version, run_context, imported) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-    const double now = std::chrono::duration<double>(
-                           std::chrono::system_clock::now().time_since_epoch()).count();
-    insert.bind(1, night.info.content_hash).bind(2, night.info.path).bind(3, night.info.started)
-        .bind(4, command).bind(5, night.info.host).bind(6, night.info.torch_version)
-        .bind(7, night.info.run_context).bind(8, now);
+    statement insert(m_db, "INSERT INTO nights (content_hash, path, started, command, host, "
+                           "torch_version, run_context, imported) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    const double now =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    insert.bind(1, night.info.content_hash)
+        .bind(2, night.info.path)
+        .bind(3, night.info.started)
+        .bind(4, command)
+        .bind(5, night.info.host)
+        .bind(6, night.info.torch_version)
+        .bind(7, night.info.run_context)
+        .bind(8, now);
     insert.step();
     result.night_id = sqlite3_last_insert_rowid(m_db);
     for (const auto& c : night.configs) {
@@ -347,22 +378,41 @@ night_history::import_result night_history::import_night(const loaded_night& nig
       }
       std::vector<double> positive;
       for (const double v : c.counted_repeats)
-        if (v > 0 && std::isfinite(v)) positive.push_back(v);
+        if (v > 0 && std::isfinite(v))
+          positive.push_back(v);
       if (const auto i = bootstrap_median(positive)) {
         median = i->median;
         low = i->low;
         high = i->high;
       }
       std::optional<double> cosine;
-      if (c.state.accuracy.cosine_distance) cosine = 1 - *c.state.accuracy.cosine_distance;
-      s.bind(1, result.night_id).bind(2, c.config).bind(3, c.suite).bind(4, c.model)
-          .bind(5, c.test).bind(6, c.backend).bind(7, c.batch_size).bind(8, c.accelerator)
-          .bind(9, c.accelerator_model).bind(10, std::string(outcome_name(c.state.result)))
-          .bind(11, median).bind(12, low).bind(13, high).bind(14, json_list(c.counted_repeats))
-          .bind(15, s_median).bind(16, s_low).bind(17, s_high)
-          .bind(18, c.state.verification_code).bind(19, c.state.accuracy.rmse_vs_fp64)
-          .bind(20, cosine).bind(21, c.state.accuracy.max_abs_error).bind(22, c.noise_verdict)
-          .bind(23, c.state.detail).bind(24, c.experiment_config).bind(25, c.line);
+      if (c.state.accuracy.cosine_distance)
+        cosine = 1 - *c.state.accuracy.cosine_distance;
+      s.bind(1, result.night_id)
+          .bind(2, c.config)
+          .bind(3, c.suite)
+          .bind(4, c.model)
+          .bind(5, c.test)
+          .bind(6, c.backend)
+          .bind(7, c.batch_size)
+          .bind(8, c.accelerator)
+          .bind(9, c.accelerator_model)
+          .bind(10, std::string(outcome_name(c.state.result)))
+          .bind(11, median)
+          .bind(12, low)
+          .bind(13, high)
+          .bind(14, json_list(c.counted_repeats))
+          .bind(15, s_median)
+          .bind(16, s_low)
+          .bind(17, s_high)
+          .bind(18, c.state.verification_code)
+          .bind(19, c.state.accuracy.rmse_vs_fp64)
+          .bind(20, cosine)
+          .bind(21, c.state.accuracy.max_abs_error)
+          .bind(22, c.noise_verdict)
+          .bind(23, c.state.detail)
+          .bind(24, c.experiment_config)
+          .bind(25, c.line);
       s.step();
     }
     execute(m_db, "COMMIT");
@@ -375,8 +425,8 @@ night_history::import_result night_history::import_night(const loaded_night& nig
 
 namespace {
 
-const char* const night_columns =
-    "SELECT id, content_hash, path, started, command, host, torch_version, run_context FROM nights ";
+const char* const night_columns = "SELECT id, content_hash, path, started, command, host, "
+                                  "torch_version, run_context FROM nights ";
 
 night_info night_from(const statement& s) {
   night_info n;
@@ -385,26 +435,29 @@ night_info night_from(const statement& s) {
   n.path = s.text(2);
   n.started = s.real(3);
   const auto command = parse_json(s.text(4), "nights.command");
-  for (const auto& a : command.GetArray()) n.command.push_back(a.GetString());
+  for (const auto& a : command.GetArray())
+    n.command.push_back(a.GetString());
   n.host = s.text(5);
   n.torch_version = s.text(6);
   n.run_context = s.text(7);
   return n;
 }
 
-}  // namespace
+} // namespace
 
 std::vector<night_info> night_history::nights() const {
   statement s(m_db, std::string(night_columns) + "ORDER BY started, id");
   std::vector<night_info> out;
-  while (s.step()) out.push_back(night_from(s));
+  while (s.step())
+    out.push_back(night_from(s));
   return out;
 }
 
 std::optional<night_info> night_history::night_with_hash(const std::string& hash) const {
   statement s(m_db, std::string(night_columns) + "WHERE content_hash = ?");
   s.bind(1, hash);
-  if (!s.step()) return std::nullopt;
+  if (!s.step())
+    return std::nullopt;
   return night_from(s);
 }
 
@@ -458,4 +511,4 @@ std::vector<night_config> night_history::configs_of(int64_t night_id) const {
   return out;
 }
 
-}  // namespace benchmatrix
+} // namespace benchmatrix

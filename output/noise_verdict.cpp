@@ -38,31 +38,37 @@ std::pair<double, double> slowness_interval(const timing_figure& f) {
   return {std::min(a, b), std::max(a, b)};
 }
 
-bool ran(const night_state& s) { return s.result == night_state::outcome::ran; }
+bool ran(const night_state& s) {
+  return s.result == night_state::outcome::ran;
+}
 
 /// The accuracy drift of tonight against the references, or "" when there is none.
 std::string accuracy_drift(const accuracy_figures& tonight,
                            const std::vector<night_state>& references,
                            const gate_options& options) {
-  const auto check = [&](const char* name, std::optional<double> accuracy_figures::*field)
-      -> std::string {
-    if (!(tonight.*field)) return "";
+  const auto check = [&](const char* name,
+                         std::optional<double> accuracy_figures::*field) -> std::string {
+    if (!(tonight.*field))
+      return "";
     std::optional<double> worst;
     for (const auto& r : references)
       if (ran(r) && r.accuracy.*field)
         worst = std::max(worst.value_or(*(r.accuracy.*field)), *(r.accuracy.*field));
-    if (!worst) return "";
+    if (!worst)
+      return "";
     const double now = *(tonight.*field);
     const double limit = std::max(*worst * options.accuracy_margin, options.accuracy_floor);
-    if (now <= limit) return "";
-    return std::string(name) + " " + python_float_repr(now) + " > " + fixed3(options.accuracy_margin) +
-           " x the reference nights' largest " + python_float_repr(*worst);
+    if (now <= limit)
+      return "";
+    return std::string(name) + " " + python_float_repr(now) + " > " +
+           fixed3(options.accuracy_margin) + " x the reference nights' largest " +
+           python_float_repr(*worst);
   };
-  for (auto [name, field] :
-       {std::pair{"rmse_vs_fp64", &accuracy_figures::rmse_vs_fp64},
-        std::pair{"1 - cosine_similarity", &accuracy_figures::cosine_distance},
-        std::pair{"accuracy_max_abs_error", &accuracy_figures::max_abs_error}})
-    if (auto drift = check(name, field); !drift.empty()) return drift;
+  for (auto [name, field] : {std::pair{"rmse_vs_fp64", &accuracy_figures::rmse_vs_fp64},
+                             std::pair{"1 - cosine_similarity", &accuracy_figures::cosine_distance},
+                             std::pair{"accuracy_max_abs_error", &accuracy_figures::max_abs_error}})
+    if (auto drift = check(name, field); !drift.empty())
+      return drift;
   return "";
 }
 
@@ -75,7 +81,8 @@ config_verdict judge_timing(const timing_figure& now, const std::vector<timing_f
   const auto [low, high] = slowness_interval(now);
   const double tonight_mid = slowness(now, now.interval.median);
   std::vector<double> logs;
-  for (const auto& n : nights) logs.push_back(slowness(n, n.interval.median));
+  for (const auto& n : nights)
+    logs.push_back(slowness(n, n.interval.median));
   const char* unit = now.kind == figure_kind::seconds ? " s" : "x speedup";
   if (single_baseline || nights.size() < options.min_history_nights) {
     // One reference night (the latest when history is short): no between-night spread is known.
@@ -129,21 +136,32 @@ config_verdict judge_timing(const timing_figure& now, const std::vector<timing_f
   return v;
 }
 
-}  // namespace
+} // namespace
 
 const char* gate_verdict_name(gate_verdict v) {
   switch (v) {
-    case gate_verdict::same: return "SAME";
-    case gate_verdict::slower: return "SLOWER";
-    case gate_verdict::faster: return "FASTER";
-    case gate_verdict::too_noisy: return "TOO_NOISY";
-    case gate_verdict::broken: return "BROKEN";
-    case gate_verdict::fixed: return "FIXED";
-    case gate_verdict::accuracy_drift: return "ACCURACY_DRIFT";
-    case gate_verdict::new_config: return "NEW";
-    case gate_verdict::missing: return "MISSING";
-    case gate_verdict::not_timed: return "NOT_TIMED";
-    case gate_verdict::both_failed: return "BOTH_FAILED";
+  case gate_verdict::same:
+    return "SAME";
+  case gate_verdict::slower:
+    return "SLOWER";
+  case gate_verdict::faster:
+    return "FASTER";
+  case gate_verdict::too_noisy:
+    return "TOO_NOISY";
+  case gate_verdict::broken:
+    return "BROKEN";
+  case gate_verdict::fixed:
+    return "FIXED";
+  case gate_verdict::accuracy_drift:
+    return "ACCURACY_DRIFT";
+  case gate_verdict::new_config:
+    return "NEW";
+  case gate_verdict::missing:
+    return "MISSING";
+  case gate_verdict::not_timed:
+    return "NOT_TIMED";
+  case gate_verdict::both_failed:
+    return "BOTH_FAILED";
   }
   return "?";
 }
@@ -154,16 +172,18 @@ bool is_regression(gate_verdict v) {
 }
 
 double scaled_mad(const std::vector<double>& values) {
-  if (values.empty()) return 0;
+  if (values.empty())
+    return 0;
   const double center = median_of(values);
   std::vector<double> deviations;
-  for (const double v : values) deviations.push_back(std::fabs(v - center));
+  for (const double v : values)
+    deviations.push_back(std::fabs(v - center));
   return mad_to_sigma * median_of(deviations);
 }
 
 config_verdict judge_config(const std::optional<night_state>& tonight,
-                            const std::vector<night_state>& references,
-                            const gate_options& options, bool single_baseline) {
+                            const std::vector<night_state>& references, const gate_options& options,
+                            bool single_baseline) {
   config_verdict v;
   if (!tonight) {
     v.result = gate_verdict::missing;
@@ -214,8 +234,8 @@ config_verdict judge_config(const std::optional<night_state>& tonight,
   if (ref_code == verification_outcome::failed && now_code == verification_outcome::passed) {
     v.result = gate_verdict::fixed;
     v.reason = "verification " + codes;
-    if (!nights.empty()) v.timing = judge_timing(*tonight->timing, nights, options,
-                                                 single_baseline).timing;
+    if (!nights.empty())
+      v.timing = judge_timing(*tonight->timing, nights, options, single_baseline).timing;
     return v;
   }
   if (nights.empty()) {
@@ -231,4 +251,4 @@ config_verdict judge_config(const std::optional<night_state>& tonight,
   return judge_timing(*tonight->timing, nights, options, single_baseline);
 }
 
-}  // namespace benchmatrix
+} // namespace benchmatrix

@@ -2,9 +2,8 @@
 // quiet on noise that history has seen, loud on a change beyond it, honest when it cannot tell.
 #include "output/noise_verdict.hpp"
 
-#include <doctest/doctest.h>
-
 #include <cmath>
+#include <doctest/doctest.h>
 
 using namespace benchmatrix;
 
@@ -26,11 +25,12 @@ night_state timed(double median, double low_factor = 0.98, double high_factor = 
 
 std::vector<night_state> nights(std::initializer_list<double> medians) {
   std::vector<night_state> out;
-  for (const double m : medians) out.push_back(timed(m));
+  for (const double m : medians)
+    out.push_back(timed(m));
   return out;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("scaled_mad is 1.4826 x the median absolute deviation and ignores one wild value") {
   CHECK(scaled_mad({1, 2, 3, 4, 5}) == doctest::Approx(1.4826));
@@ -86,7 +86,7 @@ TEST_CASE("fewer than min_history nights, or a single baseline: disjoint interva
   const gate_options o;
   const auto two = nights({0.100, 0.100});
   const auto v = judge_config(timed(0.108), two, o);
-  CHECK(v.result == gate_verdict::same);  // disjoint but under 10%
+  CHECK(v.result == gate_verdict::same); // disjoint but under 10%
   CHECK(v.timing->against == "baseline");
   CHECK(judge_config(timed(0.120), two, o).result == gate_verdict::slower);
   // Overlapping intervals: not called, however large the ratio of medians.
@@ -143,15 +143,16 @@ TEST_CASE("accuracy figures: a PASS -> PASS drift beyond the nights' range is AC
   history[1].accuracy.rmse_vs_fp64 = 3.4e-5;
   history[2].accuracy.rmse_vs_fp64 = 3.2e-5;
   night_state now = timed(0.1);
-  now.accuracy.rmse_vs_fp64 = 6.0e-5;  // within 2 x the largest
+  now.accuracy.rmse_vs_fp64 = 6.0e-5; // within 2 x the largest
   CHECK(judge_config(now, history, o).result == gate_verdict::same);
-  now.accuracy.rmse_vs_fp64 = 3.4e-4;  // 10x
+  now.accuracy.rmse_vs_fp64 = 3.4e-4; // 10x
   const auto drift = judge_config(now, history, o);
   CHECK(drift.result == gate_verdict::accuracy_drift);
   CHECK(is_regression(drift.result));
   CHECK(drift.reason.find("rmse_vs_fp64") != std::string::npos);
   // Below the absolute floor nothing drifts (bitwise-equal nights hold 0).
-  for (auto& n : history) n.accuracy.cosine_distance = 0;
+  for (auto& n : history)
+    n.accuracy.cosine_distance = 0;
   now.accuracy.rmse_vs_fp64.reset();
   now.accuracy.cosine_distance = 1e-12;
   CHECK(judge_config(now, history, o).result == gate_verdict::same);
