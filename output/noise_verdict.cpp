@@ -84,8 +84,8 @@ config_verdict judge_timing(const timing_figure& now, const std::vector<timing_f
   for (const auto& n : nights)
     logs.push_back(slowness(n, n.interval.median));
   const char* unit = now.kind == figure_kind::seconds ? " s" : "x speedup";
-  if (single_baseline || nights.size() < options.min_history_nights) {
-    // One reference night (the latest when history is short): no between-night spread is known.
+  if (single_baseline) {
+    // One reference night, asked for: no between-night spread is known.
     const timing_figure& base = nights.back();
     j.against = "baseline";
     j.nights = 1;
@@ -102,12 +102,23 @@ config_verdict judge_timing(const timing_figure& now, const std::vector<timing_f
                python_float_repr(base.interval.median) + unit + "); " +
                (slower || faster ? "intervals disjoint and beyond "
                                  : "needs disjoint intervals and a change beyond ") +
-               percent(options.baseline_min_change) +
-               (nights.size() < options.min_history_nights && !single_baseline
-                    ? " (history has " + std::to_string(nights.size()) + " of the " +
-                          std::to_string(options.min_history_nights) + " nights a spread needs)"
-                    : "");
+               percent(options.baseline_min_change);
     v.timing = j;
+    return v;
+  }
+  if (nights.size() < options.min_history_nights) {
+    // Too few nights to learn the noise from: the MAD of 2-4 values is mostly luck (of 3, it is
+    // the smaller distance to the middle one), and one night says nothing about the next on a
+    // busy machine. Not judged; an interleaved A/B run (--baseline-runner) can judge it.
+    j.against = "history";
+    j.center = nights.back().interval.median;
+    j.ratio = std::exp(tonight_mid - slowness(nights.back(), nights.back().interval.median));
+    v.timing = j;
+    v.result = gate_verdict::too_noisy;
+    v.reason = "too few nights to judge: " + std::to_string(nights.size()) + " of the " +
+               std::to_string(options.min_history_nights) +
+               " nights the noise is learnt from (ratio " + fixed3(j.ratio) +
+               " against the latest)";
     return v;
   }
   const double center = median_of(logs);

@@ -14,9 +14,12 @@
 //   from a bad night, and the gate says so instead of guessing.
 //   Why the interval and not the median: tonight's own repeats can be as wild as the nights (a
 //   dcgan night with repeats from 2 to 65 ms); only a change that survives both counts.
-//   Why a minimum change: with 3-7 nights of a quiet config the MAD can be near zero by chance.
-// Timing, against a single night (--baseline DIR, --against-latest, or fewer history nights than
-//   min_history_nights): no spread between nights is known, so the rule is wider: SLOWER/FASTER
+//   Why a minimum change: with 5-7 nights of a quiet config the MAD can be near zero by chance.
+//   Fewer nights than min_history_nights: TOO_NOISY ("too few nights"), not a guess. On the 2-core
+//   build machine consecutive nights of the same build differed up to 10x; the single-night rule
+//   below called 13 of 48 such comparisons SLOWER, and 3 nights' MAD called 2 of 8 SLOWER.
+// Timing, against a single night (--baseline DIR, --against-latest; also the interleaved A/B
+//   confirmation runs): no spread between nights is known, so the rule is wider: SLOWER/FASTER
 //   when the two intervals are disjoint and the ratio of medians is beyond 1 + baseline_min_change.
 // Verification and errors (always, whatever the timing says):
 //   BROKEN   tonight's record is an error or SKIP where the reference night ran, or its
@@ -41,7 +44,7 @@ namespace benchmatrix {
 /// The gate's tunables (regression_gate check's flags), with the defaults and why.
 struct gate_options {
   size_t history_nights = 7;      // nights of history the noise floor is learnt from (a week)
-  size_t min_history_nights = 3;  // fewer: judged against the latest night alone (MAD of 2 is 0)
+  size_t min_history_nights = 5;  // fewer: TOO_NOISY (the MAD of 2-4 nights is mostly luck)
   double k = 3;                   // allowed change in robust sigmas (3: ~0.3% of quiet nights)
   double min_change = 0.05;       // smallest change called, as a fraction (5%)
   double max_spread = 0.25;       // nights' sigma above this fraction: TOO_NOISY

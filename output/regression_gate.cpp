@@ -171,7 +171,7 @@ std::vector<flag_spec> check_specs() {
       {"baseline", 0, a::store, t::text, {}, false, "", "Judge against this one output directory instead of a history (single-night rule)."},
       {"against-latest", 0, a::store_true, t::text, {}, false, "", "Judge against the history's latest night alone (single-night rule)."},
       {"history", 0, a::store, t::integer, {}, false, std::to_string(d.history_nights), "Nights of history the noise floor is learnt from."},
-      {"min-history", 0, a::store, t::integer, {}, false, std::to_string(d.min_history_nights), "Fewer nights than this hold a config: it is judged against its latest night alone."},
+      {"min-history", 0, a::store, t::integer, {}, false, std::to_string(d.min_history_nights), "Fewer nights than this hold a config: TOO_NOISY (too few nights to learn its noise from)."},
       {"k", 0, a::store, t::real, {}, false, "3", "Allowed change in robust sigmas of the nights (1.4826 x MAD of log night medians)."},
       {"min-change", 0, a::store, t::real, {}, false, "0.05", "Smallest change called SLOWER/FASTER against a history, as a fraction."},
       {"max-spread", 0, a::store, t::real, {}, false, "0.25", "A history whose nights' sigma exceeds this fraction is TOO_NOISY to judge."},
@@ -179,6 +179,7 @@ std::vector<flag_spec> check_specs() {
       {"accuracy-margin", 0, a::store, t::real, {}, false, "2", "ACCURACY_DRIFT: an error figure above this times the reference nights' largest."},
       {"confirm", 0, a::store_true, t::text, {}, false, "", "Re-measure each SLOWER config before failing: its night's command (run_context.json) run again for that config alone (--experiment-config/--model-config) into a scratch directory; the flag stays only if the re-measurement is judged SLOWER too."},
       {"confirm-with", 0, a::store, t::text, {}, false, "", "Like --confirm, through this shell command template: {} becomes the quoted re-run command (e.g. 'nice -n 5 {}')."},
+      {"confirm-rounds", 0, a::store, t::integer, {}, false, "3", "With --baseline-runner: interleaved rounds (baseline build, then tonight's) per config; a verdict holds only when every round gives it, rounds that disagree make it TOO_NOISY."},
       {"runner", 0, a::store, t::text, {}, false, "", "With --confirm: the experiment_runner tonight's confirmation runs use instead of the one in tonight's command (a night recorded on another machine or path)."},
       {"baseline-runner", 0, a::store, t::text, {}, false, "", "With --confirm: the baseline build's experiment_runner. Each confirmation then runs the baseline build, then tonight's, and judges tonight's against the baseline's (single-night rule) instead of against the history; TOO_NOISY configs are re-run this way too, and get the A/B run's verdict."},
       {"scratch-dir", 0, a::store, t::text, {}, false, "", "Where confirmation runs write (default: a new directory under the system's temporary directory, removed afterwards)."},
@@ -349,6 +350,7 @@ int run_check(const parsed_flags& flags) {
   const bool confirm = flags.given("confirm") || !confirm_template.empty();
   const auto baseline_runner = text_or(flags, "baseline-runner", "");
   const auto runner = text_or(flags, "runner", "");
+  const size_t confirm_rounds = count_of(flags, "confirm-rounds", 3);
   if ((!baseline_runner.empty() || !runner.empty()) && !confirm)
     throw usage_error("--runner and --baseline-runner need --confirm or --confirm-with");
 
@@ -460,33 +462,57 @@ int run_check(const parsed_flags& flags) {
         continue;
       }
       const auto dir = scratch / ("config-" + std::to_string(index++));
-      auto tonight_argv = rerun_argv(tonight.info.command, *row.tonight,
-                                     (dir / "tonight").string());
-      if (!runner.empty()) tonight_argv.front() = runner;
+      const auto tonight_argv_in = [&](const std::filesystem::path& out) {
+        auto argv = rerun_argv(tonight.info.command, *row.tonight, out.string());
+        if (!runner.empty()) argv.front() = runner;
+        return argv;
+      };
+      const auto tonight_argv = tonight_argv_in(dir / "tonight");
       if (!baseline_runner.empty()) {
-        // Interleaved: the baseline build, then tonight's, at the same moment on the same machine.
-        auto baseline_argv = rerun_argv(tonight.info.command, *row.tonight,
-                                        (dir / "baseline").string());
-        baseline_argv.front() = baseline_runner;
-        const auto base = confirm_once(baseline_argv, confirm_template, dir / "baseline",
-                                       row.config);
-        const auto again = confirm_once(tonight_argv, confirm_template, dir / "tonight",
-                                        row.config);
-        if (!base || !again) {
+        // Interleaved rounds: the baseline build, then tonight's, at one moment on one machine.
+        // A verdict holds only when every round gives it; rounds that disagree are noise.
+        std::vector<std::string> verdicts;
+        std::optional<gate_verdict> agreed;
+        bool disagree = false, failed_to_run = false;
+        for (size_t round = 0; round < confirm_rounds; ++round) {
+          const auto here = dir / ("round-" + std::to_string(round + 1));
+          auto baseline_argv = rerun_argv(tonight.info.command, *row.tonight,
+                                          (here / "baseline").string());
+          baseline_argv.front() = baseline_runner;
+          const auto base = confirm_once(baseline_argv, confirm_template, here / "baseline",
+                                         row.config);
+          const auto again = confirm_once(tonight_argv_in(here / "tonight"), confirm_template,
+                                          here / "tonight", row.config);
+          if (!base || !again) {
+            failed_to_run = true;
+            break;
+          }
+          const auto second = judge_config(again, {*base}, options, /*single_baseline=*/true);
+          char ratio[32] = "-";
+          if (second.timing) std::snprintf(ratio, sizeof ratio, "%.3f", second.timing->ratio);
+          verdicts.push_back(std::string(gate_verdict_name(second.result)) + " " + ratio);
+          if (agreed && *agreed != second.result) disagree = true;
+          agreed = second.result;
+          if (disagree) break;  // the outcome is settled: not every round agrees
+        }
+        if (failed_to_run) {
           row.confirmation = "confirmation failed to run: the verdict stays";
           continue;
         }
-        const auto second = judge_config(again, {*base}, options, /*single_baseline=*/true);
-        row.confirmation = std::string("interleaved re-run against the baseline build: ") +
-                           gate_verdict_name(second.result) + " (" + second.reason + ")";
-        if (second.result == gate_verdict::slower) {
+        std::string rounds;
+        for (const auto& v : verdicts) rounds += (rounds.empty() ? "" : ", ") + v;
+        row.confirmation = "interleaved A/B against the baseline build (" + rounds + "): ";
+        if (!disagree && agreed == gate_verdict::slower) {
+          *row.confirmation += "SLOWER in every round";
           row.verdict.result = gate_verdict::slower;
-        } else if (too_noisy) {
-          // The A/B run decides what the history could not (SAME, FASTER, NOT_TIMED, ...).
-          row.verdict.result = second.result;
+        } else if (disagree) {
+          *row.confirmation += "the rounds disagree";
+          if (!too_noisy) row.verdict.reason = "not confirmed: was " + row.verdict.reason;
+          row.verdict.result = gate_verdict::too_noisy;
         } else {
-          row.verdict.reason = "not confirmed: was " + row.verdict.reason;
-          row.verdict.result = gate_verdict::same;
+          *row.confirmation += std::string(gate_verdict_name(*agreed)) + " in every round";
+          if (!too_noisy) row.verdict.reason = "not confirmed: was " + row.verdict.reason;
+          row.verdict.result = *agreed;
         }
         continue;
       }
@@ -603,8 +629,8 @@ int main(int argc, char** argv) {
         "History (default): per config, center = median of the nights' log per-iteration "
         "medians (or paired\nspeedups), spread = 1.4826 x MAD; SLOWER/FASTER when tonight's "
         "bootstrap 95% interval lies wholly\nbeyond center +/- max(k x spread, --min-change); "
-        "TOO_NOISY when the spread exceeds --max-spread.\nOne night (--baseline, "
-        "--against-latest, or fewer than --min-history nights): intervals disjoint and\nthe "
+        "TOO_NOISY when the spread exceeds --max-spread\nor fewer than --min-history nights hold "
+        "the config. One night (--baseline, --against-latest):\nintervals disjoint and the "
         "ratio beyond --baseline-min-change. BROKEN: an error record or PASS -> FAIL; "
         "ACCURACY_DRIFT:\nrmse_vs_fp64, 1 - cosine similarity or accuracy_max_abs_error above "
         "--accuracy-margin x the nights' largest.\nExit status: 0 pass; 1 SLOWER, BROKEN or "

@@ -68,7 +68,7 @@ TEST_CASE("a noisy history widens what counts; one wild night does not") {
   const auto one_wild = nights({0.100, 0.101, 1.000, 0.099, 0.100, 0.102, 0.098});
   CHECK(judge_config(timed(0.150), one_wild, o).result == gate_verdict::slower);
   // Quiet nights: the 5% minimum still holds (MAD near 0 by chance).
-  const auto flat = nights({0.100, 0.100, 0.100, 0.100});
+  const auto flat = nights({0.100, 0.100, 0.100, 0.100, 0.100});
   CHECK(judge_config(timed(0.103, 0.995, 1.005), flat, o).result == gate_verdict::same);
   CHECK(judge_config(timed(0.110, 0.995, 1.005), flat, o).result == gate_verdict::slower);
 }
@@ -82,15 +82,25 @@ TEST_CASE("a history spread beyond max_spread is TOO_NOISY, never a regression")
   CHECK(v.reason.find("too noisy") != std::string::npos);
 }
 
-TEST_CASE("fewer than min_history nights, or a single baseline: disjoint intervals and > 10%") {
+TEST_CASE("fewer than min_history nights: TOO_NOISY, whatever tonight says") {
+  const gate_options o;
+  const auto v = judge_config(timed(0.300), nights({0.100, 0.100, 0.100, 0.100}), o);
+  CHECK(v.result == gate_verdict::too_noisy);
+  CHECK(v.reason.find("too few nights") != std::string::npos);
+  CHECK(v.timing->ratio == doctest::Approx(3.0));
+  CHECK(judge_config(timed(0.300), nights({0.1, 0.1, 0.1, 0.1, 0.1}), o).result ==
+        gate_verdict::slower);
+}
+
+TEST_CASE("a single baseline: disjoint intervals and beyond 10%") {
   const gate_options o;
   const auto two = nights({0.100, 0.100});
-  const auto v = judge_config(timed(0.108), two, o);
-  CHECK(v.result == gate_verdict::same); // disjoint but under 10%
+  const auto v = judge_config(timed(0.108), two, o, /*single_baseline=*/true);
+  CHECK(v.result == gate_verdict::same);  // disjoint but under 10%
   CHECK(v.timing->against == "baseline");
-  CHECK(judge_config(timed(0.120), two, o).result == gate_verdict::slower);
+  CHECK(judge_config(timed(0.120), two, o, true).result == gate_verdict::slower);
   // Overlapping intervals: not called, however large the ratio of medians.
-  CHECK(judge_config(timed(0.120, 0.7, 1.1), two, o).result == gate_verdict::same);
+  CHECK(judge_config(timed(0.120, 0.7, 1.1), two, o, true).result == gate_verdict::same);
   // single_baseline uses the latest night even with a long history.
   const auto history = nights({0.200, 0.200, 0.200, 0.100});
   const auto b = judge_config(timed(0.120), history, o, /*single_baseline=*/true);
@@ -101,7 +111,7 @@ TEST_CASE("fewer than min_history nights, or a single baseline: disjoint interva
 TEST_CASE("paired speedups: a smaller speedup is the slower direction") {
   const gate_options o;
   std::vector<night_state> history;
-  for (const double s : {2.0, 2.02, 1.98, 2.01, 1.99}) {
+  for (const double s : {2.0, 2.02, 1.98, 2.01, 1.99, 2.0}) {
     night_state n = timed(s);
     n.timing->kind = figure_kind::speedup;
     history.push_back(n);
@@ -114,12 +124,12 @@ TEST_CASE("paired speedups: a smaller speedup is the slower direction") {
   now.timing->interval = {2.0, 1.97, 2.03, 0.95, 7};
   CHECK(judge_config(now, history, o).result == gate_verdict::same);
   // A seconds history is not compared with a speedup tonight.
-  CHECK(judge_config(now, nights({0.1, 0.1, 0.1}), o).result == gate_verdict::not_timed);
+  CHECK(judge_config(now, nights({0.1, 0.1, 0.1, 0.1, 0.1}), o).result == gate_verdict::not_timed);
 }
 
 TEST_CASE("errors and verification codes: BROKEN / FIXED whatever the timing says") {
   const gate_options o;
-  const auto history = nights({0.1, 0.1, 0.1});
+  const auto history = nights({0.1, 0.1, 0.1, 0.1, 0.1});
   night_state failed;
   failed.result = night_state::outcome::failed;
   failed.detail = "RuntimeError: boom";
@@ -138,7 +148,7 @@ TEST_CASE("errors and verification codes: BROKEN / FIXED whatever the timing say
 
 TEST_CASE("accuracy figures: a PASS -> PASS drift beyond the nights' range is ACCURACY_DRIFT") {
   const gate_options o;
-  auto history = nights({0.1, 0.1, 0.1});
+  auto history = nights({0.1, 0.1, 0.1, 0.1, 0.1});
   history[0].accuracy.rmse_vs_fp64 = 3.0e-5;
   history[1].accuracy.rmse_vs_fp64 = 3.4e-5;
   history[2].accuracy.rmse_vs_fp64 = 3.2e-5;
@@ -171,6 +181,7 @@ TEST_CASE("NEW without a reference night, MISSING without tonight's record") {
 TEST_CASE("only the last history_nights nights count") {
   gate_options o;
   o.history_nights = 3;
+  o.min_history_nights = 3;
   // Old nights at 0.2 s, the last three at 0.1 s: tonight's 0.2 s is slower than recent history.
   const auto v = judge_config(timed(0.2), nights({0.2, 0.2, 0.2, 0.2, 0.1, 0.1, 0.1}), o);
   CHECK(v.result == gate_verdict::slower);
