@@ -17,7 +17,7 @@
 //   Why a minimum change: with 5-7 nights of a quiet config the MAD can be near zero by chance.
 //   Fewer nights than min_history_nights: TOO_NOISY ("too few nights"), not a guess. On the 2-core
 //   build machine consecutive nights of the same build differed up to 10x; the single-night rule
-//   below called 13 of 48 such comparisons SLOWER, and 3 nights' MAD called 2 of 8 SLOWER.
+//   below called 14 of 56 such comparisons (7 pairs) SLOWER, and 3 nights' MAD 2 of 8.
 // Timing, against a single night (--baseline DIR, --against-latest; also the interleaved A/B
 //   confirmation runs): no spread between nights is known, so the rule is wider: SLOWER/FASTER
 //   when the two intervals are disjoint and the ratio of medians is beyond 1 + baseline_min_change.
