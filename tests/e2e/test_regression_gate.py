@@ -1,7 +1,8 @@
 """regression_gate on recorded nights (issue 27). fixtures/nights/night_1..8 are real no-change nights
 of torchbench resnet18, dcgan, squeezenet1_1 and alexnet x eager, torchscript (batch 2, 8 repeats,
 --verify) run on the 2-core build machine while other builds ran on it; night_9 and night_10 are the
-same matrix with resnet18 and alexnet run under OMP_NUM_THREADS=1 taskset -c 0 (a planted slowdown).
+same matrix with resnet18 and alexnet run under OMP_NUM_THREADS=1 taskset -c 0 (the issue's planted
+slowdown; under that night's load it made them faster, see planted_slowdown_runner.sh).
 Only results.jsonl and run_context.json of each night are kept.
 
 Replayed through import + check as a nightly job would see them: no control night may fail the gate;
