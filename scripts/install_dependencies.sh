@@ -18,7 +18,8 @@ cd "$(dirname "$0")/.."
 
 TORCH_VERSION=2.11.0
 PACKAGES=(g++ cmake ninja-build ccache python3-venv libboost-dev libboost-program-options-dev
-          libboost-filesystem-dev libyaml-cpp-dev rapidjson-dev doctest-dev libssl-dev)
+          libboost-filesystem-dev libyaml-cpp-dev rapidjson-dev doctest-dev libssl-dev
+          libsqlite3-dev)
 
 missing=()
 for package in "${PACKAGES[@]}"; do
@@ -29,6 +30,9 @@ done
 # scripts/prepare_offline_build.sh, for machines without internet) need no package.
 if [[ " ${missing[*]} " == *" rapidjson-dev "* && -f third_party_cache/rapidjson/usr/include/rapidjson/document.h ]]; then
   missing=("${missing[@]/rapidjson-dev}")
+fi
+if [[ " ${missing[*]} " == *" libsqlite3-dev "* && -f third_party_cache/sqlite/usr/include/sqlite3.h ]]; then
+  missing=("${missing[@]/libsqlite3-dev}")
 fi
 if [[ " ${missing[*]} " == *" python3-venv "* ]] && python3 -m venv --help >/dev/null 2>&1; then
   missing=("${missing[@]/python3-venv}")  # a Python that has venv built in (pyenv) needs no package

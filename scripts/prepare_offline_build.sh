@@ -6,6 +6,8 @@
 # looks for each piece at the path given below:
 #   rapidjson/usr/include              Debian's rapidjson-dev (apt-get download + dpkg -x)
 #   doctest/usr/include                Debian's doctest-dev (likewise)
+#   sqlite/usr/include, sqlite/usr/lib Debian's libsqlite3-dev (likewise: sqlite3.h and the static
+#                                      libsqlite3.a the regression gate's history links)
 #   boost_program_options_<M>_<m>/src  Boost.Program_options' sources of the target's Boost
 #                                      version (its headers are the target's own), from Debian's
 #                                      boost<M>.<m> orig tarball; the tarball's SHA-256 is checked
@@ -75,6 +77,7 @@ unpack_debian_package() {
 
 unpack_debian_package rapidjson-dev rapidjson usr/include/rapidjson/document.h
 unpack_debian_package doctest-dev doctest usr/include/doctest/doctest.h
+unpack_debian_package libsqlite3-dev sqlite usr/include/sqlite3.h
 
 # Downloads $DEBIAN_MIRROR/$1 to $2, or fails naming the address.
 download() {

@@ -1,0 +1,643 @@
+// regression_gate: the nightly gate over a history of nights (issue 27). Subcommands:
+//   import   store output directories (results.jsonl + run_context.json) in the SQLite history
+//   check    judge tonight's directory against the history's last N nights (output/night_verdict),
+//            re-measure flagged configs before failing (--confirm), write the verdict JSON, run a
+//            hook on a regression
+//   history  list the stored nights, or one config's figures night by night
+// Exit status: 0 pass; 1 a regression (SLOWER, BROKEN, ACCURACY_DRIFT); 2 nothing to compare, or
+// configs of the reference night missing tonight (named); 3 usage or bad input.
+#include "core/flag_tool.hpp"
+#include "core/python_json.hpp"
+#include "core/text_file.hpp"
+#include "output/night_history.hpp"
+#include "process/child_process.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+namespace {
+
+using namespace benchmatrix;
+
+constexpr int exit_pass = 0;
+constexpr int exit_regression = 1;
+constexpr int exit_nothing_to_compare = 2;
+constexpr int exit_usage = 3;
+
+const char* const program = "regression_gate";
+
+std::string text_or(const parsed_flags& flags, const std::string& name,
+                    const std::string& fallback) {
+  const auto v = flags.last(name);
+  return v && *v ? **v : fallback;
+}
+
+std::vector<std::string> texts(const parsed_flags& flags, const std::string& name) {
+  std::vector<std::string> out;
+  for (const auto& v : flags.all(name))
+    if (v) out.push_back(*v);
+  return out;
+}
+
+double positive_real(const parsed_flags& flags, const std::string& name, double fallback) {
+  const double v = std::stod(text_or(flags, name, python_float_repr(fallback)));
+  if (!(v > 0) || !std::isfinite(v))
+    throw usage_error("argument --" + name + ": must be a number above 0");
+  return v;
+}
+
+size_t count_of(const parsed_flags& flags, const std::string& name, size_t fallback) {
+  const long long v = std::stoll(text_or(flags, name, std::to_string(fallback)));
+  if (v < 1) throw usage_error("argument --" + name + ": must be 1 or more");
+  return static_cast<size_t>(v);
+}
+
+const auto warn = [](const std::string& message) {
+  std::cerr << program << ": warning: " << message << "\n";
+};
+
+std::string shell_quote(const std::string& text) {
+  if (!text.empty() && text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                              "0123456789_-+=/.,:@%") == std::string::npos)
+    return text;
+  std::string out = "'";
+  for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string joined(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) out += (out.empty() ? "" : " ") + shell_quote(a);
+  return out;
+}
+
+// --- import --------------------------------------------------------------------------------------
+
+std::vector<flag_spec> import_specs() {
+  using a = flag_action;
+  using t = flag_type;
+  return {
+      {"db", 0, a::store, t::text, {}, false, "", "The history database (SQLite; created when absent). Required."},
+      {"nights", 0, a::positional, t::text, {}, false, "", "Output directories of experiment_runner, each one night (results.jsonl, run_context.json)."},
+  };
+}
+
+std::string required(const parsed_flags& flags, const std::string& name) {
+  const auto v = text_or(flags, name, "");
+  if (v.empty()) throw usage_error("argument --" + name + " is required");
+  return v;
+}
+
+int run_import(const parsed_flags& flags) {
+  const auto dirs = texts(flags, "nights");
+  if (dirs.empty()) throw usage_error("expected one or more night directories");
+  night_history history(required(flags, "db"));
+  for (const auto& dir : dirs) {
+    const auto night = read_night(dir, warn);
+    const auto r = history.import_night(night);
+    std::cout << night.info.path << ": "
+              << (r.already_known ? "already imported" : r.replaced ? "re-imported" : "imported")
+              << " as night " << r.night_id << " (" << night.configs.size() << " configs)\n";
+  }
+  return exit_pass;
+}
+
+// --- history -------------------------------------------------------------------------------------
+
+std::vector<flag_spec> history_specs() {
+  using a = flag_action;
+  using t = flag_type;
+  return {
+      {"db", 0, a::store, t::text, {}, false, "", "The history database. Required."},
+      {"config", 0, a::store, t::text, {}, false, "", "A config's figures night by night: a case-insensitive substring of its key (suite/model/test/backend/bs<N>/accelerator:model), e.g. 'alexnet/eval/eager'."},
+  };
+}
+
+int run_history(const parsed_flags& flags) {
+  const auto path = required(flags, "db");
+  if (!std::filesystem::exists(path)) throw usage_error("no history database " + path);
+  night_history history(path);
+  const auto needle = [](std::string s) {
+    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  const auto wanted = needle(text_or(flags, "config", ""));
+  for (const auto& n : history.nights()) {
+    const auto configs = history.configs_of(n.id);
+    if (wanted.empty()) {
+      std::printf("night %lld  started %.0f  %zu configs  %s  %s\n",
+                  static_cast<long long>(n.id), n.started, configs.size(), n.host.c_str(),
+                  n.path.c_str());
+      continue;
+    }
+    for (const auto& c : configs) {
+      if (needle(c.config).find(wanted) == std::string::npos) continue;
+      std::string figure = "-";
+      if (c.state.timing) {
+        const auto& i = c.state.timing->interval;
+        char text[96];
+        if (c.state.timing->kind == figure_kind::seconds)
+          std::snprintf(text, sizeof text, "%.3f ms [%.3f, %.3f]", i.median * 1e3, i.low * 1e3,
+                        i.high * 1e3);
+        else
+          std::snprintf(text, sizeof text, "%.3fx [%.3f, %.3f]", i.median, i.low, i.high);
+        figure = text;
+      }
+      std::printf("night %lld  %s  %s  %s  rmse_vs_fp64=%s\n", static_cast<long long>(n.id),
+                  c.config.c_str(), figure.c_str(),
+                  c.state.verification_code.empty() ? "-" : c.state.verification_code.c_str(),
+                  c.state.accuracy.rmse_vs_fp64
+                      ? python_float_repr(*c.state.accuracy.rmse_vs_fp64).c_str() : "-");
+    }
+  }
+  return exit_pass;
+}
+
+// --- check ---------------------------------------------------------------------------------------
+
+std::vector<flag_spec> check_specs() {
+  using a = flag_action;
+  using t = flag_type;
+  const gate_options d;
+  return {
+      {"tonight", 0, a::positional, t::text, {}, false, "", "Tonight's output directory (results.jsonl, run_context.json)."},
+      {"db", 0, a::store, t::text, {}, false, "", "The history database: the reference nights are its last --history nights that started before tonight (tonight itself, if imported, is left out)."},
+      {"baseline", 0, a::store, t::text, {}, false, "", "Judge against this one output directory instead of a history (single-night rule)."},
+      {"against-latest", 0, a::store_true, t::text, {}, false, "", "Judge against the history's latest night alone (single-night rule)."},
+      {"history", 0, a::store, t::integer, {}, false, std::to_string(d.history_nights), "Nights of history the noise floor is learnt from."},
+      {"min-history", 0, a::store, t::integer, {}, false, std::to_string(d.min_history_nights), "Fewer nights than this hold a config: TOO_NOISY (too few nights to learn its noise from)."},
+      {"k", 0, a::store, t::real, {}, false, "3", "Allowed change in robust sigmas of the nights (1.4826 x MAD of log night medians)."},
+      {"min-change", 0, a::store, t::real, {}, false, "0.05", "Smallest change called SLOWER/FASTER against a history, as a fraction."},
+      {"max-spread", 0, a::store, t::real, {}, false, "0.25", "A history whose nights' sigma exceeds this fraction is TOO_NOISY to judge."},
+      {"baseline-min-change", 0, a::store, t::real, {}, false, "0.1", "Single-night rule: intervals disjoint and the ratio beyond this fraction."},
+      {"accuracy-margin", 0, a::store, t::real, {}, false, "2", "ACCURACY_DRIFT: an error figure above this times the reference nights' largest."},
+      {"confirm", 0, a::store_true, t::text, {}, false, "", "Re-measure each SLOWER config before failing: its night's command (run_context.json) run again for that config alone (--experiment-config/--model-config) into a scratch directory; the flag stays only if the re-measurement is judged SLOWER too."},
+      {"confirm-with", 0, a::store, t::text, {}, false, "", "Like --confirm, through this shell command template: {} becomes the quoted re-run command (e.g. 'nice -n 5 {}')."},
+      {"confirm-rounds", 0, a::store, t::integer, {}, false, "3", "With --baseline-runner: interleaved rounds (baseline build, then tonight's) per config; a verdict holds only when every round gives it, rounds that disagree make it TOO_NOISY."},
+      {"runner", 0, a::store, t::text, {}, false, "", "With --confirm: the experiment_runner tonight's confirmation runs use instead of the one in tonight's command (a night recorded on another machine or path)."},
+      {"baseline-runner", 0, a::store, t::text, {}, false, "", "With --confirm: the baseline build's experiment_runner. Each confirmation then runs the baseline build, then tonight's, and judges tonight's against the baseline's (single-night rule) instead of against the history; TOO_NOISY configs are re-run this way too, and get the A/B run's verdict."},
+      {"scratch-dir", 0, a::store, t::text, {}, false, "", "Where confirmation runs write (default: a new directory under the system's temporary directory, removed afterwards)."},
+      {"verdict-json", 0, a::store, t::text, {}, false, "", "Write the verdicts as JSON here (per config: verdict, ratio, interval, history center and spread, reason, reproduce command)."},
+      {"on-regression", 0, a::store, t::text, {}, false, "", "Shell command run when the gate fails (exit 1), with the verdict JSON's path as its last argument (a temporary file without --verdict-json)."},
+  };
+}
+
+struct checked_config {
+  std::string config;
+  config_verdict verdict;
+  std::optional<night_config> tonight;
+  std::string reproduce;           // one shell line re-running this config alone
+  std::optional<std::string> confirmation;  // what the confirmation run found
+};
+
+/// The night's command re-running one config by hand: the command without its output directory,
+/// plus --experiment-config/--model-config and `output_dir` when given.
+std::vector<std::string> rerun_argv(const std::vector<std::string>& command,
+                                    const night_config& c,
+                                    const std::optional<std::string>& output_dir) {
+  std::vector<std::string> argv;
+  for (size_t i = 0; i < command.size(); ++i) {
+    const auto& a = command[i];
+    if (output_dir && (a == "--output-dirname")) {
+      ++i;
+      continue;
+    }
+    if (output_dir && a.rfind("--output-dirname=", 0) == 0) continue;
+    argv.push_back(a);
+  }
+  argv.push_back("--experiment-config=" + c.experiment_config);
+  json_document model(rapidjson::kObjectType);
+  model.AddMember("model_name", json_value(c.model.c_str(), model.GetAllocator()),
+                  model.GetAllocator());
+  argv.push_back("--model-config=" + to_python_json(model));
+  if (output_dir) argv.push_back("--output-dirname=" + *output_dir);
+  return argv;
+}
+
+/// Runs one confirmation and returns the config's new state (nullopt: no record came out).
+std::optional<night_state> confirm_once(const std::vector<std::string>& argv,
+                                        const std::string& template_text,
+                                        const std::filesystem::path& dir,
+                                        const std::string& config) {
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> launch = argv;
+  if (!template_text.empty()) {
+    std::string line = template_text;
+    const auto at = line.find("{}");
+    if (at == std::string::npos)
+      throw usage_error("argument --confirm-with: the template needs {} for the command");
+    line.replace(at, 2, joined(argv));
+    launch = {"/bin/sh", "-c", line};
+  }
+  const auto log = dir / "confirmation.log";
+  std::cerr << program << ": confirming " << config << ": " << joined(launch) << "\n";
+  child_process child(launch, current_environment(), log, log, process_group::own);
+  const auto exit = child.wait();
+  if (!exit.success()) {
+    warn("the confirmation run of " + config + " " + exit.describe() + " (log: " + log.string() +
+         ")");
+    return std::nullopt;
+  }
+  const auto night = read_night(dir, warn);
+  for (const auto& c : night.configs)
+    if (c.config == config) return c.state;
+  warn("the confirmation run of " + config + " wrote no record of it");
+  return std::nullopt;
+}
+
+json_value interval_json(const median_interval& i, json_allocator& a) {
+  json_value o(rapidjson::kObjectType);
+  o.AddMember("median", i.median, a);
+  o.AddMember("low", i.low, a);
+  o.AddMember("high", i.high, a);
+  o.AddMember("count", static_cast<uint64_t>(i.count), a);
+  return o;
+}
+
+std::string verdicts_json(const std::vector<checked_config>& rows, const std::string& tonight,
+                          const std::string& against, int exit_status) {
+  json_document d(rapidjson::kObjectType);
+  auto& a = d.GetAllocator();
+  d.AddMember("tonight", json_value(tonight.c_str(), a), a);
+  d.AddMember("against", json_value(against.c_str(), a), a);
+  d.AddMember("exit_status", exit_status, a);
+  json_value counts(rapidjson::kObjectType);
+  std::map<std::string, int> count;
+  for (const auto& r : rows) ++count[gate_verdict_name(r.verdict.result)];
+  for (const auto& [name, n] : count) {
+    json_value key(name.c_str(), a);
+    counts.AddMember(key, json_value(n), a);
+  }
+  d.AddMember("counts", counts, a);
+  json_value list(rapidjson::kArrayType);
+  for (const auto& r : rows) {
+    json_value o(rapidjson::kObjectType);
+    o.AddMember("config", json_value(r.config.c_str(), a), a);
+    o.AddMember("verdict", json_value(gate_verdict_name(r.verdict.result), a), a);
+    o.AddMember("regression", is_regression(r.verdict.result), a);
+    if (const auto& t = r.verdict.timing) {
+      o.AddMember("ratio", t->ratio, a);
+      o.AddMember("kind", json_value(r.tonight && r.tonight->state.timing &&
+                                             r.tonight->state.timing->kind == figure_kind::speedup
+                                         ? "speedup" : "seconds", a), a);
+      o.AddMember("interval", interval_json(t->tonight, a), a);
+      o.AddMember("against", json_value(t->against.c_str(), a), a);
+      o.AddMember("nights", static_cast<uint64_t>(t->nights), a);
+      o.AddMember("center", t->center, a);
+      if (t->spread) o.AddMember("spread", *t->spread, a);
+      o.AddMember("allowed_change", t->allowed, a);
+    }
+    o.AddMember("reason", json_value(r.verdict.reason.c_str(), a), a);
+    if (r.confirmation) o.AddMember("confirmation", json_value(r.confirmation->c_str(), a), a);
+    if (!r.reproduce.empty()) o.AddMember("reproduce", json_value(r.reproduce.c_str(), a), a);
+    list.PushBack(o, a);
+  }
+  d.AddMember("configs", list, a);
+  return to_python_json(d) + "\n";
+}
+
+std::string table_of(const std::vector<checked_config>& rows) {
+  std::ostringstream out;
+  char line[512];
+  std::snprintf(line, sizeof line, "%-58s %-14s %7s %9s  %s\n", "config", "verdict", "ratio",
+                "spread", "reason");
+  out << line;
+  for (const auto& r : rows) {
+    std::string ratio = "-", spread = "-";
+    if (const auto& t = r.verdict.timing) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.3f", t->ratio);
+      ratio = text;
+      if (t->spread) {
+        std::snprintf(text, sizeof text, "%.1f%%", *t->spread * 100);
+        spread = text;
+      }
+    }
+    std::snprintf(line, sizeof line, "%-58s %-14s %7s %9s  ", r.config.c_str(),
+                  gate_verdict_name(r.verdict.result), ratio.c_str(), spread.c_str());
+    out << line << r.verdict.reason << (r.confirmation ? "; " + *r.confirmation : "") << "\n";
+  }
+  return out.str();
+}
+
+int run_check(const parsed_flags& flags) {
+  const auto positional = texts(flags, "tonight");
+  if (positional.size() != 1)
+    throw usage_error("expected one directory, tonight's, got " +
+                      std::to_string(positional.size()));
+  gate_options options;
+  options.history_nights = count_of(flags, "history", options.history_nights);
+  options.min_history_nights = count_of(flags, "min-history", options.min_history_nights);
+  options.k = positive_real(flags, "k", options.k);
+  options.min_change = positive_real(flags, "min-change", options.min_change);
+  options.max_spread = positive_real(flags, "max-spread", options.max_spread);
+  options.baseline_min_change =
+      positive_real(flags, "baseline-min-change", options.baseline_min_change);
+  options.accuracy_margin = positive_real(flags, "accuracy-margin", options.accuracy_margin);
+  const auto db = text_or(flags, "db", "");
+  const auto baseline_dir = text_or(flags, "baseline", "");
+  const bool against_latest = flags.given("against-latest");
+  if (db.empty() == baseline_dir.empty())
+    throw usage_error("give either --db (a history) or --baseline DIR (one night)");
+  if (against_latest && db.empty()) throw usage_error("--against-latest needs --db");
+  const auto confirm_template = text_or(flags, "confirm-with", "");
+  const bool confirm = flags.given("confirm") || !confirm_template.empty();
+  const auto baseline_runner = text_or(flags, "baseline-runner", "");
+  const auto runner = text_or(flags, "runner", "");
+  const size_t confirm_rounds = count_of(flags, "confirm-rounds", 3);
+  if ((!baseline_runner.empty() || !runner.empty()) && !confirm)
+    throw usage_error("--runner and --baseline-runner need --confirm or --confirm-with");
+
+  loaded_night tonight;
+  try {
+    tonight = read_night(positional[0], warn);
+  } catch (const std::runtime_error& e) {
+    throw usage_error(e.what());
+  }
+  // The reference nights, oldest first.
+  std::vector<loaded_night> references;
+  bool single_baseline = against_latest;
+  if (!baseline_dir.empty()) {
+    try {
+      references.push_back(read_night(baseline_dir, warn));
+    } catch (const std::runtime_error& e) {
+      throw usage_error(e.what());
+    }
+    single_baseline = true;
+  } else {
+    if (!std::filesystem::exists(db)) throw usage_error("no history database " + db);
+    night_history history(db);
+    std::vector<night_info> nights;
+    for (auto& n : history.nights()) {
+      if (n.content_hash == tonight.info.content_hash || n.path == tonight.info.path) continue;
+      if (tonight.info.started > 0 && n.started >= tonight.info.started) continue;
+      nights.push_back(std::move(n));
+    }
+    const size_t keep = against_latest ? 1 : options.history_nights;
+    if (nights.size() > keep) nights.erase(nights.begin(), nights.end() - keep);
+    for (auto& n : nights) {
+      loaded_night night;
+      night.configs = history.configs_of(n.id);
+      night.info = std::move(n);
+      references.push_back(std::move(night));
+    }
+  }
+  if (references.empty()) {
+    std::cerr << program << ": error: nothing to compare: the history holds no night before "
+              << "tonight's (import earlier nights with 'regression_gate import')\n";
+    return exit_nothing_to_compare;
+  }
+  const std::string against =
+      !baseline_dir.empty() ? "baseline " + references.back().info.path
+      : against_latest      ? "latest night " + references.back().info.path
+                            : std::to_string(references.size()) + " nights of " + db;
+
+  // Every config of tonight and of the latest reference night, in tonight's order.
+  std::map<std::string, const night_config*> tonight_by_config;
+  std::vector<std::string> order;
+  for (const auto& c : tonight.configs) {
+    tonight_by_config[c.config] = &c;
+    order.push_back(c.config);
+  }
+  for (const auto& c : references.back().configs)
+    if (!tonight_by_config.count(c.config)) order.push_back(c.config);
+
+  const auto states_of = [&](const std::string& config) {
+    std::vector<night_state> states;
+    const night_config* latest = nullptr;
+    for (const auto& night : references)
+      for (const auto& c : night.configs)
+        if (c.config == config) {
+          states.push_back(c.state);
+          latest = &c;
+        }
+    return std::make_pair(states, latest);
+  };
+
+  std::vector<checked_config> rows;
+  for (const auto& config : order) {
+    checked_config row;
+    row.config = config;
+    const auto [states, latest] = states_of(config);
+    std::optional<night_state> now;
+    if (const auto it = tonight_by_config.find(config); it != tonight_by_config.end()) {
+      row.tonight = *it->second;
+      now = it->second->state;
+    }
+    row.verdict = judge_config(now, states, options, single_baseline);
+    const night_config& c = row.tonight ? *row.tonight : *latest;
+    const auto& command = row.tonight ? tonight.info.command : references.back().info.command;
+    if (!command.empty()) row.reproduce = joined(rerun_argv(command, c, std::nullopt));
+    rows.push_back(std::move(row));
+  }
+
+  // Confirmation runs of the SLOWER configs.
+  if (confirm) {
+    std::filesystem::path scratch = text_or(flags, "scratch-dir", "");
+    const bool own_scratch = scratch.empty();
+    if (own_scratch) {
+      std::string pattern =
+          (std::filesystem::temp_directory_path() / "regression_gate.XXXXXX").string();
+      if (!mkdtemp(pattern.data()))
+        throw std::runtime_error("cannot create a scratch directory under " +
+                                 std::filesystem::temp_directory_path().string());
+      scratch = pattern;
+    }
+    size_t index = 0;
+    for (auto& row : rows) {
+      if (!row.tonight) continue;
+      // SLOWER configs; with the baseline build at hand also the TOO_NOISY ones: the history
+      // cannot judge them, an interleaved A/B run at one moment on one machine can.
+      const bool too_noisy = row.verdict.result == gate_verdict::too_noisy;
+      if (row.verdict.result != gate_verdict::slower && !(too_noisy && !baseline_runner.empty()))
+        continue;
+      if (tonight.info.command.empty()) {
+        row.confirmation = "not confirmed: tonight has no run_context.json command to re-run";
+        continue;
+      }
+      const auto dir = scratch / ("config-" + std::to_string(index++));
+      const auto tonight_argv_in = [&](const std::filesystem::path& out) {
+        auto argv = rerun_argv(tonight.info.command, *row.tonight, out.string());
+        if (!runner.empty()) argv.front() = runner;
+        return argv;
+      };
+      const auto tonight_argv = tonight_argv_in(dir / "tonight");
+      if (!baseline_runner.empty()) {
+        // Interleaved rounds: the baseline build, then tonight's, at one moment on one machine.
+        // A verdict holds only when every round gives it; rounds that disagree are noise.
+        std::vector<std::string> verdicts;
+        std::optional<gate_verdict> agreed;
+        bool disagree = false, failed_to_run = false;
+        for (size_t round = 0; round < confirm_rounds; ++round) {
+          const auto here = dir / ("round-" + std::to_string(round + 1));
+          auto baseline_argv = rerun_argv(tonight.info.command, *row.tonight,
+                                          (here / "baseline").string());
+          baseline_argv.front() = baseline_runner;
+          const auto base = confirm_once(baseline_argv, confirm_template, here / "baseline",
+                                         row.config);
+          const auto again = confirm_once(tonight_argv_in(here / "tonight"), confirm_template,
+                                          here / "tonight", row.config);
+          if (!base || !again) {
+            failed_to_run = true;
+            break;
+          }
+          const auto second = judge_config(again, {*base}, options, /*single_baseline=*/true);
+          char ratio[32] = "-";
+          if (second.timing) std::snprintf(ratio, sizeof ratio, "%.3f", second.timing->ratio);
+          verdicts.push_back(std::string(gate_verdict_name(second.result)) + " " + ratio);
+          if (agreed && *agreed != second.result) disagree = true;
+          agreed = second.result;
+          if (disagree) break;  // the outcome is settled: not every round agrees
+        }
+        if (failed_to_run) {
+          row.confirmation = "confirmation failed to run: the verdict stays";
+          continue;
+        }
+        std::string rounds;
+        for (const auto& v : verdicts) rounds += (rounds.empty() ? "" : ", ") + v;
+        row.confirmation = "interleaved A/B against the baseline build (" + rounds + "): ";
+        if (!disagree && agreed == gate_verdict::slower) {
+          *row.confirmation += "SLOWER in every round";
+          row.verdict.result = gate_verdict::slower;
+        } else if (disagree) {
+          *row.confirmation += "the rounds disagree";
+          if (!too_noisy) row.verdict.reason = "not confirmed: was " + row.verdict.reason;
+          row.verdict.result = gate_verdict::too_noisy;
+        } else {
+          *row.confirmation += std::string(gate_verdict_name(*agreed)) + " in every round";
+          if (!too_noisy) row.verdict.reason = "not confirmed: was " + row.verdict.reason;
+          row.verdict.result = *agreed;
+        }
+        continue;
+      }
+      const auto again = confirm_once(tonight_argv, confirm_template, dir / "tonight",
+                                      row.config);
+      if (!again) {
+        row.confirmation = "confirmation failed to run: the verdict stays";
+        continue;
+      }
+      const auto [states, latest] = states_of(row.config);
+      (void)latest;
+      const auto second = judge_config(again, states, options, single_baseline);
+      row.confirmation = std::string("confirmation run: ") + gate_verdict_name(second.result) +
+                         " (" + second.reason + ")";
+      if (second.result != gate_verdict::slower) {
+        row.verdict.reason = "not confirmed: was " + row.verdict.reason;
+        row.verdict.result = gate_verdict::same;
+      }
+    }
+    if (own_scratch) std::filesystem::remove_all(scratch);
+  }
+
+  bool regression = false, missing = false;
+  for (const auto& r : rows) {
+    regression = regression || is_regression(r.verdict.result);
+    missing = missing || r.verdict.result == gate_verdict::missing;
+  }
+  const bool compared = std::any_of(rows.begin(), rows.end(), [](const checked_config& r) {
+    return r.verdict.result != gate_verdict::new_config &&
+           r.verdict.result != gate_verdict::missing;
+  });
+  const int status = regression ? exit_regression
+                     : (missing || !compared) ? exit_nothing_to_compare
+                                              : exit_pass;
+  std::cout << "regression_gate: " << tonight.info.path << " against " << against << "\n"
+            << table_of(rows);
+  std::cout.flush();
+  for (const auto& r : rows)
+    if (r.verdict.result == gate_verdict::missing)
+      std::cerr << program << ": error: " << r.config << " is missing tonight\n";
+  if (!compared)
+    std::cerr << program << ": error: no config of tonight is in the reference nights\n";
+
+  const auto json = verdicts_json(rows, tonight.info.path, against, status);
+  std::string json_path = text_or(flags, "verdict-json", "");
+  const auto hook = text_or(flags, "on-regression", "");
+  bool temporary_json = false;
+  if (json_path.empty() && status == exit_regression && !hook.empty()) {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "regression_gate_verdict.XXXXXX").string();
+    const int fd = mkstemp(pattern.data());
+    if (fd < 0) throw std::runtime_error("cannot create a temporary verdict file");
+    close(fd);
+    json_path = pattern;
+    temporary_json = true;
+  }
+  if (!json_path.empty()) replace_text_file(json_path, json);
+  if (status == exit_regression && !hook.empty()) {
+    const auto log = std::filesystem::path(json_path).string() + ".hook.log";
+    child_process child({"/bin/sh", "-c", hook + " \"$1\"", "sh", json_path},
+                        current_environment(), log, log, process_group::own);
+    const auto exit = child.wait();
+    std::cerr << program << ": --on-regression " << exit.describe() << " (output: " << log
+              << ")\n";
+    if (temporary_json) std::cerr << program << ": verdict JSON kept at " << json_path << "\n";
+  }
+  return status;
+}
+
+int usage() {
+  std::cout
+      << "usage: regression_gate {import,check,history} ...\n\n"
+         "The nightly regression gate over a history of nights (SQLite, one file).\n"
+         "  import  --db FILE DIR...        store experiment_runner output directories as nights\n"
+         "                                  (idempotent: a night is known by its files' SHA-256)\n"
+         "  check   --db FILE TONIGHT_DIR   judge tonight against the last --history nights\n"
+         "          [--against-latest | --baseline DIR] [--confirm] [--verdict-json FILE]\n"
+         "          [--on-regression CMD]\n"
+         "  history --db FILE [--config TEXT]   list nights, or one config night by night\n"
+         "'regression_gate SUBCOMMAND --help' describes each.\n\n"
+         "Exit status: 0 pass; 1 a regression (SLOWER, BROKEN, ACCURACY_DRIFT); 2 nothing to\n"
+         "compare, or configs of the reference night missing tonight (named on stderr); 3 usage or\n"
+         "bad input.\n";
+  return exit_pass;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> arguments(argv + 1, argv + argc);
+  if (arguments.empty()) {
+    usage();
+    return exit_usage;
+  }
+  const std::string sub = arguments.front();
+  if (sub == "-h" || sub == "--help") return usage();
+  const std::vector<std::string> rest(arguments.begin() + 1, arguments.end());
+  const std::string name = std::string(program) + " " + sub;
+  if (sub == "import")
+    return run_flag_tool(name,
+                         "Stores each output directory (results.jsonl + run_context.json) as a "
+                         "night in the history database.\nA directory already imported with the "
+                         "same contents is left as it is; with other contents (a\nresumed sweep) "
+                         "its earlier import is replaced. Exit status: 0, or 3 on bad input.",
+                         import_specs(), rest, run_import, exit_usage, exit_usage);
+  if (sub == "history")
+    return run_flag_tool(name, "Lists the stored nights, or one config's figures night by night.",
+                         history_specs(), rest, run_history, exit_usage, exit_usage);
+  if (sub == "check")
+    return run_flag_tool(
+        name,
+        "Judges every config of tonight's directory against the reference nights "
+        "(docs: output/night_verdict.hpp).\n"
+        "History (default): per config, center = median of the nights' log per-iteration "
+        "medians (or paired\nspeedups), spread = 1.4826 x MAD; SLOWER/FASTER when tonight's "
+        "bootstrap 95% interval lies wholly\nbeyond center +/- max(k x spread, --min-change); "
+        "TOO_NOISY when the spread exceeds --max-spread\nor fewer than --min-history nights hold "
+        "the config. One night (--baseline, --against-latest):\nintervals disjoint and the "
+        "ratio beyond --baseline-min-change. BROKEN: an error record or PASS -> FAIL; "
+        "ACCURACY_DRIFT:\nrmse_vs_fp64, 1 - cosine similarity or accuracy_max_abs_error above "
+        "--accuracy-margin x the nights' largest.\nExit status: 0 pass; 1 SLOWER, BROKEN or "
+        "ACCURACY_DRIFT; 2 nothing to compare or configs missing\ntonight; 3 usage or bad "
+        "input.",
+        check_specs(), rest, run_check, exit_usage, exit_usage);
+  std::cerr << program << ": error: unknown subcommand '" << sub
+            << "' (choose from import, check, history)\n";
+  return exit_usage;
+}
