@@ -36,11 +36,12 @@ struct findings {
   std::vector<std::string> noisy, unjudged;
 };
 
-void judge_spread(const std::vector<double>& per_iter_time, findings& out) {
+void judge_spread(const std::vector<double>& per_iter_time, const std::string& name,
+                  findings& out) {
   const auto counted = counted_repeats(per_iter_time);
   if (counted.size() < noise_minimum_counted_repeats) {
     out.unjudged.push_back("only " + std::to_string(counted.size()) +
-                           " counted repeat(s) of per_iter_time: at least " +
+                           " counted repeat(s) of " + name + ": at least " +
                            std::to_string(noise_minimum_counted_repeats) +
                            " are needed to judge their spread");
     return;
@@ -50,7 +51,7 @@ void judge_spread(const std::vector<double>& per_iter_time, findings& out) {
   if (!(spread <= noise_maximum_repeat_spread))  // NaN (median 0) counts as noisy too
     out.noisy.push_back("repeats spread " + fixed(spread * 100, 1) +
                         "% of their median (p90 - p10 of " + std::to_string(counted.size()) +
-                        " counted per_iter_time repeats; noisy above " +
+                        " counted " + name + " repeats; noisy above " +
                         fixed(noise_maximum_repeat_spread * 100, 0) + "%)");
 }
 
@@ -105,9 +106,11 @@ void judge_host(const machine_snapshot& start, const machine_snapshot& end, find
 }  // namespace
 
 noise_verdict judge_noise(const std::vector<double>& per_iter_time, const machine_snapshot& start,
-                          const machine_snapshot& end) {
+                          const machine_snapshot& end,
+                          const std::vector<double>* baseline_per_iter_time) {
   findings found;
-  judge_spread(per_iter_time, found);
+  judge_spread(per_iter_time, "per_iter_time", found);
+  if (baseline_per_iter_time) judge_spread(*baseline_per_iter_time, "baseline_per_iter_time", found);
   judge_gpu(start, end, found);
   judge_host(start, end, found);
   const bool spread_unjudged = counted_repeats(per_iter_time).size() < noise_minimum_counted_repeats;

@@ -48,9 +48,13 @@ struct noise_verdict {
 ///     (more runnable threads than CPUs: the child's threads wait their turn);
 ///   - a GPU this process uses that could not be read, or a load that could not be read (listed,
 ///     not noisy by themselves).
+/// A paired record (--paired-baseline) passes its baseline_per_iter_time too: its speedups are only
+/// as steady as the noisier of the two sides (on a shared host a launch-bound eager baseline
+/// wanders while a CUDA-graph replay stays flat), so the baseline's spread is judged the same way.
 [[nodiscard]] noise_verdict judge_noise(const std::vector<double>& per_iter_time,
                                         const machine_snapshot& start,
-                                        const machine_snapshot& end);
+                                        const machine_snapshot& end,
+                                        const std::vector<double>* baseline_per_iter_time = nullptr);
 
 /// {"verdict": "...", "reasons": [...]}: the record's top-level "noise".
 [[nodiscard]] json_value noise_verdict_json(const noise_verdict& noise, json_allocator& a);

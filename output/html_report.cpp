@@ -327,15 +327,12 @@ std::string noise_badge(const report_record& r) {
 std::string gpu_busy_badge(const report_record& r) {
   if (!r.gpu_busy) return "";
   const auto& f = r.gpu_busy->fraction;
-  const std::string how =
-      r.gpu_busy->same_iterations
-          ? "CUPTI busy time / wall time per iteration of the CUPTI pass's repeats: median of the "
-            "per-repeat ratios, 95% interval "
-          : "the record has no wall time of the CUPTI pass: median CUPTI busy time / median "
-            "per-iteration time of the timed repeats (different iterations), 95% interval ";
+  const std::string how = "median CUPTI busy time per iteration (its own pass after the timed "
+                          "repeats) / median per-iteration time of the timed repeats; the rest "
+                          "is host time; 95% interval ";
   return "<br/><span class=\"gpu-busy\" title=\"" +
          escape_attribute(how + fixed(f.low, 2) + "–" + fixed(f.high, 2)) + "\">GPU busy " +
-         fixed(f.median, 2) + (r.gpu_busy->same_iterations ? "" : "*") + "</span>";
+         fixed(f.median, 2) + "</span>";
 }
 
 /// A verification code as a table cell shows it: a short label, the code itself as the tooltip.

@@ -61,14 +61,10 @@ struct noise_figure {
 /// naming the key when it is not {"verdict": str, "reasons": [str, ...]}.
 [[nodiscard]] std::optional<noise_figure> noise_of(const results_record& record);
 
-/// GPU busy ÷ wall time per iteration of a --profile-cupti record.
+/// GPU busy ÷ step time of a --profile-cupti record: the CUPTI pass's busy time per iteration over
+/// the timed repeats' per_iter_time (bootstrap_ratio_of_medians of their counted repeats).
 struct gpu_busy_figure {
   median_interval fraction;    // 0..1 (can exceed 1 by overlap of streams), with its interval
-  bool same_iterations = true; // true: busy and wall time of the same (CUPTI pass) repeats
-                               // (per-repeat ratios, bootstrap_median); false: the record lacks
-                               // cupti_per_iter_time_s (older records), so median CUPTI busy over
-                               // median per_iter_time of the timed repeats
-                               // (bootstrap_ratio_of_medians): different iterations
 };
 /// nullopt when metrics has no cupti_per_iter_busy_time_s (no --profile-cupti, or a CPU config).
 [[nodiscard]] std::optional<gpu_busy_figure> gpu_busy_of(const results_record& record,

@@ -37,7 +37,7 @@ struct summary_row {
   std::vector<std::string> notes; // lines under the table
 };
 
-summary_row row_of(const std::string& line, bool& gpu_busy_from_timed_repeats) {
+summary_row row_of(const std::string& line) {
   summary_row row;
   try {
     const auto record = results_record::parse(line, "record");
@@ -69,8 +69,7 @@ summary_row row_of(const std::string& line, bool& gpu_busy_from_timed_repeats) {
       row.paired = interval_text(paired->speedup, 2) + " over " + paired->baseline + ", " +
                    speedup_verdict_name(verdict_of(paired->speedup));
     if (const auto busy = gpu_busy_of(record)) {
-      row.gpu_busy = fixed(busy->fraction.median, 2) + (busy->same_iterations ? "" : "*");
-      gpu_busy_from_timed_repeats |= !busy->same_iterations;
+      row.gpu_busy = fixed(busy->fraction.median, 2);
     }
   } catch (const std::exception& e) {
     row.identity = {"?", "?", "?", "?", "?"};
@@ -83,10 +82,9 @@ summary_row row_of(const std::string& line, bool& gpu_busy_from_timed_repeats) {
 } // namespace
 
 std::string summary_table(const std::vector<std::string>& record_lines) {
-  bool gpu_busy_from_timed_repeats = false;
   std::vector<summary_row> records;
   for (const auto& line : record_lines)
-    records.push_back(row_of(line, gpu_busy_from_timed_repeats));
+    records.push_back(row_of(line));
   const bool any_paired = std::any_of(records.begin(), records.end(),
                                       [](const summary_row& r) { return !r.paired.empty(); });
   const bool any_busy = std::any_of(records.begin(), records.end(),
@@ -136,11 +134,8 @@ std::string summary_table(const std::vector<std::string>& record_lines) {
     out += "paired speedup: baseline / backend time of one child alternating both, median of the "
            "per-pair ratios with its 95% interval; within noise when the interval holds 1.\n";
   if (any_busy)
-    out += std::string("GPU busy: CUPTI busy time / wall time per iteration of the CUPTI pass") +
-           (gpu_busy_from_timed_repeats
-                ? "; * = the record lacks the pass's wall time: median busy / median per-iter "
-                  "time of the timed repeats (different iterations).\n"
-                : ".\n");
+    out += "GPU busy: median CUPTI busy time per iteration (its own pass) / median per-iter time of "
+           "the timed repeats; the rest of the step is host time.\n";
   for (const auto& note : notes)
     out += note + '\n';
   return out;

@@ -376,12 +376,13 @@ int run_child(const child_job& job, const suite_config* config) {
   machine_state.AddMember("end", machine_snapshot_json(state_end, d.GetAllocator()),
                           d.GetAllocator());
   extras.AddMember("machine_state", machine_state, d.GetAllocator());
-  std::vector<double> per_iter_time;
+  std::vector<double> per_iter_time, baseline_per_iter_time;
   for (const auto& t : timings) per_iter_time.push_back(t.per_iter_time);
-  extras.AddMember("noise",
-                   noise_verdict_json(judge_noise(per_iter_time, state_start, state_end),
-                                      d.GetAllocator()),
-                   d.GetAllocator());
+  for (const auto& t : baseline_timings) baseline_per_iter_time.push_back(t.per_iter_time);
+  const noise_verdict noise =
+      judge_noise(per_iter_time, state_start, state_end,
+                  baseline_experiment ? &baseline_per_iter_time : nullptr);
+  extras.AddMember("noise", noise_verdict_json(noise, d.GetAllocator()), d.GetAllocator());
   report(record_line(id, metrics, "VERIFIER_SKIPPED", &extras), job);
   return 0;
 }

@@ -63,6 +63,19 @@ TEST_CASE("repeats spread wider than 10% of their median are noisy") {
   CHECK(judge_noise(steady, s, s).verdict == "quiet");
 }
 
+TEST_CASE("a paired record is noisy when its baseline wanders, even if the experiment is flat") {
+  // As measured on an H100: eager (the baseline) host-bound and wandering, cudagraphs flat.
+  auto wandering = steady;
+  wandering[4] = 2.1e-3;
+  wandering[6] = 1.4e-3;
+  const auto s = quiet_gpu_snapshot();
+  const auto v = judge_noise(steady, s, s, &wandering);
+  CHECK(v.verdict == "noisy");
+  REQUIRE(v.reasons.size() == 1);
+  CHECK(mentions(v, "9 counted baseline_per_iter_time repeats"));
+  CHECK(judge_noise(steady, s, s, &steady).verdict == "quiet");
+}
+
 TEST_CASE("fewer than three counted repeats give unknown, unless something else is noisy") {
   const auto s = quiet_gpu_snapshot();
   const auto v = judge_noise({0.5, 1e-3, 1e-3}, s, s);  // two counted
