@@ -1,7 +1,7 @@
 // regression_gate: the nightly gate over a history of nights (issue 27). Subcommands:
 //   import   store output directories (results.jsonl + run_context.json) in the SQLite history
 //   check    judge tonight's directory against the history's last N nights (output/night_verdict),
-//            re-measure flagged configs before failing (--confirm), write the verdict JSON, run a
+//            re-measure flagged configs before failing (unless --no-confirm), write the verdict JSON, run a
 //            hook on a regression
 //   history  list the stored nights, or one config's figures night by night
 // Exit status: 0 pass; 1 a regression (SLOWER, BROKEN, ACCURACY_DRIFT); 2 nothing to compare, or
@@ -177,11 +177,11 @@ std::vector<flag_spec> check_specs() {
       {"max-spread", 0, a::store, t::real, {}, false, "0.25", "A history whose nights' sigma exceeds this fraction is TOO_NOISY to judge."},
       {"baseline-min-change", 0, a::store, t::real, {}, false, "0.1", "Single-night rule: intervals disjoint and the ratio beyond this fraction."},
       {"accuracy-margin", 0, a::store, t::real, {}, false, "2", "ACCURACY_DRIFT: an error figure above this times the reference nights' largest."},
-      {"confirm", 0, a::store_true, t::text, {}, false, "", "Re-measure each SLOWER config before failing: its night's command (run_context.json) run again for that config alone (--experiment-config/--model-config) into a scratch directory; the flag stays only if the re-measurement is judged SLOWER too."},
-      {"confirm-with", 0, a::store, t::text, {}, false, "", "Like --confirm, through this shell command template: {} becomes the quoted re-run command (e.g. 'nice -n 5 {}')."},
+      {"no-confirm", 0, a::store_true, t::text, {}, false, "", "Fail on a first flag without re-measuring it. By default each SLOWER config is re-measured before the gate fails: its night's command (run_context.json) run again for that config alone (--experiment-config/--model-config) into a scratch directory; the flag stays only if the re-measurement is judged SLOWER too (on the 2-core build machine single nights of one build stray 10-50% now and then; a re-run does not repeat the stray)."},
+      {"confirm-with", 0, a::store, t::text, {}, false, "", "Run the confirmation through this shell command template: {} becomes the quoted re-run command (e.g. 'nice -n 5 {}')."},
       {"confirm-rounds", 0, a::store, t::integer, {}, false, "3", "With --baseline-runner: interleaved rounds (baseline build, then tonight's) per config; a verdict holds only when every round gives it, rounds that disagree make it TOO_NOISY."},
-      {"runner", 0, a::store, t::text, {}, false, "", "With --confirm: the experiment_runner tonight's confirmation runs use instead of the one in tonight's command (a night recorded on another machine or path)."},
-      {"baseline-runner", 0, a::store, t::text, {}, false, "", "With --confirm: the baseline build's experiment_runner. Each confirmation then runs the baseline build, then tonight's, and judges tonight's against the baseline's (single-night rule) instead of against the history; TOO_NOISY configs are re-run this way too, and get the A/B run's verdict."},
+      {"runner", 0, a::store, t::text, {}, false, "", "For confirmation runs: the experiment_runner tonight's confirmation runs use instead of the one in tonight's command (a night recorded on another machine or path)."},
+      {"baseline-runner", 0, a::store, t::text, {}, false, "", "For confirmation runs: the baseline build's experiment_runner. Each confirmation then runs the baseline build, then tonight's, and judges tonight's against the baseline's (single-night rule) instead of against the history; TOO_NOISY configs are re-run this way too, and get the A/B run's verdict."},
       {"scratch-dir", 0, a::store, t::text, {}, false, "", "Where confirmation runs write (default: a new directory under the system's temporary directory, removed afterwards)."},
       {"verdict-json", 0, a::store, t::text, {}, false, "", "Write the verdicts as JSON here (per config: verdict, ratio, interval, history center and spread, reason, reproduce command)."},
       {"on-regression", 0, a::store, t::text, {}, false, "", "Shell command run when the gate fails (exit 1), with the verdict JSON's path as its last argument (a temporary file without --verdict-json)."},
@@ -347,12 +347,14 @@ int run_check(const parsed_flags& flags) {
     throw usage_error("give either --db (a history) or --baseline DIR (one night)");
   if (against_latest && db.empty()) throw usage_error("--against-latest needs --db");
   const auto confirm_template = text_or(flags, "confirm-with", "");
-  const bool confirm = flags.given("confirm") || !confirm_template.empty();
+  const bool confirm = !flags.given("no-confirm");
+  if (!confirm && !confirm_template.empty())
+    throw usage_error("--confirm-with and --no-confirm contradict each other");
   const auto baseline_runner = text_or(flags, "baseline-runner", "");
   const auto runner = text_or(flags, "runner", "");
   const size_t confirm_rounds = count_of(flags, "confirm-rounds", 3);
   if ((!baseline_runner.empty() || !runner.empty()) && !confirm)
-    throw usage_error("--runner and --baseline-runner need --confirm or --confirm-with");
+    throw usage_error("--runner and --baseline-runner set up confirmation runs: not with --no-confirm");
 
   loaded_night tonight;
   try {
@@ -468,6 +470,13 @@ int run_check(const parsed_flags& flags) {
         return argv;
       };
       const auto tonight_argv = tonight_argv_in(dir / "tonight");
+      if (std::error_code ignored; !std::filesystem::exists(tonight_argv.front(), ignored)) {
+        // A night recorded on another machine or checkout: its runner is not here.
+        row.confirmation = "not confirmed: tonight's experiment_runner " + tonight_argv.front() +
+                           " is not on this machine (--runner names one; --no-confirm skips "
+                           "confirmation)";
+        continue;
+      }
       if (!baseline_runner.empty()) {
         // Interleaved rounds: the baseline build, then tonight's, at one moment on one machine.
         // A verdict holds only when every round gives it; rounds that disagree are noise.
@@ -589,7 +598,7 @@ int usage() {
          "  import  --db FILE DIR...        store experiment_runner output directories as nights\n"
          "                                  (idempotent: a night is known by its files' SHA-256)\n"
          "  check   --db FILE TONIGHT_DIR   judge tonight against the last --history nights\n"
-         "          [--against-latest | --baseline DIR] [--confirm] [--verdict-json FILE]\n"
+         "          [--against-latest | --baseline DIR] [--no-confirm] [--verdict-json FILE]\n"
          "          [--on-regression CMD]\n"
          "  history --db FILE [--config TEXT]   list nights, or one config night by night\n"
          "'regression_gate SUBCOMMAND --help' describes each.\n\n"
