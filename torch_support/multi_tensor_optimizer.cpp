@@ -22,8 +22,6 @@ std::vector<std::vector<size_t>> group_by_device_and_dtype(const std::vector<at:
   std::vector<std::pair<std::pair<c10::Device, at::ScalarType>, std::vector<size_t>>> groups;
   for (size_t i = 0; i < params.size(); ++i) {
     if (!params[i].grad().defined()) continue;
-    if (params[i].grad().is_sparse())
-      throw std::invalid_argument("multi_tensor_optimizer: sparse gradients are not supported");
     const std::pair<c10::Device, at::ScalarType> key{params[i].device(), params[i].scalar_type()};
     auto found = groups.begin();
     while (found != groups.end() && found->first != key) ++found;
@@ -81,6 +79,9 @@ void multi_tensor_optimizer::adam_step(const std::vector<size_t>& group) {
   std::vector<at::Tensor> params, grads, exp_avgs, exp_avg_sqs, steps;
   for (size_t i : group) {
     const at::Tensor& p = m_parameters[i];
+    if (p.grad().is_sparse())  // Adam._init_group's own error
+      throw std::invalid_argument(
+          "Adam does not support sparse gradients, please consider SparseAdam instead");
     adam_state& state = m_adam_states[i];
     if (!state.exp_avg.defined()) {  // lazy state initialization (Adam._init_group)
       state.exp_avg = at::zeros_like(p, at::MemoryFormat::Preserve);
@@ -119,14 +120,22 @@ void multi_tensor_optimizer::adam_step(const std::vector<size_t>& group) {
   at::_foreach_addcdiv_(params, exp_avgs, denom, step_size);
 }
 
-// _multi_tensor_sgd of torch/optim/sgd.py (momentum, weight_decay, maximize off; dense grads).
+// _multi_tensor_sgd of torch/optim/sgd.py (momentum, weight_decay, maximize off). A group with a
+// sparse gradient (dlrm's embedding tables) is stepped tensor by tensor, as Python's
+// device_has_sparse_grad branch does: the multi-tensor kernels take dense tensors only.
 void multi_tensor_optimizer::sgd_step(const std::vector<size_t>& group) {
   std::vector<at::Tensor> params, grads;
+  bool has_sparse_grad = false;
   for (size_t i : group) {
     params.push_back(m_parameters[i]);
     grads.push_back(m_parameters[i].grad());
+    has_sparse_grad |= grads.back().is_sparse();
   }
-  at::_foreach_add_(params, grads, -m_settings.lr);
+  if (!has_sparse_grad) {
+    at::_foreach_add_(params, grads, -m_settings.lr);
+    return;
+  }
+  for (size_t i = 0; i < params.size(); ++i) params[i].add_(grads[i], -m_settings.lr);
 }
 
 }  // namespace benchmatrix

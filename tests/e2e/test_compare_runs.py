@@ -327,7 +327,8 @@ class CompareRunsTest(OutputDirTest):
             shutil.copy(path, os.path.join(d, "results.jsonl"))
             with open(os.path.join(d, "run_context.json"), "w") as f:
                 json.dump(c, f)
-        proc = run(COMPARE_RUNS, a_dir, b_dir, check=False)
+        # the golden table is Mann-Whitney's (--decide-by=mann-whitney keeps it byte for byte)
+        proc = run(COMPARE_RUNS, a_dir, b_dir, "--decide-by=mann-whitney", check=False)
         self.assertEqual(proc.returncode, 1, proc.stderr)
         # started and earlier_sweeps always differ: not shown
         self.assertEqual(proc.stdout, "run context: A -> B differs in 5 field(s):\n"
@@ -337,19 +338,21 @@ class CompareRunsTest(OutputDirTest):
                          "  run_environment.threads.intra_op: 2 -> 1\n"
                          "  run_environment.threads.OMP_NUM_THREADS: null -> 1\n"
                          "  run_environment.cpu_affinity: 0-1 -> 0\n\n" + GOLDEN_TABLE)
-        proc = run(COMPARE_RUNS, a_dir, b_dir, "--format=markdown", check=False)
+        proc = run(COMPARE_RUNS, a_dir, b_dir, "--format=markdown", "--decide-by=mann-whitney",
+                   check=False)
         self.assertTrue(proc.stdout.startswith("run context: A -> B differs in 5 field(s):\n\n"
                                                "- `command`: "), proc.stdout)
         self.assertTrue(proc.stdout.endswith(GOLDEN_MARKDOWN))
         # csv and json stay machine-readable: the differences go to stderr
-        proc = run(COMPARE_RUNS, a_dir, b_dir, "--format=csv", check=False)
+        proc = run(COMPARE_RUNS, a_dir, b_dir, "--format=csv", "--decide-by=mann-whitney",
+                   check=False)
         self.assertEqual(proc.stdout, GOLDEN_CSV)
         self.assertIn("run_environment.cpu_affinity: 0-1 -> 0", proc.stderr)
         # the same context on both sides says so; a results file given by name has none
         shutil.copy(os.path.join(a_dir, "run_context.json"), os.path.join(b_dir, "run_context.json"))
-        proc = run(COMPARE_RUNS, a_dir, b_dir, check=False)
+        proc = run(COMPARE_RUNS, a_dir, b_dir, "--decide-by=mann-whitney", check=False)
         self.assertEqual(proc.stdout, "run context: the same in A and B\n\n" + GOLDEN_TABLE)
-        self.assertEqual(self.compare(expect=1).stdout, GOLDEN_TABLE)
+        self.assertEqual(self.compare("--decide-by=mann-whitney", expect=1).stdout, GOLDEN_TABLE)
 
     def test_bad_input(self):
         proc = run(COMPARE_RUNS, self.a, os.path.join(self.out, "nonexistent.jsonl"), check=False)
@@ -435,7 +438,8 @@ class CompareRunsByIntervalTest(OutputDirTest):
         self.assertIn("80% interval", self.compare("--alpha=0.2", expect=1).stdout.splitlines()[0])
 
     def test_paired_speedups_compared_and_noise_carried(self):
-        report = json.loads(self.compare("--format=json", expect=1).stdout)
+        proc = self.compare("--format=json", expect=1)
+        report = json.loads(proc.stdout)
         self.assertEqual(report["options"]["decide_by"], "interval")
         rows = {(r["model_name"], r["backend"]): r for r in report["rows"]}
         hf = rows[("hf_Bert", "cudagraphs")]
@@ -450,10 +454,10 @@ class CompareRunsByIntervalTest(OutputDirTest):
         llama = rows[("llama", "cudagraphs")]
         self.assertIn("(intervals overlap)", llama["note"])
         self.assertIsNone(rows[("resnet50", "eager")]["a"]["noise"])  # an older record: no verdict
-        # a malformed noise key: that side is unusable, saying why
+        # a malformed noise key: the reader skips that line, saying why, so B has no dcgan record
         dcgan = rows[("dcgan", "cudagraphs")]
-        self.assertEqual(dcgan["verdict"], "UNUSABLE")
-        self.assertIn("record key 'noise.verdict' is not a string", dcgan["note"])
+        self.assertEqual(dcgan["verdict"], "MISSING_IN_B")
+        self.assertRegex(proc.stderr, r"skipped: .*noise")
         # mann-whitney keeps the old columns
         csv_header = self.compare("--format=csv", "--decide-by=mann-whitney", expect=1).stdout.splitlines()[0]
         self.assertIn(",ratio,u,p_value,method,verdict,note", csv_header)
