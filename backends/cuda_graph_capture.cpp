@@ -1,5 +1,7 @@
 #include "backends/cuda_graph_capture.hpp"
 
+#include <ATen/cuda/CUDAGeneratorImpl.h>
+
 #include <ATen/autocast_mode.h>
 #include <ATen/cuda/CUDAEvent.h>
 #include <ATen/cuda/CUDAGraph.h>
@@ -57,6 +59,21 @@ captured_graph::captured_graph(const std::vector<torch::Tensor>& example_inputs,
     for (int i = 0; i < warm_ups; ++i) (void)body(m_static_inputs);
     if (after_warm_up) after_warm_up();
     torch::cuda::synchronize(device);
+    // The device's default generator as it was before the capture. A capture that breaks before
+    // capture_end reaches the generators' epilogue leaves the generator in capture mode, and every
+    // random op outside a graph then fails ("Offset increment outside graph capture encountered
+    // unexpectedly": speech_transformer's dropout after its whole-step capture failed, on an
+    // H100); putting this copy back ends that mode, so a fallback can still run.
+    at::Generator generator = at::cuda::detail::getDefaultCUDAGenerator(device);
+    at::Generator before_capture;
+    {
+      std::lock_guard<std::mutex> lock(generator.mutex());
+      before_capture = generator.clone();
+    }
+    const auto restore_generator = [&] {
+      std::lock_guard<std::mutex> lock(generator.mutex());
+      generator.graphsafe_set_state(before_capture);
+    };
     m_graph = std::make_unique<at::cuda::CUDAGraph>();
     m_graph->capture_begin();
     try {
@@ -69,11 +86,13 @@ captured_graph::captured_graph(const std::vector<torch::Tensor>& example_inputs,
         m_graph->capture_end();  // leaves the stream's capture mode; fails for a broken capture
       } catch (const std::exception&) {
       }
+      restore_generator();
       throw std::runtime_error("CUDA graph capture failed: " + message);
     }
     try {
       m_graph->capture_end();
     } catch (const c10::Error& e) {
+      restore_generator();
       throw std::runtime_error(std::string("CUDA graph capture failed: ") +
                                e.what_without_backtrace());
     }
