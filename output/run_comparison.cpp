@@ -46,6 +46,12 @@ std::string shortened(const std::string& text, size_t chars) {
 run_side side_of(const results_record& record, const comparison_options& options) {
   run_side side;
   if (record.has("verification_code")) side.verification_code = record.verification_code;
+  if (const json_value* verification = record.extra("verification");
+      verification && verification->IsObject()) {
+    const auto message = verification->FindMember("message");
+    if (message != verification->MemberEnd() && message->value.IsString())
+      side.verification_message = first_line(message->value.GetString());
+  }
   if (!record.has("metrics")) {
     side.detail = "the record has no metrics object";
     return side;
@@ -168,6 +174,10 @@ void decide(comparison_row& row, const comparison_options& options) {
   if (la == verification_level::passed && lb == verification_level::failed) {
     row.result = verdict::broken;
     row.note = "verification " + code_text(a) + " -> " + code_text(b);
+    // The verifier's own why (which output, how far off, against which tolerance), so a nightly
+    // reader sees it without re-running.
+    if (!b.verification_message.empty())
+      row.note += ": " + shortened(b.verification_message, note_error_chars);
     return;
   }
   if (la == verification_level::failed && lb == verification_level::passed) {

@@ -105,6 +105,7 @@ struct run_side {
   std::vector<double> samples;  // timed: the samples used (seconds)
   double median_s = 0;          // timed: their median (numpy's: mean of the middle two)
   std::optional<std::string> verification_code;  // absent in older records
+  std::string verification_message;  // first line of verification.message (a FAIL's why), or ""
   std::string detail;  // error/skip: the error's first line; unusable: why
   std::string where;   // "file:line" of the record
   std::optional<paired_speedup> paired;  // the record's "paired" key

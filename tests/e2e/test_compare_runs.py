@@ -437,6 +437,19 @@ class CompareRunsByIntervalTest(OutputDirTest):
         self.assertIn("SAME", rows[("BERT_pytorch", "eager")])
         self.assertIn("80% interval", self.compare("--alpha=0.2", expect=1).stdout.splitlines()[0])
 
+    def test_a_broken_verification_carries_the_verifiers_message(self):
+        hf = [0.0030, 0.0031, 0.0029, 0.0030, 0.0032, 0.0030]
+        message = "output 0: max abs error 0.31 > atol 0.01 (rmse_vs_fp64 0.02)"
+        with open(self.a, "w") as f:
+            f.write(with_keys(timed("vgg16", "inductor", hf, code="PASS")) + "\n")
+        with open(self.b, "w") as f:
+            f.write(with_keys(timed("vgg16", "inductor", hf, code="FAIL"),
+                              verification={"message": message + "\nsecond line"}) + "\n")
+        report = json.loads(self.compare("--format=json", expect=1).stdout)
+        [row] = report["rows"]
+        self.assertEqual(row["verdict"], "BROKEN")
+        self.assertEqual(row["note"], "verification PASS -> FAIL: " + message)
+
     def test_paired_speedups_compared_and_noise_carried(self):
         proc = self.compare("--format=json", expect=1)
         report = json.loads(proc.stdout)
