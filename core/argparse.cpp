@@ -22,6 +22,18 @@ std::optional<parsed_flags::value> parsed_flags::last(const std::string& name) c
   return it->second.back();
 }
 
+std::string parsed_flags::text_or(const std::string& name, const std::string& fallback) const {
+  const auto v = last(name);
+  return v && *v ? **v : fallback;
+}
+
+std::vector<std::string> parsed_flags::texts(const std::string& name) const {
+  std::vector<std::string> out;
+  for (const auto& v : all(name))
+    if (v) out.push_back(*v);
+  return out;
+}
+
 namespace {
 
 std::string display_name(const flag_spec& spec) {

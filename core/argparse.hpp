@@ -47,6 +47,10 @@ public:
   [[nodiscard]] std::vector<value> all(const std::string& name) const;
   /// The last value of a store flag, or nullopt when absent.
   [[nodiscard]] std::optional<value> last(const std::string& name) const;
+  /// The last value of a store flag, or `fallback` when it is absent or null (None).
+  [[nodiscard]] std::string text_or(const std::string& name, const std::string& fallback) const;
+  /// The non-null values of an append flag, in command-line order.
+  [[nodiscard]] std::vector<std::string> texts(const std::string& name) const;
   [[nodiscard]] const std::map<std::string, std::vector<value>>& values() const { return m_values; }
 
 private:

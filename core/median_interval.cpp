@@ -33,19 +33,10 @@ double resampled_median(const std::vector<double>& values, std::mt19937_64& gene
   return (lower + upper) / 2;
 }
 
-/// np.percentile(sorted, p) with its default linear interpolation; p in [0, 100].
-double sorted_percentile(const std::vector<double>& sorted, double p) {
-  const double rank = p / 100 * static_cast<double>(sorted.size() - 1);
-  const auto below = static_cast<size_t>(std::floor(rank));
-  const size_t above = std::min(below + 1, sorted.size() - 1);
-  return sorted[below] + (sorted[above] - sorted[below]) * (rank - static_cast<double>(below));
-}
-
-/// The (1-c)/2 and (1+c)/2 quantiles of `estimates`.
-std::pair<double, double> percentile_ends(std::vector<double> estimates, double confidence) {
-  std::sort(estimates.begin(), estimates.end());
+/// The (1-c)/2 and (1+c)/2 quantiles of `estimates` (np.percentile, linear interpolation).
+std::pair<double, double> percentile_ends(const std::vector<double>& estimates, double confidence) {
   const double tail = (1 - confidence) / 2 * 100;
-  return {sorted_percentile(estimates, tail), sorted_percentile(estimates, 100 - tail)};
+  return {percentile_of(estimates, tail), percentile_of(estimates, 100 - tail)};
 }
 
 }  // namespace
@@ -61,7 +52,7 @@ std::optional<median_interval> bootstrap_median(const std::vector<double>& value
   std::mt19937_64 generator(bootstrap_seed);
   std::vector<double> estimates(resamples), scratch;
   for (double& e : estimates) e = resampled_median(sample, generator, scratch);
-  std::tie(out.low, out.high) = percentile_ends(std::move(estimates), confidence);
+  std::tie(out.low, out.high) = percentile_ends(estimates, confidence);
   out.low = std::min(out.low, out.median);
   out.high = std::max(out.high, out.median);
   return out;
@@ -82,7 +73,7 @@ std::optional<median_interval> bootstrap_ratio_of_medians(const std::vector<doub
     const double numerator = resampled_median(b, generator, scratch);
     ratio = numerator / resampled_median(e, generator, scratch);
   }
-  std::tie(out.low, out.high) = percentile_ends(std::move(estimates), confidence);
+  std::tie(out.low, out.high) = percentile_ends(estimates, confidence);
   out.low = std::min(out.low, out.median);
   out.high = std::max(out.high, out.median);
   return out;

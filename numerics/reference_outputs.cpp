@@ -141,22 +141,10 @@ std::vector<subcommand> subcommands() {
   };
 }
 
-std::vector<std::string> texts(const parsed_flags& flags, const std::string& name) {
-  std::vector<std::string> out;
-  for (const auto& v : flags.all(name))
-    if (v)
-      out.push_back(*v);
-  return out;
-}
 
-std::string text_or(const parsed_flags& flags, const std::string& name,
-                    const std::string& fallback) {
-  const auto v = flags.last(name);
-  return v && *v ? **v : fallback;
-}
 
 std::string one_dir(const parsed_flags& flags) {
-  const auto dirs = texts(flags, "dir");
+  const auto dirs = flags.texts("dir");
   if (dirs.size() != 1)
     throw usage_error("expected one directory, got " + std::to_string(dirs.size()));
   if (!fs::is_directory(dirs[0]))
@@ -170,7 +158,7 @@ std::string case_name(const reference_case& c) {
 
 int run_generate(const parsed_flags& flags) {
   generate_options options;
-  for (const auto& ic : texts(flags, "ic")) {
+  for (const auto& ic : flags.texts("ic")) {
     options.input_channels.push_back(std::stoll(ic));
     if (options.input_channels.back() < 1)
       throw usage_error("argument --ic: must be 1 or more, got " + ic);
@@ -181,13 +169,13 @@ int run_generate(const parsed_flags& flags) {
                            binary_size(data_set_bytes(config)) + " of .npy files";
   // No default directory: a data set of gigabytes written into wherever the command was run from
   // is never what was meant.
-  const std::string out = text_or(flags, "out", "");
+  const std::string out = flags.text_or("out", "");
   if (out.empty())
     throw usage_error("argument --out: required: the directory generate writes the data set "
                       "into (" +
                       size + "; --ic narrows the sweep); nothing was written");
   options.out_dir = out;
-  options.device = text_or(flags, "device", "cpu");
+  options.device = flags.text_or("device", "cpu");
   options.allow_tf32 = flags.given("allow-tf32");
   log_info("writing " + size + " into " + options.out_dir.string());
   try {
@@ -266,13 +254,13 @@ std::string case_key(const reference_case& c) {
 }
 
 int run_compare(const parsed_flags& flags) {
-  const auto dirs = texts(flags, "dirs");
+  const auto dirs = flags.texts("dirs");
   if (dirs.size() != 2)
     throw usage_error("expected two directories, A and B, got " + std::to_string(dirs.size()));
   for (const auto& d : dirs)
     if (!fs::is_directory(d))
       throw usage_error(d + ": no such directory");
-  const long long max_ulp = std::stoll(text_or(flags, "max-ulp", "0"));
+  const long long max_ulp = std::stoll(flags.text_or("max-ulp", "0"));
   if (max_ulp < 0)
     throw usage_error("argument --max-ulp: must be 0 or more");
   std::map<std::string, reference_case> a_cases, b_cases;

@@ -38,17 +38,7 @@ std::vector<flag_spec> specs() {
   };
 }
 
-std::string text_or(const parsed_flags& flags, const std::string& name, const std::string& fallback) {
-  const auto v = flags.last(name);
-  return v && *v ? **v : fallback;
-}
 
-std::vector<std::string> texts(const parsed_flags& flags, const std::string& name) {
-  std::vector<std::string> out;
-  for (const auto& v : flags.all(name))
-    if (v) out.push_back(*v);
-  return out;
-}
 
 void append_tiers(std::vector<std::string>& patterns, const std::vector<std::string>& tiers) {
   for (const auto& tier : tiers)
@@ -56,37 +46,37 @@ void append_tiers(std::vector<std::string>& patterns, const std::vector<std::str
 }
 
 int run(const parsed_flags& flags) {
-  const std::string format = text_or(flags, "format", "csv");
+  const std::string format = flags.text_or("format", "csv");
   if (format == "png")
     throw usage_error("argument --format: png is not supported (this program draws no raster "
                       "images); use --format svg (or html, which embeds the svg)");
   aggregate_options options;
-  options.accelerator = text_or(flags, "accelerator", "v100");
-  options.backends = texts(flags, "backends");
+  options.accelerator = flags.text_or("accelerator", "v100");
+  options.backends = flags.texts("backends");
   if (options.backends.empty()) options.backends = {"inductor", "openxla+dynamo"};
-  options.baseline_latest = text_or(flags, "baseline", "oldest") == "latest";
-  options.filters = texts(flags, "filter");
-  options.excludes = texts(flags, "exclude");
-  append_tiers(options.filters, texts(flags, "filter-by-tier"));
-  append_tiers(options.excludes, texts(flags, "exclude-by-tier"));
-  options.test = text_or(flags, "test", "inference");
-  options.compile_metric = text_or(flags, "metric", "exec") == "compile";
-  const long long skip = std::stoll(text_or(flags, "skip-samples", "3"));
+  options.baseline_latest = flags.text_or("baseline", "oldest") == "latest";
+  options.filters = flags.texts("filter");
+  options.excludes = flags.texts("exclude");
+  append_tiers(options.filters, flags.texts("filter-by-tier"));
+  append_tiers(options.excludes, flags.texts("exclude-by-tier"));
+  options.test = flags.text_or("test", "inference");
+  options.compile_metric = flags.text_or("metric", "exec") == "compile";
+  const long long skip = std::stoll(flags.text_or("skip-samples", "3"));
   if (skip < 0) throw usage_error("argument --skip-samples: must be 0 or more, got " + std::to_string(skip));
   options.skip_samples = static_cast<size_t>(skip);
   chart_size size;
-  size.width_in = std::stod(text_or(flags, "fig-width", "9.0"));
-  size.height_in = std::stod(text_or(flags, "fig-height", "6.75"));
+  size.width_in = std::stod(flags.text_or("fig-width", "9.0"));
+  size.height_in = std::stod(flags.text_or("fig-height", "6.75"));
   if (!(size.width_in > 0) || !(size.height_in > 0))
     throw usage_error("argument --fig-width/--fig-height: must be positive");
-  const std::string report = text_or(flags, "report", "speedup");
+  const std::string report = flags.text_or("report", "speedup");
   const report_kind kind = report == "latest"           ? report_kind::latest
                            : report == "latest_grouped" ? report_kind::latest_grouped
                            : report == "histogram"      ? report_kind::histogram
                            : report == "latest_intervals" ? report_kind::latest_intervals
                                                         : report_kind::speedup;
   std::vector<std::filesystem::path> files;
-  for (const auto& f : texts(flags, "input_file")) files.emplace_back(f);
+  for (const auto& f : flags.texts("input_file")) files.emplace_back(f);
 
   std::set<std::string> accelerators;
   auto results = load_results(
@@ -100,7 +90,7 @@ int run(const parsed_flags& flags) {
                              ", --test " + options.test + " and the model filters" +
                              (seen.empty() ? "" : " (accelerator models in the input: " + seen + ")"));
   }
-  const auto table = make_report(results, options, kind, text_or(flags, "title", ""));
+  const auto table = make_report(results, options, kind, flags.text_or("title", ""));
   if (!table) {
     std::cerr << program << ": warning: cannot find data for accelerator " << options.accelerator << "\n";
     return 0;

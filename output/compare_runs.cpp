@@ -43,18 +43,7 @@ std::vector<flag_spec> specs() {
   };
 }
 
-std::string text_or(const parsed_flags& flags, const std::string& name,
-                    const std::string& fallback) {
-  const auto v = flags.last(name);
-  return v && *v ? **v : fallback;
-}
 
-std::vector<std::string> texts(const parsed_flags& flags, const std::string& name) {
-  std::vector<std::string> out;
-  for (const auto& v : flags.all(name))
-    if (v) out.push_back(*v);
-  return out;
-}
 
 std::set<verdict> parse_fail_on(const std::string& text) {
   std::set<verdict> out;
@@ -79,34 +68,34 @@ std::set<verdict> parse_fail_on(const std::string& text) {
 }
 
 int run(const parsed_flags& flags) {
-  const auto runs = texts(flags, "runs");
+  const auto runs = flags.texts("runs");
   if (runs.size() != 2)
     throw usage_error("expected two runs, A and B, got " + std::to_string(runs.size()));
   comparison_options options;
-  options.metric = text_or(flags, "metric", "per_iter_time");
-  const long long skip = std::stoll(text_or(flags, "skip-samples", "1"));
+  options.metric = flags.text_or("metric", "per_iter_time");
+  const long long skip = std::stoll(flags.text_or("skip-samples", "1"));
   if (skip < 0)
     throw usage_error("argument --skip-samples: must be 0 or more, got " + std::to_string(skip));
   options.skip_samples = static_cast<size_t>(skip);
-  const long long min_samples = std::stoll(text_or(flags, "min-samples", "5"));
+  const long long min_samples = std::stoll(flags.text_or("min-samples", "5"));
   if (min_samples < 1)
     throw usage_error("argument --min-samples: must be 1 or more, got " +
                       std::to_string(min_samples));
   options.min_samples = static_cast<size_t>(min_samples);
-  options.threshold = std::stod(text_or(flags, "threshold", "0.05"));
+  options.threshold = std::stod(flags.text_or("threshold", "0.05"));
   if (!(options.threshold >= 0) || !std::isfinite(options.threshold))
     throw usage_error("argument --threshold: must be a fraction of 0 or more (0.05 is 5%)");
-  options.alpha = std::stod(text_or(flags, "alpha", "0.05"));
+  options.alpha = std::stod(flags.text_or("alpha", "0.05"));
   if (!(options.alpha > 0 && options.alpha <= 1))
     throw usage_error("argument --alpha: must be in (0, 1]");
-  options.decide_by = text_or(flags, "decide-by", "interval") == "mann-whitney"
+  options.decide_by = flags.text_or("decide-by", "interval") == "mann-whitney"
                           ? decision::mann_whitney
                           : decision::interval;
-  options.filters = texts(flags, "filter");
-  options.excludes = texts(flags, "exclude");
-  options.backends = texts(flags, "backend");
-  const auto fail_on = parse_fail_on(text_or(flags, "fail-on", "slower,broken"));
-  const std::string format = text_or(flags, "format", "table");
+  options.filters = flags.texts("filter");
+  options.excludes = flags.texts("exclude");
+  options.backends = flags.texts("backend");
+  const auto fail_on = parse_fail_on(flags.text_or("fail-on", "slower,broken"));
+  const std::string format = flags.text_or("format", "table");
 
   const auto warn = [](const std::string& message) {
     std::cerr << program << ": warning: " << message << "\n";

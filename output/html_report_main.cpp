@@ -40,27 +40,23 @@ std::vector<flag_spec> specs() {
   };
 }
 
-std::string text_or(const parsed_flags& flags, const std::string& name, const std::string& fallback) {
-  const auto v = flags.last(name);
-  return v && *v ? **v : fallback;
-}
 
 int run(const parsed_flags& flags) {
-  const std::filesystem::path dir = text_or(flags, "output-dirname", "./output/");
+  const std::filesystem::path dir = flags.text_or("output-dirname", "./output/");
   if (!std::filesystem::is_directory(dir))
     throw std::runtime_error("--output-dirname " + dir.string() + " is not a directory");
-  const std::filesystem::path output = text_or(flags, "output", (dir / "report.html").string());
+  const std::filesystem::path output = flags.text_or("output", (dir / "report.html").string());
   if (std::filesystem::is_directory(output))
     throw std::runtime_error("--output " + output.string() + " is a directory");
-  const long long skip = std::stoll(text_or(flags, "skip-repeats", "1"));
+  const long long skip = std::stoll(flags.text_or("skip-repeats", "1"));
   if (skip < 0) throw usage_error("argument --skip-repeats: must be 0 or more, got " + std::to_string(skip));
 
   html_report_options options;
-  options.baseline = text_or(flags, "baseline", "eager");
+  options.baseline = flags.text_or("baseline", "eager");
   options.skip_repeats = static_cast<size_t>(skip);
   auto directory_name = std::filesystem::weakly_canonical(dir).filename().string();
   if (directory_name.empty()) directory_name = dir.string();
-  options.title = text_or(flags, "title", "benchmatrix report: " + directory_name);
+  options.title = flags.text_or("title", "benchmatrix report: " + directory_name);
   options.source = (dir / "results.jsonl").string();
 
   const auto records = load_report_records(dir / "results.jsonl", [&](const std::string& message) {

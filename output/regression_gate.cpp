@@ -32,28 +32,17 @@ constexpr int exit_usage = 3;
 
 const char* const program = "regression_gate";
 
-std::string text_or(const parsed_flags& flags, const std::string& name,
-                    const std::string& fallback) {
-  const auto v = flags.last(name);
-  return v && *v ? **v : fallback;
-}
 
-std::vector<std::string> texts(const parsed_flags& flags, const std::string& name) {
-  std::vector<std::string> out;
-  for (const auto& v : flags.all(name))
-    if (v) out.push_back(*v);
-  return out;
-}
 
 double positive_real(const parsed_flags& flags, const std::string& name, double fallback) {
-  const double v = std::stod(text_or(flags, name, python_float_repr(fallback)));
+  const double v = std::stod(flags.text_or(name, python_float_repr(fallback)));
   if (!(v > 0) || !std::isfinite(v))
     throw usage_error("argument --" + name + ": must be a number above 0");
   return v;
 }
 
 size_t count_of(const parsed_flags& flags, const std::string& name, size_t fallback) {
-  const long long v = std::stoll(text_or(flags, name, std::to_string(fallback)));
+  const long long v = std::stoll(flags.text_or(name, std::to_string(fallback)));
   if (v < 1) throw usage_error("argument --" + name + ": must be 1 or more");
   return static_cast<size_t>(v);
 }
@@ -89,13 +78,13 @@ std::vector<flag_spec> import_specs() {
 }
 
 std::string required(const parsed_flags& flags, const std::string& name) {
-  const auto v = text_or(flags, name, "");
+  const auto v = flags.text_or(name, "");
   if (v.empty()) throw usage_error("argument --" + name + " is required");
   return v;
 }
 
 int run_import(const parsed_flags& flags) {
-  const auto dirs = texts(flags, "nights");
+  const auto dirs = flags.texts("nights");
   if (dirs.empty()) throw usage_error("expected one or more night directories");
   night_history history(required(flags, "db"));
   for (const auto& dir : dirs) {
@@ -127,7 +116,7 @@ int run_history(const parsed_flags& flags) {
     for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;
   };
-  const auto wanted = needle(text_or(flags, "config", ""));
+  const auto wanted = needle(flags.text_or("config", ""));
   for (const auto& n : history.nights()) {
     const auto configs = history.configs_of(n.id);
     if (wanted.empty()) {
@@ -327,7 +316,7 @@ std::string table_of(const std::vector<checked_config>& rows) {
 }
 
 int run_check(const parsed_flags& flags) {
-  const auto positional = texts(flags, "tonight");
+  const auto positional = flags.texts("tonight");
   if (positional.size() != 1)
     throw usage_error("expected one directory, tonight's, got " +
                       std::to_string(positional.size()));
@@ -340,18 +329,18 @@ int run_check(const parsed_flags& flags) {
   options.baseline_min_change =
       positive_real(flags, "baseline-min-change", options.baseline_min_change);
   options.accuracy_margin = positive_real(flags, "accuracy-margin", options.accuracy_margin);
-  const auto db = text_or(flags, "db", "");
-  const auto baseline_dir = text_or(flags, "baseline", "");
+  const auto db = flags.text_or("db", "");
+  const auto baseline_dir = flags.text_or("baseline", "");
   const bool against_latest = flags.given("against-latest");
   if (db.empty() == baseline_dir.empty())
     throw usage_error("give either --db (a history) or --baseline DIR (one night)");
   if (against_latest && db.empty()) throw usage_error("--against-latest needs --db");
-  const auto confirm_template = text_or(flags, "confirm-with", "");
+  const auto confirm_template = flags.text_or("confirm-with", "");
   const bool confirm = !flags.given("no-confirm");
   if (!confirm && !confirm_template.empty())
     throw usage_error("--confirm-with and --no-confirm contradict each other");
-  const auto baseline_runner = text_or(flags, "baseline-runner", "");
-  const auto runner = text_or(flags, "runner", "");
+  const auto baseline_runner = flags.text_or("baseline-runner", "");
+  const auto runner = flags.text_or("runner", "");
   const size_t confirm_rounds = count_of(flags, "confirm-rounds", 3);
   if ((!baseline_runner.empty() || !runner.empty()) && !confirm)
     throw usage_error("--runner and --baseline-runner set up confirmation runs: not with --no-confirm");
@@ -441,7 +430,7 @@ int run_check(const parsed_flags& flags) {
 
   // Confirmation runs of the SLOWER configs.
   if (confirm) {
-    std::filesystem::path scratch = text_or(flags, "scratch-dir", "");
+    std::filesystem::path scratch = flags.text_or("scratch-dir", "");
     const bool own_scratch = scratch.empty();
     if (own_scratch) {
       std::string pattern =
@@ -566,8 +555,8 @@ int run_check(const parsed_flags& flags) {
     std::cerr << program << ": error: no config of tonight is in the reference nights\n";
 
   const auto json = verdicts_json(rows, tonight.info.path, against, status);
-  std::string json_path = text_or(flags, "verdict-json", "");
-  const auto hook = text_or(flags, "on-regression", "");
+  std::string json_path = flags.text_or("verdict-json", "");
+  const auto hook = flags.text_or("on-regression", "");
   bool temporary_json = false;
   if (json_path.empty() && status == exit_regression && !hook.empty()) {
     std::string pattern =

@@ -190,30 +190,20 @@ void apply_preset(parsed_flags& flags, const std::vector<flag_spec>& specs,
   }
 }
 
-std::string text_or(const parsed_flags& flags, const std::string& name, std::string fallback) {
-  const auto v = flags.last(name);
-  return v && *v ? **v : fallback;
-}
 
 long long integer_or(const parsed_flags& flags, const std::string& name, long long fallback) {
   const auto v = flags.last(name);
   return v && *v ? std::stoll(**v) : fallback;
 }
 
-std::vector<std::string> texts(const parsed_flags& flags, const std::string& name) {
-  std::vector<std::string> out;
-  for (const auto& v : flags.all(name))
-    if (v) out.push_back(*v);
-  return out;
-}
 
 /// --devices, --exclusive, --expected-times and the --slurm flags, with their consistency rules.
 void parse_scale_out(const parsed_flags& flags, runner_options& o) {
-  o.devices = text_or(flags, "devices", "");
+  o.devices = flags.text_or("devices", "");
   o.exclusive = flags.given("exclusive");
   if (o.exclusive && o.devices.empty())
     throw usage_error("argument --exclusive: only with --devices (without it one child runs at a time)");
-  o.expected_times = text_or(flags, "expected-times", "");
+  o.expected_times = flags.text_or("expected-times", "");
   o.slurm = flags.given("slurm");
   o.slurm_task = flags.given("slurm-task");
   o.slurm_merge = flags.given("slurm-merge");
@@ -222,14 +212,14 @@ void parse_scale_out(const parsed_flags& flags, runner_options& o) {
     if (*o.slurm_tasks < 1 || *o.slurm_tasks > 9)
       throw usage_error("argument --slurm-tasks: must be in 1..9 (the choices of --total-partitions), got " + **v);
   }
-  o.slurm_partition = text_or(flags, "slurm-partition", "");
+  o.slurm_partition = flags.text_or("slurm-partition", "");
   if (const auto v = flags.last("slurm-gpus-per-task"); v && *v) {
     o.slurm_gpus_per_task = static_cast<int>(std::stoll(**v));
     if (*o.slurm_gpus_per_task < 0)
       throw usage_error("argument --slurm-gpus-per-task: must not be negative, got " + **v);
   }
-  o.slurm_time = text_or(flags, "slurm-time", "");
-  o.slurm_sbatch_args = texts(flags, "slurm-sbatch-arg");
+  o.slurm_time = flags.text_or("slurm-time", "");
+  o.slurm_sbatch_args = flags.texts("slurm-sbatch-arg");
   o.slurm_wait = flags.given("slurm-wait");
   if (!o.slurm) {
     for (const char* name : {"slurm-tasks", "slurm-partition", "slurm-gpus-per-task", "slurm-time",
@@ -259,21 +249,21 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
     if (flags.values().size() != 1)
       throw usage_error("argument --job: a sweep's child takes no other flag (its job file holds "
                         "everything it runs with)");
-    o.job_file = text_or(flags, "job", "");
+    o.job_file = flags.text_or("job", "");
     return o;
   }
   if (flags.given("matrix")) {
-    o.matrix = text_or(flags, "matrix", "");
+    o.matrix = flags.text_or("matrix", "");
     apply_preset(flags, specs, *o.matrix, config_dir);
   }
   if (!flags.given("suite-name"))
     throw usage_error("the following arguments are required: --suite-name");
-  o.suite_name = text_or(flags, "suite-name", "");
-  o.filter = texts(flags, "filter");
-  o.exclude = texts(flags, "exclude");
-  for (const auto& tier : texts(flags, "filter-by-tier"))
+  o.suite_name = flags.text_or("suite-name", "");
+  o.filter = flags.texts("filter");
+  o.exclude = flags.texts("exclude");
+  for (const auto& tier : flags.texts("filter-by-tier"))
     if (auto regex = tier_regex(std::stoll(tier))) o.filter.push_back(*regex);
-  for (const auto& tier : texts(flags, "exclude-by-tier"))
+  for (const auto& tier : flags.texts("exclude-by-tier"))
     if (auto regex = tier_regex(std::stoll(tier))) o.exclude.push_back(*regex);
   if (o.filter.empty()) o.filter = {"."};
   if (o.exclude.empty()) o.exclude = {"^$"};
@@ -285,12 +275,12 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
                       std::to_string(o.total_partitions) + ", got " +
                       std::to_string(o.partition_id));
   o.no_skip = flags.given("no-skip");
-  o.accelerator = texts(flags, "accelerator");
+  o.accelerator = flags.texts("accelerator");
   o.xla = flags.all("xla");
   o.dynamo = flags.all("dynamo");
-  o.test = texts(flags, "test");
+  o.test = flags.texts("test");
   o.xla_flags = flags.all("xla-flags");
-  o.torch_xla2 = texts(flags, "torch-xla2");
+  o.torch_xla2 = flags.texts("torch-xla2");
   o.enable_functionalization = flags.given("enable-functionalization");
   o.keep_model_data_on_cuda = flags.given("keep-model-data-on-cuda");
   if (const auto v = flags.last("batch-size"); v && *v) {
@@ -305,7 +295,7 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
     throw usage_error("argument --iterations-per-run: must be at least 1");
   o.pure_wall_time = flags.given("pure-wall-time");
   o.randomize_input = flags.given("randomize-input");
-  o.paired_baseline = text_or(flags, "paired-baseline", "");
+  o.paired_baseline = flags.text_or("paired-baseline", "");
   o.collect_full_output = flags.given("collect-full-output");
   o.disable_tf32 = flags.given("disable-tf32");
   if (const auto v = flags.last("matmul-precision"); v && *v) o.matmul_precision = **v;
@@ -318,7 +308,7 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
     if (*o.verify_tolerance < 0) throw usage_error("argument --verify-tolerance: must not be negative");
   }
   o.verify_cosine_similarity = flags.given("verify-cosine-similarity");
-  o.metrics = texts(flags, "metrics");
+  o.metrics = flags.texts("metrics");
   const bool accuracy = std::find(o.metrics.begin(), o.metrics.end(), "accuracy") != o.metrics.end();
   for (const char* name : {"baseline", "rtol", "atol"})
     if (flags.given(name) && !accuracy)
@@ -335,7 +325,7 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
   o.profile_cuda_cpu = flags.given("profile-cuda-cpu");
   o.profile_cuda_cpu_individual_ops = flags.given("profile-cuda-cpu-individual-ops");
   o.profile_cupti = flags.given("profile-cupti");
-  o.save_ir_format = text_or(flags, "save-ir-format", "");
+  o.save_ir_format = flags.text_or("save-ir-format", "");
   o.dump_hlo = flags.given("dump-hlo");
   o.collect_dynamo_counters = flags.given("collect-dynamo-counters");
   o.dump_dynamo_counters = flags.given("dump-dynamo-counters");
@@ -344,33 +334,33 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
   o.subprocess_timeout = static_cast<int>(integer_or(flags, "subprocess-timeout", 1800));
   if (o.subprocess_timeout < 1)
     throw usage_error("argument --subprocess-timeout: must be at least 1 second");
-  o.subprocess_grace_period = std::stod(text_or(flags, "subprocess-grace-period", "5"));
+  o.subprocess_grace_period = std::stod(flags.text_or("subprocess-grace-period", "5"));
   if (o.subprocess_grace_period < 0)
     throw usage_error("argument --subprocess-grace-period: must not be negative");
   o.progress_bar = flags.given("progress-bar");
-  o.log_level = text_or(flags, "log-level", "info");
-  o.output_dirname = text_or(flags, "output-dirname", "./output/");
-  o.output_basename = text_or(flags, "output-basename", "results.jsonl");
-  o.backend_library = text_or(flags, "backend-library", "");
+  o.log_level = flags.text_or("log-level", "info");
+  o.output_dirname = flags.text_or("output-dirname", "./output/");
+  o.output_basename = flags.text_or("output-basename", "results.jsonl");
+  o.backend_library = flags.text_or("backend-library", "");
   if (!o.backend_library.empty()) {
     if (!std::filesystem::is_regular_file(o.backend_library))
       throw usage_error("argument --backend-library: no such file: " + o.backend_library);
     o.backend_library = std::filesystem::absolute(o.backend_library).lexically_normal().string();
   }
-  o.cache_dir = text_or(flags, "cache-dir", "");
+  o.cache_dir = flags.text_or("cache-dir", "");
   if (o.cache_dir.empty())
     o.cache_dir = (std::filesystem::path(o.output_dirname) / "compile_cache").string();
   o.cold_start = flags.given("cold-start");
   o.no_resume = flags.given("no-resume");
   o.retry_failed = flags.given("retry-failed");
-  o.rerun = texts(flags, "rerun");
+  o.rerun = flags.texts("rerun");
   for (const auto& selector : o.rerun) (void)parse_rerun_selector(selector);  // usage errors now
   if (!o.rerun.empty() && o.no_resume)
     throw usage_error("--rerun cannot be combined with --no-resume (--rerun replaces chosen "
                       "records inside an existing results file; --no-resume deletes that file)");
   o.save_output = flags.given("save-output");
-  o.export_what = text_or(flags, "export", "");
-  o.export_dir = text_or(flags, "export-dir", "");
+  o.export_what = flags.text_or("export", "");
+  o.export_dir = flags.text_or("export-dir", "");
   if (o.export_what.empty() != o.export_dir.empty())
     throw usage_error("--export and --export-dir must be given together");
   if (!o.export_dir.empty())
