@@ -30,6 +30,12 @@ TEST_CASE("the host figures are read from this machine") {
   CHECK(host.affinity_cpus <= host.online_cpus);
   REQUIRE(host.load_average_1m);  // Linux: /proc/loadavg
   CHECK(*host.load_average_1m >= 0);
+  REQUIRE(host.cpu_ticks);  // Linux: /proc/stat
+  CHECK(host.cpu_ticks->total >= host.cpu_ticks->idle + host.cpu_ticks->steal);
+  REQUIRE(host.process_cpu_s);
+  const host_state later = read_host_state();
+  CHECK(later.cpu_ticks->total >= host.cpu_ticks->total);
+  CHECK(*later.process_cpu_s >= *host.process_cpu_s);
 }
 
 TEST_CASE("a snapshot without a GPU says why; NVML's absence never throws") {
