@@ -34,6 +34,25 @@ std::optional<double> read_process_cpu_seconds() {
 
 }  // namespace
 
+double probe_host_speed_ms() {
+  double fastest = 0;
+  uint64_t chain = 0x853c49e6748fea9bULL;
+  for (int run = 0; run < host_speed_probe_runs; ++run) {
+    const auto started = std::chrono::steady_clock::now();
+    // One dependent chain (each step needs the last): the time is latency-bound, set by the
+    // core's clock rather than by how many instructions it can run in parallel. Knuth's MMIX LCG.
+    for (uint64_t step = 0; step < host_speed_probe_steps; ++step)
+      chain = chain * 6364136223846793005ULL + 1442695040888963407ULL;
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+            .count();
+    if (run == 0 || ms < fastest) fastest = ms;
+  }
+  static volatile uint64_t sink;  // keeps the chain from being optimised away
+  sink = chain;
+  return fastest;
+}
+
 std::optional<host_cpu_shares> cpu_shares_between(const host_state& start, const host_state& end) {
   if (!start.cpu_ticks || !end.cpu_ticks || end.cpu_ticks->total <= start.cpu_ticks->total)
     return std::nullopt;
@@ -65,6 +84,7 @@ host_state read_host_state() {
   if (const char* threads = std::getenv("OMP_NUM_THREADS")) host.omp_num_threads = threads;
   host.cpu_ticks = read_host_cpu_ticks();
   host.process_cpu_s = read_process_cpu_seconds();
+  host.speed_probe_ms = probe_host_speed_ms();
   return host;
 }
 
@@ -181,6 +201,7 @@ json_value host_state_json(const host_state& host, json_allocator& a) {
     out.AddMember("cpu_ticks", json_value(), a);
   }
   out.AddMember("process_cpu_s", optional_number(host.process_cpu_s), a);
+  out.AddMember("speed_probe_ms", host.speed_probe_ms, a);
   if (!host.load_unavailable.empty()) {
     json_value unread(rapidjson::kObjectType);
     unread.AddMember("load_average", text(host.load_unavailable, a), a);

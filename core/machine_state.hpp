@@ -33,7 +33,19 @@ struct host_state {
   std::optional<std::string> omp_num_threads;  // OMP_NUM_THREADS as set; none when unset
   std::optional<host_cpu_ticks> cpu_ticks;     // none: /proc/stat unreadable (not Linux)
   std::optional<double> process_cpu_s;         // this process's user + system CPU time, seconds
+  /// How fast one host CPU ran this thread: milliseconds for host_speed_probe_steps dependent
+  /// integer multiply-adds, the fastest of host_speed_probe_runs (about 1-2 ms on a 3 GHz core).
+  /// Launch-bound eager steps are timed by the host thread; where the host's clock moves (turbo
+  /// budget shared with other tenants of a VM's physical socket, invisible to steal and load),
+  /// this figure moves with it, so two records' probes say whether their hosts ran alike.
+  double speed_probe_ms = 0;
 };
+
+inline constexpr uint64_t host_speed_probe_steps = 1u << 20;
+inline constexpr int host_speed_probe_runs = 5;
+
+/// Runs the probe now (host_state::speed_probe_ms). About 5-10 ms.
+[[nodiscard]] double probe_host_speed_ms();
 
 /// Between two host readings: the share of the host's CPU time (all CPUs) stolen by the hypervisor
 /// and the share spent idle, as fractions in [0, 1]; none when either reading lacks its ticks or no

@@ -36,6 +36,10 @@ TEST_CASE("the host figures are read from this machine") {
   const host_state later = read_host_state();
   CHECK(later.cpu_ticks->total >= host.cpu_ticks->total);
   CHECK(*later.process_cpu_s >= *host.process_cpu_s);
+  // 2^20 dependent multiply-adds take about a millisecond on any core of this decade: far from 0
+  // (the chain was not optimised away) and far from a second.
+  CHECK(host.speed_probe_ms > 0.05);
+  CHECK(host.speed_probe_ms < 200);
 }
 
 TEST_CASE("a snapshot without a GPU says why; NVML's absence never throws") {

@@ -209,3 +209,18 @@ TEST_CASE("CPU time stolen by the hypervisor during the repeats is noisy") {
   CHECK_FALSE(cpu_shares_between(start.host, end.host));
   CHECK(judge_noise(steady, start, end).verdict == "quiet");
 }
+
+TEST_CASE("a host CPU that changed speed during the repeats is noisy") {
+  auto start = quiet_gpu_snapshot();
+  auto end = start;
+  start.host.speed_probe_ms = 1.40;
+  end.host.speed_probe_ms = 1.75;  // 25% slower: the clock fell
+  const auto v = judge_noise(steady, start, end);
+  CHECK(v.verdict == "noisy");
+  CHECK(mentions(v, "the host CPU ran 25% slower at the end than at the start (speed probe "
+                    "1.40 -> 1.75 ms"));
+  end.host.speed_probe_ms = 1.43;  // 2%: the probe's own spread
+  CHECK(judge_noise(steady, start, end).verdict == "quiet");
+  end.host.speed_probe_ms = 0;  // not probed (an old snapshot): nothing claimed
+  CHECK(judge_noise(steady, start, end).verdict == "quiet");
+}
