@@ -32,16 +32,19 @@ std::string fixed(double v, int decimals) {
 
 /// The per-iteration median of a config's counted repeats, in ms, with its bootstrap interval.
 std::optional<median_interval> per_iter_ms(const night_config& c) {
-  if (c.state.result != night_state::outcome::ran) return std::nullopt;
+  if (c.state.result != night_state::outcome::ran)
+    return std::nullopt;
   auto interval = bootstrap_median(c.counted_repeats);
-  if (!interval) return std::nullopt;
+  if (!interval)
+    return std::nullopt;
   interval->median *= 1e3;
   interval->low *= 1e3;
   interval->high *= 1e3;
   return interval;
 }
 
-/// The record's line as JSON (nullopt when it does not parse: the figures it would give are absent).
+/// The record's line as JSON (nullopt when it does not parse: the figures it would give are
+/// absent).
 std::optional<json_document> record_json(const night_config& c) {
   try {
     return parse_json(c.line, c.config);
@@ -52,9 +55,11 @@ std::optional<json_document> record_json(const night_config& c) {
 
 std::optional<double> number_in(const json_value& record, const char* object, const char* key) {
   const auto o = record.FindMember(object);
-  if (o == record.MemberEnd() || !o->value.IsObject()) return std::nullopt;
+  if (o == record.MemberEnd() || !o->value.IsObject())
+    return std::nullopt;
   const auto v = o->value.FindMember(key);
-  if (v == o->value.MemberEnd() || !v->value.IsNumber()) return std::nullopt;
+  if (v == o->value.MemberEnd() || !v->value.IsNumber())
+    return std::nullopt;
   return v->value.GetDouble();
 }
 
@@ -65,16 +70,19 @@ struct paired_list {
 };
 paired_list paired_list_of(const std::optional<json_document>& record) {
   paired_list out;
-  if (!record || !record->IsObject()) return out;
+  if (!record || !record->IsObject())
+    return out;
   const auto p = record->FindMember("paired");
-  if (p == record->MemberEnd() || !p->value.IsObject()) return out;
+  if (p == record->MemberEnd() || !p->value.IsObject())
+    return out;
   const auto b = p->value.FindMember("baseline");
   const auto s = p->value.FindMember("speedups");
   if (b == p->value.MemberEnd() || !b->value.IsString() || s == p->value.MemberEnd() ||
       !s->value.IsArray())
     return out;
   for (const auto& v : s->value.GetArray())
-    if (v.IsNumber()) out.speedups.push_back(v.GetDouble());
+    if (v.IsNumber())
+      out.speedups.push_back(v.GetDouble());
   out.baseline = b->value.GetString();
   return out;
 }
@@ -82,46 +90,61 @@ paired_list paired_list_of(const std::optional<json_document>& record) {
 std::vector<accuracy_change> accuracy_changes(const std::optional<night_config>& baseline,
                                               const std::optional<night_config>& tonight) {
   std::optional<json_document> a, b;
-  if (baseline) a = record_json(*baseline);
-  if (tonight) b = record_json(*tonight);
+  if (baseline)
+    a = record_json(*baseline);
+  if (tonight)
+    b = record_json(*tonight);
   std::vector<accuracy_change> out;
   const auto figure = [](const std::optional<json_document>& d, const char* object,
                          const char* key) -> std::optional<double> {
-    if (!d || !d->IsObject()) return std::nullopt;
+    if (!d || !d->IsObject())
+      return std::nullopt;
     return number_in(*d, object, key);
   };
   for (const auto& [object, key] :
        {std::pair{"verification", "max_rel_error"}, std::pair{"verification", "rmse_vs_fp64"},
         std::pair{"verification", "cosine_similarity"}}) {
     accuracy_change change{key, figure(a, object, key), figure(b, object, key)};
-    if (change.baseline || change.tonight) out.push_back(change);
+    if (change.baseline || change.tonight)
+      out.push_back(change);
   }
   // --metrics accuracy: once per record, as night_history reads it.
   accuracy_change max_abs{"accuracy_max_abs_error", {}, {}};
-  if (baseline) max_abs.baseline = baseline->state.accuracy.max_abs_error;
-  if (tonight) max_abs.tonight = tonight->state.accuracy.max_abs_error;
-  if (max_abs.baseline || max_abs.tonight) out.push_back(max_abs);
+  if (baseline)
+    max_abs.baseline = baseline->state.accuracy.max_abs_error;
+  if (tonight)
+    max_abs.tonight = tonight->state.accuracy.max_abs_error;
+  if (max_abs.baseline || max_abs.tonight)
+    out.push_back(max_abs);
   return out;
 }
 
-bool improvement(gate_verdict v) { return v == gate_verdict::faster || v == gate_verdict::fixed; }
+bool improvement(gate_verdict v) {
+  return v == gate_verdict::faster || v == gate_verdict::fixed;
+}
 
-std::string ms_cell(const std::optional<median_interval>& ms, const std::optional<night_config>& c) {
-  if (!c) return "<td class=\"muted\">not in this night</td>";
+std::string ms_cell(const std::optional<median_interval>& ms,
+                    const std::optional<night_config>& c) {
+  if (!c)
+    return "<td class=\"muted\">not in this night</td>";
   if (c->state.result != night_state::outcome::ran)
     return std::string("<td class=\"") +
            (c->state.result == night_state::outcome::skipped ? "skip" : "error") + "\" title=\"" +
            escape_xml(c->state.detail) + "\">" +
            (c->state.result == night_state::outcome::skipped ? "SKIP" : "error") + "</td>";
-  if (!ms) return "<td class=\"muted\">no timings</td>";
+  if (!ms)
+    return "<td class=\"muted\">no timings</td>";
   return "<td class=\"num\">" + format_ms(ms->median) + "<br/><span class=\"range\">[" +
          format_ms(ms->low) + "–" + format_ms(ms->high) + "]</span></td>";
 }
 
 std::string ratio_cell(const night_comparison_row& row) {
-  if (!row.ratio) return "<td class=\"muted\">—</td>";
+  if (!row.ratio)
+    return "<td class=\"muted\">—</td>";
   const auto& r = *row.ratio;
-  const char* cls = !interval_excludes(r, 1.0) ? "within-noise" : r.median > 1 ? "slower" : "faster";
+  const char* cls = !interval_excludes(r, 1.0) ? "within-noise"
+                    : r.median > 1             ? "slower"
+                                               : "faster";
   const std::string how =
       row.kind == ratio_kind::paired
           ? "paired: the baseline night's median paired speedup / tonight's, bootstrap 95% "
@@ -143,7 +166,8 @@ std::string figure_text(const std::optional<double>& v) {
 }
 
 std::string accuracy_cell(const night_comparison_row& row) {
-  if (row.accuracy.empty()) return "<td class=\"muted\">—</td>";
+  if (row.accuracy.empty())
+    return "<td class=\"muted\">—</td>";
   std::string out = std::string("<td class=\"accuracy") +
                     (row.verdict.result == gate_verdict::accuracy_drift ? " fail" : "") + "\">";
   for (size_t i = 0; i < row.accuracy.size(); ++i) {
@@ -158,13 +182,15 @@ std::string context_differences_html(const loaded_night& baseline, const loaded_
   std::string out = "<h3>Run context differences</h3>\n";
   for (const auto* night : {&baseline, &tonight})
     if (night->info.run_context.empty())
-      return out + "<p class=\"muted\" id=\"context-diff\">Not known: " +
-             escape_xml(night->info.path) + " has no run_context.json.</p>\n";
+      return out +
+             "<p class=\"muted\" id=\"context-diff\">Not known: " + escape_xml(night->info.path) +
+             " has no run_context.json.</p>\n";
   std::vector<context_difference> differences;
   try {
     const auto a = parse_json(baseline.info.run_context, baseline.info.path + "/run_context.json");
     const auto b = parse_json(tonight.info.run_context, tonight.info.path + "/run_context.json");
-    if (!a.IsObject() || !b.IsObject()) throw std::runtime_error("run_context.json is not an object");
+    if (!a.IsObject() || !b.IsObject())
+      throw std::runtime_error("run_context.json is not an object");
     differences = run_context_differences(a, b);
   } catch (const std::runtime_error& e) {
     return out + "<p class=\"muted\" id=\"context-diff\">Not known: " + escape_xml(e.what()) +
@@ -182,7 +208,7 @@ std::string context_differences_html(const loaded_night& baseline, const loaded_
   return out + "</tbody>\n</table>\n";
 }
 
-}  // namespace
+} // namespace
 
 std::vector<night_comparison_row> compare_nights(const loaded_night& baseline,
                                                  const loaded_night& tonight,
@@ -197,15 +223,20 @@ std::vector<night_comparison_row> compare_nights(const loaded_night& baseline,
     row.batch_size = c.batch_size;
     (is_tonight ? row.tonight : row.baseline) = c;
   };
-  for (const auto& c : baseline.configs) add(c, false);
-  for (const auto& c : tonight.configs) add(c, true);
+  for (const auto& c : baseline.configs)
+    add(c, false);
+  for (const auto& c : tonight.configs)
+    add(c, true);
 
   std::vector<night_comparison_row> out;
   for (auto& [config, row] : rows) {
-    if (row.baseline) row.baseline_ms = per_iter_ms(*row.baseline);
-    if (row.tonight) row.tonight_ms = per_iter_ms(*row.tonight);
+    if (row.baseline)
+      row.baseline_ms = per_iter_ms(*row.baseline);
+    if (row.tonight)
+      row.tonight_ms = per_iter_ms(*row.tonight);
     std::vector<night_state> references;
-    if (row.baseline) references.push_back(row.baseline->state);
+    if (row.baseline)
+      references.push_back(row.baseline->state);
     row.verdict = judge_config(row.tonight ? std::optional(row.tonight->state) : std::nullopt,
                                references, options, /*single_baseline=*/true);
     if (row.baseline_ms && row.tonight_ms) {
@@ -218,8 +249,8 @@ std::vector<night_comparison_row> compare_nights(const loaded_night& baseline,
         row.ratio = paired;
         row.kind = ratio_kind::paired;
       } else {
-        row.ratio = bootstrap_ratio_of_medians(row.tonight->counted_repeats,
-                                               row.baseline->counted_repeats);
+        row.ratio =
+            bootstrap_ratio_of_medians(row.tonight->counted_repeats, row.baseline->counted_repeats);
         row.kind = ratio_kind::unpaired;
       }
     }
@@ -244,7 +275,8 @@ html_section render_comparison_section(const std::vector<night_comparison_row>& 
          "</td></tr><tr><th>Tonight</th><td>" + escape_xml(tonight.info.path) +
          "</td></tr></table>\n";
   std::map<std::string, size_t> counts;
-  for (const auto& r : rows) ++counts[gate_verdict_name(r.verdict.result)];
+  for (const auto& r : rows)
+    ++counts[gate_verdict_name(r.verdict.result)];
   std::string summary;
   for (const auto& [name, n] : counts)
     summary += (summary.empty() ? "" : ", ") + std::to_string(n) + " " + name;
@@ -279,13 +311,15 @@ html_section render_comparison_section(const std::vector<night_comparison_row>& 
            "</td><td>" + escape_xml(r.backend) + "</td><td>" + escape_xml(r.batch_size) + "</td>" +
            ms_cell(r.baseline_ms, r.baseline) + ms_cell(r.tonight_ms, r.tonight) + ratio_cell(r) +
            "<td class=\"verdict" +
-           (is_regression(r.verdict.result) ? " fail" : improvement(r.verdict.result) ? " pass" : "") +
-           "\">" + name + "</td><td class=\"reason\">" + escape_xml(r.verdict.reason) + "</td><td>" +
-           code_of(r.baseline) + " → " + code_of(r.tonight) + "</td>" + accuracy_cell(r) +
-           "</tr>\n";
+           (is_regression(r.verdict.result) ? " fail"
+            : improvement(r.verdict.result) ? " pass"
+                                            : "") +
+           "\">" + name + "</td><td class=\"reason\">" + escape_xml(r.verdict.reason) +
+           "</td><td>" + code_of(r.baseline) + " → " + code_of(r.tonight) + "</td>" +
+           accuracy_cell(r) + "</tr>\n";
   }
   out += "</tbody>\n</table></div>\n</section>\n";
   return section;
 }
 
-}  // namespace benchmatrix
+} // namespace benchmatrix

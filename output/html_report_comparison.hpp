@@ -1,8 +1,8 @@
 // The HTML report's comparison of tonight's night with a baseline night (html_report
 // --compare-to=DIR, or --compare-to=latest with --history=DB): one row per config of either night,
 // with both nights' per-iteration medians, tonight's time ratio with its 95% interval, the
-// regression gate's verdict, the verification codes, the accuracy figures and, above the table, what
-// differs between the two nights' run_context.json (output/run_context_diff).
+// regression gate's verdict, the verification codes, the accuracy figures and, above the table,
+// what differs between the two nights' run_context.json (output/run_context_diff).
 //
 // The verdict is the gate's own (output/night_verdict judge_config, single-night rule, the default
 // gate_options): the row says what `regression_gate check --baseline BASELINE TONIGHT --no-confirm`
@@ -31,33 +31,33 @@ namespace benchmatrix {
 
 /// One accuracy figure of a config in both nights (absent where the record does not hold it).
 struct accuracy_change {
-  std::string name;  // "max_rel_error", "rmse_vs_fp64", "cosine_similarity"
+  std::string name; // "max_rel_error", "rmse_vs_fp64", "cosine_similarity"
   std::optional<double> baseline, tonight;
 };
 
 /// How tonight's time ratio was measured.
 enum class ratio_kind {
-  paired,    // baseline night's median paired speedup / tonight's (same paired baseline backend)
-  unpaired,  // tonight's per-iteration median / the baseline night's
+  paired,   // baseline night's median paired speedup / tonight's (same paired baseline backend)
+  unpaired, // tonight's per-iteration median / the baseline night's
 };
 
 /// One config of the comparison.
 struct night_comparison_row {
-  std::string config;  // config_text(): suite/model/test/backend/bs<N>/<accelerator>:<model>
+  std::string config; // config_text(): suite/model/test/backend/bs<N>/<accelerator>:<model>
   std::string model, test, backend, batch_size;
-  std::optional<night_config> baseline, tonight;  // absent: not in that night
-  std::optional<median_interval> baseline_ms, tonight_ms;  // per-iteration median (ms), interval
-  std::optional<median_interval> ratio;  // tonight / baseline as time (> 1: slower)
+  std::optional<night_config> baseline, tonight;          // absent: not in that night
+  std::optional<median_interval> baseline_ms, tonight_ms; // per-iteration median (ms), interval
+  std::optional<median_interval> ratio; // tonight / baseline as time (> 1: slower)
   ratio_kind kind = ratio_kind::unpaired;
-  config_verdict verdict;  // judge_config(tonight, {baseline}, options, single_baseline=true)
-  std::vector<accuracy_change> accuracy;  // the figures either night holds
+  config_verdict verdict; // judge_config(tonight, {baseline}, options, single_baseline=true)
+  std::vector<accuracy_change> accuracy; // the figures either night holds
 };
 
 /// Every config of tonight and of the baseline night, by model (case-insensitive), test, backend,
 /// then config text.
-[[nodiscard]] std::vector<night_comparison_row>
-compare_nights(const loaded_night& baseline, const loaded_night& tonight,
-               const gate_options& options = {});
+[[nodiscard]] std::vector<night_comparison_row> compare_nights(const loaded_night& baseline,
+                                                               const loaded_night& tonight,
+                                                               const gate_options& options = {});
 
 /// The comparison <section id="comparison">: a heading naming both nights, the gate command the
 /// verdicts match, the verdict counts, the run-context differences (or why they are unknown) and
@@ -66,4 +66,4 @@ compare_nights(const loaded_night& baseline, const loaded_night& tonight,
                                                      const loaded_night& baseline,
                                                      const loaded_night& tonight);
 
-}  // namespace benchmatrix
+} // namespace benchmatrix

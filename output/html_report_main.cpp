@@ -106,7 +106,9 @@ loaded_night baseline_night(const std::string& compare_to, const night_history* 
 
 int run(const parsed_flags& flags) {
   const long long last = std::stoll(flags.text_or("last", "30"));
-  if (last < 0) throw usage_error("argument --last: must be 0 (all nights) or more, got " + std::to_string(last));
+  if (last < 0)
+    throw usage_error("argument --last: must be 0 (all nights) or more, got " +
+                      std::to_string(last));
   const auto history_path = flags.text_or("history", "");
   const auto compare_to = flags.text_or("compare-to", "");
   const auto history = open_history(history_path);
@@ -180,7 +182,8 @@ int main(int argc, char** argv) {
       "median per-iteration time (min-max), speedup over --baseline and verification code per\n"
       "backend, speedup bar charts with error bars and per-repeat time distributions.\n"
       "Speedup = median(baseline) / median(backend) with its bootstrap 95% interval (a paired\n"
-      "record's stored paired speedup where it has one). Unusable lines are reported on stderr and skipped; the page is replaced atomically.\n"
+      "record's stored paired speedup where it has one). Unusable lines are reported on stderr\n"
+      "and skipped; the page is replaced atomically.\n"
       "--compare-to adds tonight vs a baseline night with the regression gate's verdicts;\n"
       "--history adds trend plots per model across the gate's history of nights.";
   return run_flag_tool(program, description, specs(), {argv + 1, argv + argc}, run);

@@ -24,7 +24,8 @@ std::string lower(std::string text) {
 }
 
 std::string utc_text(double seconds) {
-  if (!(seconds > 0)) return "unknown";
+  if (!(seconds > 0))
+    return "unknown";
   const auto t = static_cast<std::time_t>(std::floor(seconds));
   std::tm tm{};
   gmtime_r(&t, &tm);
@@ -35,7 +36,8 @@ std::string utc_text(double seconds) {
 
 std::string anchor(const std::string& text) {
   std::string out;
-  for (unsigned char c : text) out += std::isalnum(c) ? static_cast<char>(c) : '-';
+  for (unsigned char c : text)
+    out += std::isalnum(c) ? static_cast<char>(c) : '-';
   return out;
 }
 
@@ -43,24 +45,26 @@ std::string anchor(const std::string& text) {
 /// when the model's configs run on more than one.
 std::string series_name(const night_config& c, bool with_accelerator) {
   std::string name = c.test + "/" + c.backend + "/bs" + c.batch_size;
-  if (with_accelerator) name += "/" + c.accelerator + ":" + c.accelerator_model;
+  if (with_accelerator)
+    name += "/" + c.accelerator + ":" + c.accelerator_model;
   return name;
 }
 
 struct flagged_point {
-  size_t position = 0;  // 1-based among the shown nights
+  size_t position = 0; // 1-based among the shown nights
   const night_info* night = nullptr;
   std::string config;
   config_verdict verdict;
 };
 
-}  // namespace
+} // namespace
 
 std::vector<loaded_night> load_trend_nights(const night_history& history, size_t shown,
                                             const gate_options& options) {
   auto infos = history.nights();
   const size_t wanted = shown == 0 ? infos.size() : shown + options.history_nights;
-  if (infos.size() > wanted) infos.erase(infos.begin(), infos.end() - wanted);
+  if (infos.size() > wanted)
+    infos.erase(infos.begin(), infos.end() - wanted);
   std::vector<loaded_night> out;
   for (auto& info : infos) {
     loaded_night night;
@@ -91,7 +95,7 @@ html_section render_trends_section(const std::vector<loaded_night>& nights, size
     const night_config* sample = nullptr;
     std::vector<svg::line_point> points;
   };
-  std::map<std::string, std::vector<config_series>> models;  // key: lower-cased model
+  std::map<std::string, std::vector<config_series>> models; // key: lower-cased model
   std::map<std::string, std::string> model_names;
   std::vector<flagged_point> flagged;
   std::vector<size_t> flags_per_night(count, 0);
@@ -104,7 +108,8 @@ html_section render_trends_section(const std::vector<loaded_night>& nights, size
       std::vector<night_state> references;
       for (size_t h = history_start; h < n; ++h)
         for (const auto& r : nights[h].configs)
-          if (r.config == c.config) references.push_back(r.state);
+          if (r.config == c.config)
+            references.push_back(r.state);
       const auto verdict = judge_config(c.state, references, options);
       const bool is_flagged = is_regression(verdict.result);
 
@@ -120,8 +125,9 @@ html_section render_trends_section(const std::vector<loaded_night>& nights, size
       p.x = static_cast<double>(position);
       p.flagged = is_flagged;
       std::string figure = c.state.result == night_state::outcome::ran ? "no timings"
-                           : c.state.result == night_state::outcome::skipped ? "SKIP: " + c.state.detail
-                                                                              : "error: " + c.state.detail;
+                           : c.state.result == night_state::outcome::skipped
+                               ? "SKIP: " + c.state.detail
+                               : "error: " + c.state.detail;
       if (c.state.result == night_state::outcome::ran)
         if (const auto ms = bootstrap_median(c.counted_repeats)) {
           p.y = ms->median * 1e3;
@@ -130,8 +136,8 @@ html_section render_trends_section(const std::vector<loaded_night>& nights, size
           figure = format_ms(p.y) + " ms [" + format_ms(p.low) + "–" + format_ms(p.high) + "]";
         }
       p.tooltip = "night " + std::to_string(position) + " (history night " +
-                  std::to_string(night.info.id) + ", " + utc_text(night.info.started) + "): " +
-                  figure + "; gate: " + gate_verdict_name(verdict.result) +
+                  std::to_string(night.info.id) + ", " + utc_text(night.info.started) +
+                  "): " + figure + "; gate: " + gate_verdict_name(verdict.result) +
                   (verdict.reason.empty() ? "" : " (" + verdict.reason + ")");
       it->points.push_back(p);
       if (is_flagged) {
@@ -156,13 +162,15 @@ html_section render_trends_section(const std::vector<loaded_night>& nights, size
     const size_t f = flags_per_night[n - first];
     out += "<tr" + std::string(f ? " class=\"regression\"" : "") + "><td class=\"num\">" +
            std::to_string(n - first + 1) + "</td><td class=\"num\">" + std::to_string(info.id) +
-           "</td><td>" + utc_text(info.started) + "</td><td>" + escape_xml(info.host) + "</td><td>" +
-           escape_xml(info.path) + "</td><td class=\"num\">" + std::to_string(f) + "</td></tr>\n";
+           "</td><td>" + utc_text(info.started) + "</td><td>" + escape_xml(info.host) +
+           "</td><td>" + escape_xml(info.path) + "</td><td class=\"num\">" + std::to_string(f) +
+           "</td></tr>\n";
   }
   out += "</tbody>\n</table>\n";
 
   std::vector<std::string> order;
-  for (const auto& [key, series] : models) order.push_back(key);  // std::map: case-insensitive
+  for (const auto& [key, series] : models)
+    order.push_back(key); // std::map: case-insensitive
   for (const auto& key : order) {
     const auto& series_list = models[key];
     std::set<std::string> accelerators;
@@ -182,7 +190,8 @@ html_section render_trends_section(const std::vector<loaded_night>& nights, size
       chart.series.push_back(std::move(s));
     }
     std::string svg = svg::render_line_chart(chart);
-    if (svg.rfind("<?xml", 0) == 0) svg.erase(0, svg.find('\n') + 1);
+    if (svg.rfind("<?xml", 0) == 0)
+      svg.erase(0, svg.find('\n') + 1);
     out += "<figure class=\"chart trend\" id=\"trend-" + anchor(model_names[key]) +
            "\" data-model=\"" + escape_xml(model_names[key]) + "\">" + svg + "</figure>\n";
   }
@@ -205,4 +214,4 @@ html_section render_trends_section(const std::vector<loaded_night>& nights, size
   return section;
 }
 
-}  // namespace benchmatrix
+} // namespace benchmatrix

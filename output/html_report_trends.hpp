@@ -32,8 +32,7 @@ namespace benchmatrix {
 
 /// The nights of `history` the trends need: the last `shown` (all when 0) and up to
 /// options.history_nights before them, oldest first, with their configs.
-[[nodiscard]] std::vector<loaded_night> load_trend_nights(const night_history& history,
-                                                          size_t shown,
-                                                          const gate_options& options = {});
+[[nodiscard]] std::vector<loaded_night>
+load_trend_nights(const night_history& history, size_t shown, const gate_options& options = {});
 
-}  // namespace benchmatrix
+} // namespace benchmatrix
