@@ -180,8 +180,9 @@ html_section render_trends_section(const std::vector<loaded_night>& nights, size
     chart.frame.title = model_names[key] + ": per-iteration median by night";
     chart.frame.x_label = "night (1 = oldest shown)";
     chart.frame.y_label = "per-iteration time (ms)";
-    chart.frame.width_in = 7.5;
+    chart.frame.width_in = 9.0;
     chart.frame.height_in = 4.0;
+    chart.legend_outside = true;  // the latest nights, at the right, are the ones looked at
     for (size_t i = 0; i < series_list.size(); ++i) {
       svg::line_series s;
       s.name = series_name(*series_list[i].sample, accelerators.size() > 1);

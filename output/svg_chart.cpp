@@ -284,8 +284,12 @@ std::vector<double> nice_ticks(double low, double high, int target_count) {
 
 std::string render_line_chart(const line_chart& chart) {
   document doc(chart.frame);
-  const double left = 72, right = doc.width() - 20, top = doc.title_height() + 8,
-               bottom = doc.height() - 48;
+  double legend_width = 0;  // the legend box's, as document::legend draws it
+  for (const auto& s : chart.series)
+    legend_width = std::max(legend_width, text_width(s.name, font_size) + 46);
+  const double left = 72,
+               right = doc.width() - 20 - (chart.legend_outside ? legend_width + 12 : 0),
+               top = doc.title_height() + 8, bottom = doc.height() - 48;
   std::vector<double> xs, ys;
   for (const auto& s : chart.series)
     for (const auto& p : s.points) {
@@ -365,7 +369,9 @@ std::string render_line_chart(const line_chart& chart) {
     doc.raw("</g>");
   }
   doc.axes(left, top, right, bottom, chart.frame);
-  doc.legend(names, right, top, [&](size_t i, double lx, double ly) {
+  const double legend_right = chart.legend_outside ? right + 12 + legend_width + 8 : right;
+  doc.legend(names, legend_right, chart.legend_outside ? top - 8 : top,
+             [&](size_t i, double lx, double ly) {
     doc.raw("<path d=\"M" + num(lx) + "," + num(ly) + "L" + num(lx + 22) + "," + num(ly) +
             "\" stroke=\"" + color_of(i) + "\" stroke-width=\"1.5\"" +
             dash_array(chart.series[i].dash) + "/>");

@@ -57,6 +57,7 @@ struct line_chart {
   std::vector<line_series> series;
   x_axis_kind x_axis = x_axis_kind::numbers;
   std::optional<double> reference_y;  // a light-gray horizontal line
+  bool legend_outside = false;  // the legend right of the plot area, where no point can hide it
 };
 [[nodiscard]] std::string render_line_chart(const line_chart& chart);
 
