@@ -1,14 +1,20 @@
 // Test fixture for the regression gate's accuracy drift (issue 27, tests/e2e/test_regression_gate):
 // a kernel library for experiment_runner --backend-library overriding aten::cat on the CPU with a
-// slightly wrong kernel: the correct concatenation times (1 + CAT_PERTURBATION), a relative error
-// of every element (default 1e-2: one to two bfloat16 ulps, the precision the CPU eval configs
-// verify in; smaller is rounded away there).
+// slightly wrong kernel: the correct concatenation times 1 + CAT_PERTURBATION, computed in float64
+// and rounded once to the tensor's dtype.
 //
-// Of the gate's four models only squeezenet1_1 calls cat (its fire modules join two expand convs);
-// resnet18, dcgan and alexnet never reach this kernel, so their figures must not move. The
+// Of the gate's four models only squeezenet1_1 calls cat (its eight fire modules join two expand
+// convs); resnet18, dcgan and alexnet never reach this kernel, so their figures must not move. The
 // verifier's eager and float64 references run without the library (verify_child), so the error
-// shows in squeezenet1_1's error against float64 while its outputs stay within the verification
-// tolerance: a PASS -> PASS drift that only the error figures reveal.
+// shows in squeezenet1_1's error against float64 while verification still passes: a PASS -> PASS
+// drift that only the error figures reveal.
+//
+// Why 2.75e-3: the CPU eval configs verify in bfloat16 (ulp 2^-8..2^-7 relative), and the
+// verifier passes a bfloat16 output whose RMSE against float64 is within 3x eager's (+ tol/10).
+// Measured on squeezenet1_1 eager (eager's RMSE 0.00307): 2e-3 rounds almost entirely away (RMSE
+// unchanged, cosine 0.9999986); 2.5e-3 gives RMSE 1.8x; 2.75e-3 gives 2.6x (0.00798, PASS; beyond
+// the gate's 2x margin) and cosine to eager 0.999994; 3e-3 gives 3.6x, which the verifier FAILs
+// (the gate's BROKEN, not a drift). A 10x drift cannot PASS in bfloat16 here.
 #include <ATen/ATen.h>
 #include <ATen/WrapDimUtils.h>
 #include <torch/library.h>
