@@ -18,7 +18,6 @@
 #include <ATen/ATen.h>
 #include <ATen/WrapDimUtils.h>
 #include <torch/library.h>
-
 #include <vector>
 
 #ifndef CAT_PERTURBATION
@@ -61,6 +60,8 @@ at::Tensor perturbed_cat(const at::ITensorListRef& tensors, int64_t dim) {
   return out.copy_(out.to(at::kDouble).mul_(1.0 + CAT_PERTURBATION));
 }
 
-}  // namespace
+} // namespace
 
-TORCH_LIBRARY_IMPL(aten, CPU, m) { m.impl("cat", perturbed_cat); }
+TORCH_LIBRARY_IMPL(aten, CPU, m) {
+  m.impl("cat", perturbed_cat);
+}
