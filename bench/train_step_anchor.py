@@ -142,7 +142,15 @@ def main():
     parser.add_argument("--iters", type=int, default=20, help="steps per timed repeat")
     parser.add_argument("--repeats", type=int, default=5,
                         help="timed repeats per round (ours: one more, the warm-up)")
+    parser.add_argument("--python-variants", default="python_eager,python_reduce_overhead",
+                        help="Python steps to time: python_eager and/or python_reduce_overhead "
+                             "(its train compile takes 40-110 s per model on an H100)")
     args = parser.parse_args()
+    python_variants = [v for v in args.python_variants.split(",") if v]
+    unknown = set(python_variants) - {"python_eager", "python_reduce_overhead"}
+    if unknown:
+        parser.error(f"--python-variants: unknown {sorted(unknown)}; expected python_eager "
+                     "and/or python_reduce_overhead")
     os.makedirs(args.out_dir, exist_ok=True)
     torch.set_float32_matmul_precision("high")  # as experiment_runner without --disable-tf32
     table = []
@@ -170,7 +178,7 @@ def main():
                 if not timed:
                     notes.append("no pip original timed (none in torchvision, timm or "
                                  "transformers, or our run failed)")
-                for variant in ("python_eager", "python_reduce_overhead") if timed else ():
+                for variant in python_variants if timed else ():
                     torch._dynamo.reset()
                     model, inputs = python_model(name, batch)
                     model = model.cuda().train()
