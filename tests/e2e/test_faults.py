@@ -67,6 +67,14 @@ class MemoryPassOutsideTheTimedRepeatsTest(OutputDirTest):
         self.assertLess(max(metrics["per_iter_time"]), 0.2, metrics["per_iter_time"])
         self.assertGreater(elapsed, 0.75)
         self.assertEqual(record["memory"]["device"], {"unavailable": "accelerator is cpu"})
+        # --no-memory-pass: no pass, so no slow calls, no figures and no memory key
+        os.remove(self.results)
+        run(FAULTY_RUNNER, "--suite-name=faulty", "--filter=^a_healthy$", "--accelerator=cpu",
+            "--xla=None", "--dynamo=None", "--test=eval", "--repeat=3", "--no-resume",
+            "--no-memory-pass", f"--output-dirname={self.out}", env=env)
+        [record] = read_records(self.results)
+        self.assertEqual(list(record["metrics"]), ["total_time", "per_iter_time"])
+        self.assertNotIn("memory", record)
 
 
 if __name__ == "__main__":
