@@ -37,8 +37,11 @@ std::string how_seen(const std::string& backend, bool cuda) {
            "included)";
   const std::string allocator = "the CUDA caching allocator's statistics";
   if (backend == "cudagraphs")
-    return allocator + ": the CUDA graph's private pool is allocated through it, so the pool's "
-                       "blocks are counted (resident from capture on)";
+    return allocator + ": the CUDA graph's private pool is reserved through it (in reserved, "
+                       "from capture on), but a replay writes its intermediates into the pool's "
+                       "blocks without allocator calls, so allocated counts only the tensors "
+                       "alive outside the replay (weights, static inputs and outputs): compare "
+                       "cudagraphs by peak_device_reserved_bytes";
   if (backend == "inductor")
     return allocator + ": AOTInductor's buffers (aoti_torch_empty_strided) are counted; its "
                        "constants blob (frozen weights) is cudaMalloc'ed outside the allocator "
@@ -158,10 +161,14 @@ std::string out_of_memory_text(const c10::OutOfMemoryError& error, const torch::
   if (device.is_cuda()) {
     const auto index = index_of(device);
     const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(index);
-    text += " on " + device.str() + ": caching allocator at the time: allocated " +
-            std::to_string(stats.allocated_bytes[aggregate].current) + " bytes (peak " +
-            std::to_string(stats.allocated_bytes[aggregate].peak) + "), reserved " +
-            std::to_string(stats.reserved_bytes[aggregate].current) + " bytes";
+    // Read after the config's frames unwound: its tensors are freed (allocated is low again), but
+    // the peak and the reserved (cached, not returned) blocks still show how full it got; the
+    // allocator's own message, appended below, has the figures at the failed allocation.
+    text += " on " + device.str() + ": caching allocator peak allocated " +
+            std::to_string(stats.allocated_bytes[aggregate].peak) + " bytes, reserved " +
+            std::to_string(stats.reserved_bytes[aggregate].current) + " bytes (allocated " +
+            std::to_string(stats.allocated_bytes[aggregate].current) +
+            " bytes after the config's tensors were freed)";
     size_t free_bytes = 0, total_bytes = 0;
     const c10::cuda::CUDAGuard guard(index);
     if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess)

@@ -13,8 +13,11 @@
 // What each backend's device figures include (memory.how_seen in the record says it per record):
 //  - eager, torchscript: every tensor of the step, through the caching allocator.
 //  - cudagraphs: the graph's private memory pool is carved from the caching allocator (a
-//    MempoolId of the same allocator), so its blocks count in allocated and reserved; the pool was
-//    captured before the pass and stays resident, so it is in the resident figure too.
+//    MempoolId of the same allocator), so its segments count in reserved, from capture on. Its
+//    blocks count in allocated only while the capture allocates them: the capture frees the
+//    intermediates back into the pool, and a replay writes into those blocks without any
+//    allocator call. So allocated sees the tensors alive outside the replay (weights, the static
+//    inputs and outputs, gradients) and reserved is the figure that includes the replay's memory.
 //  - inductor (AOTInductor, torch 2.11): the generated code's buffers come from
 //    aoti_torch_empty_strided, i.e. the caching allocator: counted. Its constants blob (the frozen
 //    weights) is allocated by RAII_gpuMalloc (aoti_runtime/model_base.h) with cudaMalloc directly,
@@ -51,8 +54,9 @@ void run_memory_pass(const step_function& step, const model_inputs& example_inpu
                      json_allocator& allocator);
 
 /// The error text of a child that ran out of device memory: "out of device memory" first, then
-/// the allocator's figures at the time (allocated, reserved, the device's total) when `device` is
-/// CUDA, then the exception's own message.
+/// (CUDA) the caching allocator's peak allocated and reserved bytes and the device's total and free
+/// bytes, then the exception's own message (the CUDA allocator's gives the request that failed and
+/// what was allocated and reserved at that moment).
 [[nodiscard]] std::string out_of_memory_text(const c10::OutOfMemoryError& error,
                                              const torch::Device& device);
 
