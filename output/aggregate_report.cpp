@@ -186,8 +186,8 @@ aggregated_results load_results(const std::vector<std::filesystem::path>& files,
           if (!std::isfinite((*samples)[i]))
             throw std::runtime_error("metrics.total_time holds " + python_float_repr((*samples)[i]));
         const std::string batch = id.batch_size ? std::to_string(*id.batch_size) : "None";
-        results[id.timestamp].timings[backend][{model, batch}] = {r.per_iter_seconds(), paired_of(r),
-                                                                  peak_memory_of(r)};
+        results[id.timestamp].timings[backend][{model, batch}] = {
+            r.per_iter_seconds(), paired_of(r), peak_memory_of(r)};
         const auto point = options.compile_metric ? compile_datapoint(*samples)
                                                   : exec_datapoint(*samples, options.skip_samples);
         if (!point) continue;

@@ -35,7 +35,8 @@
 // paired child does not measure its baseline's memory: the two steps share the device, so each
 // one's peak would include the other's resident memory). Rows below 0.9 are flagged ("below 0.9");
 // the GEOMEAN row is the geomean over the models shown (run it per suite for the suite's figure),
-// its flag cell counting the rows below 0.9. With --backends eager,... the ratio is the dashboard's.
+// its flag cell counting the rows below 0.9. With --backends eager,... the ratio is the
+// dashboard's.
 #pragma once
 
 #include "output/record_figures.hpp"

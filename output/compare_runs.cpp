@@ -62,7 +62,8 @@ std::set<verdict> parse_fail_on(const std::string& text) {
     }
     if (!known)
       throw usage_error("argument --fail-on: unknown verdict '" + item +
-                        "' (choose from slower, broken, more_memory, faster, fixed, same, missing_in_b, "
+                        "' (choose from slower, broken, more_memory, faster, fixed, same, "
+                        "missing_in_b, "
                         "new_in_b, both_failed, unusable, none)");
   }
   return out;

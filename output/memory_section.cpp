@@ -50,11 +50,13 @@ std::string memory_section_html(const std::vector<memory_cell_input>& records,
          "for CPU configs, marked RSS). Compression: " + svg::escape_xml(baseline) +
          " peak / backend peak (&gt; 1: the backend needs less), red below " +
          python_float_repr(low_compression_ratio) + " as PyTorch's dashboard flags it; GEOMEAN "
-         "rows per suite.</p>\n";
+         "rows per suite. CUDA graphs: allocated does not see a replay's intermediates (they live "
+         "in the graph's pool, counted as reserved), so their ratio overstates the saving.</p>\n";
   for (const auto& [test, rows] : by_test) {
     std::vector<std::string> shown;  // backends with a figure in this test, in page order
     for (const auto& b : backends)
-      if (std::any_of(rows.begin(), rows.end(), [&](const auto& row) { return row.second.count(b); }))
+      if (std::any_of(rows.begin(), rows.end(),
+                      [&](const auto& row) { return row.second.count(b) != 0; }))
         shown.push_back(b);
     std::vector<std::string> compared;
     for (const auto& b : shown)

@@ -32,7 +32,8 @@
 //                            (output/record_figures.hpp compare_peak_memory: the median more than
 //                            memory_threshold above and every counted repeat above A's): a faster
 //                            or equal B that needs more memory is flagged, as PyTorch's dashboard
-//                            flags a compression ratio below 0.9, instead of looking like a pure win;
+//                            flags a compression ratio below 0.9, instead of looking like a pure
+//                            win;
 //   SLOWER / FASTER / SAME   both timed: ratio = median_B / median_A (> 1: B is slower), with its
 //                            bootstrap interval at confidence 1 - alpha
 //                            (core/median_interval: bootstrap_ratio_of_medians of the two sides'

@@ -14,7 +14,8 @@ namespace {
 
 results_record record_with(const std::string& metrics) {
   return results_record::parse(
-      R"({"model": {"suite_name": "dummy", "model_name": "m"}, "experiment": {"accelerator": "cuda",)"
+      R"({"model": {"suite_name": "dummy", "model_name": "m"},)"
+      R"( "experiment": {"accelerator": "cuda",)"
       R"( "accelerator_model": "NVIDIA H100", "xla": null, "xla_flags": null, "dynamo": null,)"
       R"( "torch_xla2": null, "keep_model_data_on_cuda": false, "test": "eval", "batch_size": 8,)"
       R"( "enable_functionalization": false},)"
