@@ -6,6 +6,7 @@
 #include "core/results_record.hpp"
 #include "core/text_file.hpp"
 #include "output/aggregate_report.hpp"
+#include "output/memory_section.hpp"
 #include "output/record_figures.hpp"
 #include "output/speedup_statistics.hpp"
 #include "output/svg_chart.hpp"
@@ -766,6 +767,7 @@ report_record parse_report_record(const results_record& r, size_t line_number) {
   }
   out.paired = paired_of(r);
   out.gpu_busy = gpu_busy_of(r);
+  out.peak_memory = peak_memory_of(r);
   const std::vector<double> seconds = r.per_iter_seconds();
   if (!seconds.empty()) {
     out.kind = record_kind::timing;
@@ -922,6 +924,16 @@ std::string render_html_report(const std::vector<report_record>& records, const 
   out += section_summary(results, options);
   out += section_verification(records, tests, options);
   for (const auto& t : results) out += section_test(t, options);
+  {  // issue 26's section, after the timings
+    std::vector<memory_cell_input> memory;
+    std::set<std::string> backends;
+    for (const auto& r : records) {
+      memory.push_back({r.test, r.suite, r.model, r.backend, r.peak_memory});
+      backends.insert(r.backend);
+    }
+    out += memory_section_html(memory, ordered_backends(backends, options.baseline),
+                               options.baseline);
+  }
   return out + "</body>\n</html>\n";
 }
 

@@ -19,7 +19,9 @@
 //   message, the full text as a tooltip; a GEOMEAN row closes it;
 // - per test, a grouped bar chart of the speedups (models × non-baseline backends, the speedups'
 //   95% intervals as error bars, a reference line at 1.0) and a grid of small box-and-strip charts, one per model, of the
-//   per-repeat times of each backend.
+//   per-repeat times of each backend;
+// - peak memory and compression ratios against the baseline, when records have them
+//   (output/memory_section.hpp).
 //
 // Statistics. A record's samples are metrics.per_iter_time (or total_time / iterations_per_run when
 // it has no per_iter_time), in ms, past the first `skip_repeats` repeats (default 1: repeat 0
@@ -90,6 +92,7 @@ struct report_record {
   std::optional<paired_speedup> paired;      // the record's "paired" key
   std::optional<noise_figure> noise;         // the record's "noise" key (absent in older records)
   std::optional<gpu_busy_figure> gpu_busy;   // --profile-cupti records (repeat 0 left out)
+  std::optional<peak_memory_figure> peak_memory;  // the memory pass's (output/memory_section.hpp)
 };
 
 /// What the page shows of one record (read with results_record::parse_lenient: a missing repeat,

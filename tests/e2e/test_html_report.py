@@ -459,6 +459,35 @@ class TrustFiguresTest(OutputDirTest):
         return next(text_of(tr) for tr in table.iter("tr") if list(tr) and text_of(list(tr)[0]) == backend)
 
 
+class MemorySectionTest(OutputDirTest):
+    """Records with memory-pass figures (issue 26): the Peak memory section gives each backend's
+    peak and the compression ratio against the baseline, red below 0.9, and a GEOMEAN row."""
+
+    def test_peaks_ratios_and_flag(self):
+        gib = 1024 ** 3
+        records = []
+        for dynamo, peak in ((None, 2 * gib), ("inductor", gib), ("cudagraphs", 2.5 * gib)):
+            record = rec("resnet18", dynamo, per_iter=[0.5, 0.010, 0.011, 0.012])
+            record["metrics"]["peak_device_allocated_bytes"] = [9 * gib, peak, peak, peak]
+            records.append(record)
+        records.append(rec("alexnet", per_iter=[0.5, 0.010, 0.011, 0.012]))  # no memory figures
+        with open(self.results, "w") as f:
+            f.write("\n".join(json.dumps(r) for r in records) + "\n")
+        run(HTML_REPORT, f"--output-dirname={self.out}")
+        with open(os.path.join(self.out, "report.html"), encoding="utf-8") as f:
+            root = ET.fromstring(f.read().replace("<!DOCTYPE html>", "", 1))
+        section = root.find(".//section[@id='memory']")
+        self.assertIsNotNone(section)
+        rows = {text_of(tr[1]): tr for tr in section.iter("tr") if tr.find("th") is not None and
+                tr.find("td") is not None}
+        self.assertEqual(set(rows), {"resnet18", "GEOMEAN"})
+        resnet = [text_of(td) for td in rows["resnet18"]][2:]
+        self.assertEqual(resnet, ["2 GiB", "1 GiB", "2.5 GiB", "2.00", "0.80"])
+        self.assertIn("slower", rows["resnet18"][6].get("class"))  # 0.80: below 0.9
+        self.assertNotIn("slower", rows["resnet18"][5].get("class"))
+        self.assertEqual([text_of(td) for td in rows["GEOMEAN"]][5:], ["2.00", "0.80"])
+
+
 class SummaryTableAgreesWithReportTest(OutputDirTest):
     """The table experiment_runner prints at the end of a sweep and the HTML report of its results
     count the same repeats (repeat 0 is warm-up), so they show one median per record."""
