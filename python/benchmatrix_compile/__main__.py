@@ -14,6 +14,7 @@ status is 1 (2 for bad arguments, 3 for a torch version that differs from the ch
 import argparse
 import contextlib
 import json
+import os
 import sys
 import time
 
@@ -74,6 +75,22 @@ def attention_for(output_format):
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
     return sdpa_kernel([SDPBackend.MATH])
+
+
+def headers_in_cache_dir():
+    """Inductor's precompiled headers live in the Inductor cache directory, with its other caches.
+    torch 2.11 puts them in default_cache_dir() (/tmp/torchinductor_$USER) whatever
+    TORCHINDUCTOR_CACHE_DIR says: --cold-start's empty caches kept them warm, and the shared
+    compiler caches under --cache-dir did not hold them."""
+    from torch._inductor import codecache
+    from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+    if not hasattr(codecache, "_HEADER_DIR") or not hasattr(codecache, "_HEADER_LOCK_DIR"):
+        raise RuntimeError("benchmatrix_compile: torch._inductor.codecache no longer has "
+                           "_HEADER_DIR/_HEADER_LOCK_DIR; update headers_in_cache_dir for this "
+                           "torch")
+    codecache._HEADER_DIR = os.path.join(cache_dir(), "precompiled_headers")
+    codecache._HEADER_LOCK_DIR = os.path.join(codecache._HEADER_DIR, "locks")
 
 
 def compile_package(exported, out, freezing):
@@ -145,6 +162,7 @@ def main(argv=None):
     # mobilenet_v3_large: "references nonexistent attribute _tensor_constantN"): those compile
     # without it, which the timings line records as "freezing": false.
     timings["freezing"] = args.device == "cuda"
+    headers_in_cache_dir()
     timer = CompileTimer()
     with timer.cpp_builds(), remembered_isa_probes(timer):
         try:
@@ -175,7 +193,7 @@ def main(argv=None):
     breakdown.update(timer.phases(time.perf_counter() - t))
     timings["compile_threads"] = torch._inductor.config.compile_threads
     timings["breakdown_s"] = breakdown
-    for phase, name, seconds in timer.builds:  # the compile log's detail of the C++ phases
+    for phase, name, seconds, _ in timer.builds:  # the compile log's detail of the C++ phases
         print(f"benchmatrix_compile: C++ build {name} ({phase}): {seconds:.2f} s")
     report(timings, args.timings_json)
     return 0

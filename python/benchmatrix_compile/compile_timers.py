@@ -46,7 +46,7 @@ def _classify_build(builder):
 class CompileTimer:
     """Collects the C++ builds while active (`with timer.cpp_builds():`) and turns Inductor's
     timers into the phase breakdown (`phases(total_s)`). `builds` keeps every C++ build as
-    (phase, name, seconds) for the compile log."""
+    (phase, name, seconds, inside AotCodeCompiler.compile) for the compile log."""
 
     def __init__(self):
         self.builds = []
@@ -88,7 +88,8 @@ class CompileTimer:
                 return original(builder)
             finally:
                 phase = "isa_probe_s" if timer._probing else _classify_build(builder)
-                timer.builds.append((phase, str(builder._name), time.perf_counter() - started))
+                timer.builds.append((phase, str(builder._name), time.perf_counter() - started,
+                                     timer._in_aot_compile))
 
         def marked_aot_compile(*args, **kwargs):
             timer._in_aot_compile = True
@@ -118,31 +119,30 @@ class CompileTimer:
 
         phases = {name: 0.0 for name in ("cpp_wrapper_compile_s", "cpp_kernel_compile_s",
                                          "cpp_link_s", "cpp_other_s")}
-        for phase, _, seconds in self.builds:
+        builds_in = {True: 0.0, False: 0.0}  # C++ build seconds in AotCodeCompiler.compile or not
+        for phase, _, seconds, in_aot_compile in self.builds:
             if phase in phases:  # the probes' builds are in isa_probe_s
                 phases[phase] += seconds
+                builds_in[in_aot_compile] += seconds
         triton = timed(*_TRITON)
         autotune = timed(*_AUTOTUNE) + timed_suffix(_AUTOTUNE_SUFFIXES)
         compile_to_fn = timed("GraphLowering.compile_to_fn")
         codegen = timed("GraphLowering.codegen")
-        # What compile_to_fn holds besides codegen is AotCodeCompiler.compile (the C++ builds of
-        # the wrapper, kernels and link); the ISA probes and headers run inside codegen.
-        aot_builds = sum(phases[p] for p in ("cpp_wrapper_compile_s", "cpp_kernel_compile_s",
-                                             "cpp_link_s"))
         phases["triton_compile_s"] = triton
         phases["autotune_s"] = autotune
         # The ISA probes run where a CPU kernel or the AOT compile first asks for the vector ISA.
         phases["isa_probe_s"] = self.isa_probe_s["codegen"] + self.isa_probe_s["aot"]
-        phases["codegen_s"] = max(0.0, codegen - triton - autotune - phases["cpp_other_s"] -
+        phases["codegen_s"] = max(0.0, codegen - triton - autotune - builds_in[False] -
                                   self.isa_probe_s["codegen"])
         # Lowering: pre-grad passes and AOT dispatch before the forward compiler, then in it the
         # joint/post-grad passes, freezing and GraphLowering.run (all but compile_to_fn).
         phases["lowering_s"] = max(0.0, timed("_recursive_pre_grad_passes",
                                               "create_aot_dispatcher_function") +
                                    timed("compile_fx.<locals>.fw_compiler_base") - compile_to_fn)
-        # compile_to_fn besides codegen is AotCodeCompiler.compile: its C++ builds plus its Python
-        # side (writing sources and the weights' blob), which counts with the link.
-        phases["cpp_link_s"] += max(0.0, compile_to_fn - codegen - aot_builds -
+        # compile_to_fn besides codegen is AotCodeCompiler.compile: its C++ builds (headers,
+        # wrapper, kernels, link) plus its Python side (writing sources and the weights' blob),
+        # which counts with the link.
+        phases["cpp_link_s"] += max(0.0, compile_to_fn - codegen - builds_in[True] -
                                     self.isa_probe_s["aot"])
         # The rest of the call: export's preparation and writing the .pt2 package.
         phases["packaging_s"] = max(0.0, total_s - sum(phases.values()))
