@@ -114,6 +114,17 @@ void add_compile_metrics(json_value& metrics, json_value& compile, const compile
     compile.AddMember("cache_rebuilt", json_value(report.cache_note.c_str(), a), a);
   if (!report.capture_fallback.empty())
     compile.AddMember("capture_fallback", json_value(report.capture_fallback.c_str(), a), a);
+  if (!report.breakdown_s.empty()) {
+    json_value breakdown(rapidjson::kObjectType);
+    for (const auto& [phase, seconds] : report.breakdown_s) {
+      json_value name(phase.c_str(), a);
+      breakdown.AddMember(name, json_value(seconds), a);
+    }
+    compile.AddMember("breakdown_s", breakdown, a);
+  }
+  if (report.compile_threads) compile.AddMember("compile_threads", *report.compile_threads, a);
+  if (!report.freezing_failure.empty())
+    compile.AddMember("freezing_failure", json_value(report.freezing_failure.c_str(), a), a);
 }
 
 namespace {
