@@ -23,6 +23,7 @@ void visit_settings(Settings& s, Visitor&& visit) {
   visit("matmul_precision", s.matmul_precision);
   visit("backend_library", s.backend_library);
   visit("cache_dir", s.cache_dir);
+  visit("model_path", s.model_path);
   visit("cold_start", s.cold_start);
   visit("verify_iterations", s.verify_iterations);
   visit("verify_tolerance", s.verify_tolerance);

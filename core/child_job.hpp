@@ -40,6 +40,7 @@ struct child_settings {
   // Backends
   std::string backend_library;  // --backend-library: absolute path; "" for none
   std::string cache_dir;        // --cache-dir: compiled artifacts by content hash
+  std::string model_path;       // --model-path: absolute; the exported suite's programs, or ""
   bool cold_start = false;      // --cold-start
   // Verification (the verifier child)
   int verify_iterations = 1;               // --verify-iterations: model steps per verifier run

@@ -32,6 +32,7 @@ child_job make_child_job(const runner_options& o, child_role role,
   s.matmul_precision = o.matmul_precision;
   s.backend_library = o.backend_library;
   s.cache_dir = o.cache_dir;
+  s.model_path = o.model_path;
   s.cold_start = o.cold_start;
   s.verify_iterations = o.verify_iterations;
   s.verify_tolerance = o.verify_tolerance;

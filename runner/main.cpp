@@ -8,16 +8,19 @@
 #include "runner/slurm_merge.hpp"
 #include "runner/slurm_submission.hpp"
 #include "runner/sweep.hpp"
+#include "suites/imported/imported_suites.hpp"
 #include "suites/model_catalog.hpp"
 #include "torch_support/torch_run_environment.hpp"
 #include "worker/child_run.hpp"
 #include "worker/verify_child.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 namespace {
 
@@ -69,6 +72,7 @@ std::unique_ptr<benchmatrix::suite_config> load_suite_config(const std::string& 
 /// Runs one config's child in the job's role; returns the exit status.
 int run_job(const benchmatrix::child_job& job) {
   using namespace benchmatrix;
+  if (!job.settings.model_path.empty()) register_exported_models(job.settings.model_path);
   const auto config = load_suite_config(job.suite_name);
   if (job.role == child_role::verifier) return run_verifier_child(job, config.get());
   return run_child(job, config.get());
@@ -85,7 +89,17 @@ bool asks_for_help(const std::vector<std::string>& arguments) {
 int main(int argc, char** argv) {
   using namespace benchmatrix;
   const std::vector<std::string> arguments(argv + 1, argv + argc);
-  const auto suites = registered_suites();
+  // The huggingface and timm_models suites list their models in the config dir; an error in it
+  // is reported after --help had its chance.
+  std::optional<std::string> config_error;
+  try {
+    register_listed_suites(config_dir().path);
+  } catch (const std::exception& e) {
+    config_error = e.what();
+  }
+  auto suites = registered_suites();
+  suites.push_back(exported_suite_name);  // its models come from --model-path
+  std::sort(suites.begin(), suites.end());
   const auto specs = runner_flag_specs(suites);
   if (asks_for_help(arguments)) {
     std::cout << help_text(program,
@@ -97,6 +111,7 @@ int main(int argc, char** argv) {
   }
   config_directory configs;
   try {
+    if (config_error) throw usage_error(*config_error);
     configs = config_dir();
   } catch (const usage_error& e) {
     std::cerr << program << ": error: " << e.what() << "\n";
@@ -117,6 +132,7 @@ int main(int argc, char** argv) {
       return run_job(job);
     }
     set_log_level(options.log_level);
+    if (!options.model_path.empty()) register_exported_models(options.model_path);
     if (options.runs_one_config_by_hand()) return run_job(hand_run_job(options));
     const auto config = load_suite_config(options.suite_name);
 

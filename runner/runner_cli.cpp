@@ -27,6 +27,7 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
   return {
       // Model selection
       {"suite-name", 0, a::store, t::text, suites, false, "", "Suite of models to run (required, or from --matrix)."},
+      {"model-path", 0, a::store, t::text, {}, false, "", "--suite-name=exported: your own TorchScript program FILE.pt (example inputs in FILE.inputs.pt, a torch.save'd tuple of tensors), a directory of such pairs, or a directory holding model.pt and inputs.pt."},
       {"filter", 'k', a::append, t::text, {}, false, "", "Run models whose name matches this case-insensitive regex."},
       {"exclude", 'x', a::append, t::text, {}, false, "", "Skip models whose name matches this case-insensitive regex."},
       {"filter-by-tier", 0, a::append, t::integer, {}, false, "", "Add TorchBench tier 1, 2 or 3 to --filter."},
@@ -353,6 +354,12 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
   if (o.cache_dir.empty())
     o.cache_dir = (std::filesystem::path(o.output_dirname) / "compile_cache").string();
   o.cold_start = flags.given("cold-start");
+  o.model_path = flags.text_or("model-path", "");
+  if ((o.suite_name == "exported") != !o.model_path.empty())
+    throw usage_error(o.model_path.empty()
+                          ? "--suite-name=exported needs --model-path (the TorchScript program)"
+                          : "--model-path is for --suite-name=exported, not " + o.suite_name);
+  if (!o.model_path.empty()) o.model_path = std::filesystem::absolute(o.model_path).string();
   o.no_resume = flags.given("no-resume");
   o.retry_failed = flags.given("retry-failed");
   o.rerun = flags.texts("rerun");

@@ -44,6 +44,7 @@ struct runner_options {
   // loaded after the model is built, and in the verifier after the eager and float64 references.
   std::string backend_library;  // absolute path; "" for none
   // Compiled backends
+  std::string model_path;   // --model-path (absolute): the exported suite's programs, or ""
   std::string cache_dir;    // compiled artifacts by content hash; default <output_dirname>/compile_cache
   bool cold_start = false;  // compile afresh and replace the cached entry
   // Verification (§1.4, §6)

@@ -8,8 +8,9 @@
 #    slurm-wlm + munge (the Slurm test starts a real single-node cluster), tried where apt-get can
 #    install them and skipped with a note otherwise (the GPU machine has no internet; the tests then
 #    skip those parts and say why);
-#  - for the tests only: the pip originals our models are compared with (torchvision, timm,
-#    transformers), at versions that match torch 2.11.0, and scipy, whose mannwhitneyu the
+#  - the pip originals our models are compared with (torchvision, timm, transformers), at
+#    versions that match torch 2.11.0 (timm and transformers also build the huggingface and
+#    timm_models suites' models: python/benchmatrix_import), and scipy, whose mannwhitneyu the
 #    compare_runs test checks our p-values against. Skipped with a note where pip cannot reach
 #    PyPI; the reference_architectures test then fails and says why, and compare_runs' scipy check
 #    is skipped with a message.

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,6 +44,11 @@ struct model_build_options {
   /// every layer (e.g. 64x64 images instead of 224x224, 16 tokens instead of 512), so that the whole
   /// zoo's CPU tests stay fast. The architecture and parameter count never change with it.
   bool reduced_inputs = false;
+  /// The dtype the precision rules cast the model to (nullopt: float32, as built). Imported models
+  /// (suites/imported/) are built in it; hand-written ones are cast after the build.
+  std::optional<torch::ScalarType> dtype;
+  /// --cache-dir: imported models' archives are cached under <cache_dir>/imported/.
+  std::string cache_dir;
 };
 
 /// A model built for one experiment: the module, its example inputs and how to call it.
@@ -54,6 +60,9 @@ struct model_instance {
   std::function<c10::IValue(const model_inputs&)> forward;
   /// The batch size the model actually uses (recorded in experiment.batch_size).
   int64_t batch_size = 1;
+  /// Where the model comes from, for the record's "model_source" key: kind (imported, exported),
+  /// runtime, program file... Empty for the hand-written C++ models.
+  std::map<std::string, std::string> source;
 };
 
 /// A model's static description, as TorchBench's Model class attributes give it.

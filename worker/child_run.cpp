@@ -340,6 +340,13 @@ int run_config(const child_job& job, const suite_config* config) {
     add_compile_metrics(metrics, compile, *backend.compile, o.repeat, d.GetAllocator());
     if (!compile.ObjectEmpty()) extras.AddMember("compile", compile, d.GetAllocator());
   }
+  if (!model.source.empty()) {  // a loaded program, not a hand-written C++ module
+    json_value source(rapidjson::kObjectType);
+    for (const auto& [key, value] : model.source)
+      source.AddMember(json_value(key.c_str(), d.GetAllocator()),
+                       json_value(value.c_str(), d.GetAllocator()), d.GetAllocator());
+    extras.AddMember("model_source", source, d.GetAllocator());
+  }
   if (!o.backend_library.empty())
     extras.AddMember("backend_library", json_value(o.backend_library.c_str(), d.GetAllocator()),
                      d.GetAllocator());

@@ -116,6 +116,8 @@ prepared_model prepare_model(const model_definition& definition, const child_set
   build.batch_size = batch.batch_size;
   build.device = device;
   build.training = training;
+  build.dtype = conversion;
+  build.cache_dir = o.cache_dir;
   reset_rng_state();
   prepared_model prepared{definition.build(build), {}};
   auto& model = prepared.model;

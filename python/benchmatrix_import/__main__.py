@@ -1,0 +1,324 @@
+"""Import helper of experiment_runner (run as `python -m benchmatrix_import`): builds one model of
+the huggingface or timm_models suite as PyTorch's dynamo harness does (benchmarks/dynamo/
+huggingface.py, timm_models.py) and writes what the C++ child loads with torch::jit::load.
+
+Built as PyTorch builds it, with two differences that keep the run offline and checkable:
+  - random weights and default configs (timm: pretrained=False; transformers: <Class>.config_class()),
+    so nothing is downloaded; PyTorch's EXTRA_MODELS that need a hub config (T5Small, DistillGPT2,
+    ...) are not buildable here and the helper says so;
+  - transformers: the config's dropout probabilities are set to 1e-30 before the model is built
+    (PyTorch sets them after, when most layers already hold their own p), so that a train step's
+    output does not depend on the dropout mask and --verify can compare it.
+
+Output, in <cache-dir>/<key>/ (key: SHA-256 of suite, model, package versions, batch size, dtype,
+device, test, config overrides and this file's source; reused when present):
+  model.pt     torch.jit.trace of a wrapper whose forward(*tensors) takes the example inputs
+               positionally and returns a tuple of tensors (transformers: the model's
+               return_dict=False tuple, the loss first as labels are passed; for train only
+               the loss, which PyTorch's compute_loss takes as pred[0]; timm: the logits, whose
+               reduce_to_scalar_loss the train step takes, as PyTorch), traced in the test's mode
+               (train/eval) on the device, in the dtype.
+  inputs.pt    torch.save'd tuple of the example tensors (CPU), as benchmatrix_compile's --inputs.
+  manifest.json  what was built: model, class, versions, batch size, input names and shapes, the
+               loss rule ("first_output" or "reduce_to_scalar_loss"), parameter count.
+The entry's directory is written to --result. Exit status 0 on success; 1 on failure (the
+traceback on stderr); 2 for bad arguments; 3 for a model that cannot be built offline; 4 for a
+torch that differs from the child's LibTorch.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+SUITES = ("huggingface", "timm_models")
+UNBUILDABLE = 3
+
+
+class Unbuildable(Exception):
+    """A model this helper cannot build without a download (exit status 3)."""
+
+
+def parse_arguments(argv):
+    parser = argparse.ArgumentParser(prog="python -m benchmatrix_import", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--suite", required=True, choices=SUITES)
+    parser.add_argument("--model", required=True, help="model name as the suite's list spells it")
+    parser.add_argument("--batch-size", required=True, type=int)
+    parser.add_argument("--test", required=True, choices=["eval", "train"])
+    parser.add_argument("--device", required=True, choices=["cpu", "cuda"])
+    parser.add_argument("--dtype", default="float32",
+                        choices=["float32", "float64", "float16", "bfloat16"])
+    parser.add_argument("--overrides", default=None,
+                        help="YAML file: <model>: {config or create_model keyword: value}; "
+                             "timm also takes input_size: [C, H, W] (for reduced test models)")
+    parser.add_argument("--cache-dir", required=True)
+    parser.add_argument("--result", required=True, help="file receiving the entry's directory")
+    parser.add_argument("--expect-torch-version", default=None)
+    return parser.parse_args(argv)
+
+
+def model_overrides(path, model):
+    if not path:
+        return {}
+    import yaml
+
+    with open(path) as f:
+        document = yaml.safe_load(f) or {}
+    if not isinstance(document, dict):
+        raise ValueError(f"{path}: expected a mapping <model>: {{keyword: value}}")
+    entry = document.get(model) or {}
+    if not isinstance(entry, dict):
+        raise ValueError(f"{path}: {model}: expected a mapping of keyword: value")
+    return entry
+
+
+def package_versions(suite):
+    """The installed versions, from the packages' metadata: a cache hit imports neither torch
+    nor transformers (seconds each)."""
+    from importlib.metadata import version
+
+    package = "transformers" if suite == "huggingface" else "timm"
+    return {"torch": version("torch"), package: version(package)}
+
+
+def cache_key(args, versions, overrides):
+    with open(__file__, "rb") as f:
+        source = f.read()
+    fields = {"suite": args.suite, "model": args.model, "versions": versions,
+              "batch_size": args.batch_size, "dtype": args.dtype, "device": args.device,
+              "test": args.test, "overrides": overrides,
+              "helper": hashlib.sha256(source).hexdigest()}
+    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def reset_rng_state():
+    """PyTorch's common.reset_rng_state: seed 1337 before the model and its inputs are made."""
+    import random
+
+    import numpy
+    import torch
+
+    torch.manual_seed(1337)
+    random.seed(1337)
+    numpy.random.seed(1337)
+
+
+# huggingface.py's get_sequence_length
+def sequence_length(model_name):
+    if model_name.startswith("Blenderbot"):
+        return 128
+    if model_name.startswith(("GPT2", "Bart", "T5", "PLBart", "MBart")):
+        return 1024
+    if model_name in ("AllenaiLongformerBase", "BigBird"):
+        return 1024
+    if model_name.startswith("OPT"):
+        return 2048
+    if model_name.startswith(("Albert", "Deberta", "Layout", "Electra", "XLNet", "MegatronBert",
+                              "Bert", "Roberta")) or model_name in (
+                                  "DistillGPT2", "GoogleFnet", "YituTechConvBert"):
+        return 512
+    if model_name == "TrOCRForCausalLM":
+        return 256
+    if model_name.startswith("MobileBert"):
+        return 128
+    return 128
+
+
+# huggingface.py's EXTRA_MODELS: their configs come from the hub (AutoConfig.from_pretrained)
+HUB_CONFIG_MODELS = {"AllenaiLongformerBase": "allenai/longformer-base-4096",
+                     "T5Small": "t5-small", "DistillGPT2": "distilgpt2",
+                     "GoogleFnet": "google/fnet-base", "YituTechConvBert": "YituTech/conv-bert-base"}
+
+
+def build_huggingface(model_name, batch_size, device, overrides):
+    import torch
+    import transformers
+
+    if "/" in model_name or model_name in HUB_CONFIG_MODELS:
+        hub = HUB_CONFIG_MODELS.get(model_name, model_name)
+        raise Unbuildable(f"{model_name}: its config is the hub's {hub} (a download); "
+                          "benchmatrix builds models offline from default configs")
+    model_cls = getattr(transformers, model_name, None)
+    if model_cls is None:
+        raise Unbuildable(f"transformers {transformers.__version__} has no class {model_name}")
+    config = model_cls.config_class()
+    if model_name.startswith(("GPT2ForSequenceClassification", "GPTNeoForSequenceClassification",
+                              "GPTJForSequenceClassification", "Roberta", "Marian")):
+        config.pad_token_id = 0  # huggingface.py: some models need a pad token for batch > 1
+    for attribute in dir(config):
+        if "drop" in attribute and isinstance(getattr(config, attribute, None), float):
+            setattr(config, attribute, 1e-30)
+    for keyword, value in overrides.items():
+        if not hasattr(config, keyword):
+            raise ValueError(f"overrides: {type(config).__name__} has no attribute {keyword}")
+        setattr(config, keyword, value)
+    if hasattr(config, "use_cache"):
+        config.use_cache = False
+    config._attn_implementation = "eager"  # the math attention traces the same on every device
+    reset_rng_state()
+    model = model_cls(config).to(device)
+    seq = min(sequence_length(model_name), getattr(config, "max_position_embeddings", 1 << 30))
+    vocab = config.vocab_size
+
+    def rand_int(low, high, shape):
+        return torch.randint(low, high, shape, device=device, dtype=torch.int64)
+
+    inputs = {"input_ids": rand_int(0, 1 if model_name.startswith("Roberta") else vocab,
+                                    (batch_size, seq))}
+    if "Bart" in model_name:
+        inputs["input_ids"][:, -1] = config.eos_token_id
+    if model_name.startswith(("T5", "M2M100", "MT5", "Blenderbot", "Pegasus", "Marian")) and \
+            "CausalLM" not in model_name:
+        inputs["decoder_input_ids"] = inputs["input_ids"]
+    if model_name.endswith("QuestionAnswering"):
+        inputs["start_positions"] = rand_int(0, seq, (batch_size,))
+        inputs["end_positions"] = rand_int(0, seq, (batch_size,))
+    elif model_name.endswith(("MaskedLM", "HeadModel", "CausalLM", "DoubleHeadsModel")):
+        inputs["labels"] = rand_int(0, vocab, (batch_size, seq))
+    elif model_name.endswith("SequenceClassification"):
+        inputs["labels"] = rand_int(0, config.num_labels - 1, (batch_size,))
+    elif model_name.endswith("ForConditionalGeneration"):
+        inputs["labels"] = rand_int(0, vocab - 1, (batch_size, seq))
+    else:
+        raise Unbuildable(f"{model_name}: huggingface.py gives no training labels for this class")
+    names = list(inputs)
+
+    class PositionalForward(torch.nn.Module):
+        """forward(*tensors) in `names` order -> the model's return_dict=False tuple."""
+
+        def __init__(self, model):
+            super().__init__()
+            self.model = model
+
+        def forward(self, *tensors):
+            return self.model(**dict(zip(names, tensors)), return_dict=False)
+
+    return PositionalForward(model), tuple(inputs.values()), names, "first_output", \
+        type(model).__name__
+
+
+def build_timm(model_name, batch_size, device, overrides):
+    import timm
+    import torch
+    from timm.data import resolve_data_config
+
+    overrides = dict(overrides)
+    input_size = overrides.pop("input_size", None)
+    reset_rng_state()
+    try:
+        model = timm.create_model(model_name, in_chans=3, scriptable=False, num_classes=None,
+                                  drop_rate=0.0, drop_path_rate=None, drop_block_rate=None,
+                                  pretrained=False, **overrides)
+    except RuntimeError as e:
+        if "Unknown model" in str(e):
+            raise Unbuildable(f"timm {timm.__version__}: {e}") from e
+        raise
+    model = model.to(device)
+    if input_size is None:
+        input_size = resolve_data_config({}, model=model)["input_size"]
+    # timm_models.py: random 0..255 pixels, normalised by their own mean and deviation
+    torch.manual_seed(1337)
+    pixels = torch.randint(256, size=(batch_size,) + tuple(input_size), device=device).float()
+    image = (pixels - pixels.mean()) / pixels.std()
+    return model, (image,), ["image"], "reduce_to_scalar_loss", type(model).__name__
+
+
+def first_tensors(output):
+    """The traced outputs as a flat tuple of tensors."""
+    import torch
+
+    leaves = []
+
+    def visit(value):
+        if isinstance(value, torch.Tensor):
+            leaves.append(value)
+        elif isinstance(value, (tuple, list)):
+            for element in value:
+                visit(element)
+        elif isinstance(value, dict):
+            for element in value.values():
+                visit(element)
+
+    visit(output)
+    return tuple(leaves)
+
+
+def build_entry(args, overrides, versions, directory):
+    import torch
+
+    dtype = getattr(torch, args.dtype)
+    build = build_huggingface if args.suite == "huggingface" else build_timm
+    module, inputs, names, loss_rule, class_name = build(args.model, args.batch_size, args.device,
+                                                         overrides)
+    module = module.to(dtype)
+    inputs = tuple(t.to(dtype) if t.is_floating_point() else t for t in inputs)
+    module.train(args.test == "train")
+
+    # train with the loss first (transformers): only the loss, so that the C++ train step's
+    # reduce_to_scalar_loss of the output is the loss itself, as PyTorch's compute_loss = pred[0]
+    keep = 1 if args.test == "train" and loss_rule == "first_output" else None
+
+    class FlatOutputs(torch.nn.Module):
+        """The module's outputs as a flat tuple of tensors, the C++ side's convention."""
+
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, *tensors):
+            return first_tensors(self.inner(*tensors))[:keep]
+
+    flat = FlatOutputs(module).train(args.test == "train")
+    state = {k: v.clone() for k, v in flat.state_dict().items()}
+    with torch.no_grad():
+        traced = torch.jit.trace(flat, inputs, check_trace=False, strict=False)
+    flat.load_state_dict(state)  # tracing ran one forward: undo BatchNorm's running-stat update
+    traced.save(os.path.join(directory, "model.pt"))
+    torch.save(tuple(t.cpu() for t in inputs), os.path.join(directory, "inputs.pt"))
+    manifest = {"suite": args.suite, "model": args.model, "class": class_name,
+                "versions": versions, "batch_size": args.batch_size, "dtype": args.dtype,
+                "device": args.device, "test": args.test, "overrides": overrides,
+                "input_names": names, "input_shapes": [list(t.shape) for t in inputs],
+                "loss": loss_rule,
+                "parameters": sum(p.numel() for p in module.parameters()),
+                "runtime": "TorchScript (torch.jit.trace), run by LibTorch's interpreter"}
+    with open(os.path.join(directory, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+
+
+def main(argv):
+    args = parse_arguments(argv)
+    versions = package_versions(args.suite)
+    if args.expect_torch_version and not versions["torch"].startswith(args.expect_torch_version):
+        print(f"benchmatrix_import: the helper's torch is {versions['torch']}, the child's "
+              f"LibTorch {args.expect_torch_version}", file=sys.stderr)
+        return 4
+    overrides = model_overrides(args.overrides, args.model)
+    entry = os.path.join(args.cache_dir, cache_key(args, versions, overrides))
+    if not os.path.exists(os.path.join(entry, "manifest.json")):
+        os.makedirs(args.cache_dir, exist_ok=True)
+        staging = tempfile.mkdtemp(prefix=".staging-", dir=args.cache_dir)
+        try:
+            build_entry(args, overrides, versions, staging)
+            try:
+                os.rename(staging, entry)  # atomic; a concurrent builder's entry wins
+            except OSError:
+                if not os.path.exists(os.path.join(entry, "manifest.json")):
+                    raise
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    with open(args.result, "w") as f:
+        f.write(entry)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except Unbuildable as e:
+        print(f"benchmatrix_import: cannot build offline: {e}", file=sys.stderr)
+        sys.exit(UNBUILDABLE)

@@ -1,0 +1,219 @@
+#include "suites/imported/imported_suites.hpp"
+
+#include "core/content_hash.hpp"
+#include "core/log.hpp"
+#include "core/text_file.hpp"
+#include "process/child_process.hpp"
+#include "process/helper_process.hpp"
+#include "suites/imported/torchscript_program.hpp"
+#include "suites/model.hpp"
+
+#include <torch/version.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#ifndef BENCHMATRIX_PYTHON
+#define BENCHMATRIX_PYTHON "python3"
+#endif
+#ifndef BENCHMATRIX_PYTHON_PATH
+#error "BENCHMATRIX_PYTHON_PATH (the folder holding benchmatrix_import) must be defined"
+#endif
+
+namespace benchmatrix {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The helper's exit status for a model it cannot build without a download.
+constexpr int unbuildable_status = 3;
+
+std::string helper_python() {
+  if (const char* python = std::getenv("BENCHMATRIX_PYTHON"); python && *python) return python;
+  return BENCHMATRIX_PYTHON;
+}
+
+std::string dtype_name(const std::optional<torch::ScalarType>& dtype) {
+  if (!dtype) return "float32";
+  switch (*dtype) {
+  case torch::kHalf: return "float16";
+  case torch::kBFloat16: return "bfloat16";
+  case torch::kDouble: return "float64";
+  case torch::kFloat: return "float32";
+  default: throw std::invalid_argument(std::string("no import dtype for ") + c10::toString(*dtype));
+  }
+}
+
+/// Runs python -m benchmatrix_import for one model; returns the cache entry's directory.
+fs::path import_model(const std::string& suite, const std::string& model,
+                      const fs::path& overrides, const model_build_options& o) {
+  const fs::path cache = fs::absolute(fs::path(o.cache_dir.empty() ? "." : o.cache_dir) /
+                                      "imported");
+  fs::create_directories(cache);
+  // The helper's result file and log, unique to this build (several children may share a cache).
+  const std::string run = sha256_hasher()
+                              .add_field("model", model)
+                              .add_field("pid", std::to_string(::getpid()))
+                              .hex()
+                              .substr(0, 16);
+  const fs::path result = cache / (".result-" + run);
+  const fs::path log = cache / (".log-" + run);
+  std::vector<std::string> argv = {helper_python(), "-m", "benchmatrix_import",
+                                   "--suite", suite,
+                                   "--model", model,
+                                   "--batch-size", std::to_string(o.batch_size),
+                                   "--test", o.training ? "train" : "eval",
+                                   "--device", o.device.is_cuda() ? "cuda" : "cpu",
+                                   "--dtype", dtype_name(o.dtype),
+                                   "--cache-dir", cache.string(),
+                                   "--result", result.string(),
+                                   "--expect-torch-version", TORCH_VERSION};
+  if (fs::exists(overrides)) {
+    argv.push_back("--overrides");
+    argv.push_back(overrides.string());
+  }
+  auto environment = current_environment();
+  std::string python_path = BENCHMATRIX_PYTHON_PATH;
+  if (const char* existing = std::getenv("PYTHONPATH"); existing && *existing)
+    python_path += std::string(":") + existing;
+  environment["PYTHONPATH"] = python_path;
+  log_info("importing " + suite + "/" + model + " with python -m benchmatrix_import");
+  const helper_result outcome = run_helper(argv, environment, log);
+  std::error_code ignored;
+  fs::remove(log, ignored);
+  if (!outcome.exit.success()) {
+    fs::remove(result, ignored);
+    const bool unbuildable =
+        !outcome.exit.signaled && outcome.exit.exit_code == unbuildable_status;
+    throw std::runtime_error(std::string(unbuildable ? "cannot build offline: " : "") +
+                             "the import helper (" + helper_python() + " -m benchmatrix_import) " +
+                             outcome.exit.describe() + " for " + suite + "/" + model + ":\n" +
+                             outcome.output_tail);
+  }
+  const std::string entry = read_text_file(result.string());
+  fs::remove(result, ignored);
+  log_info("imported " + model + " in " + std::to_string(outcome.seconds) + " s: " + entry);
+  return entry;
+}
+
+model_instance build_listed(const std::string& suite, const std::string& model,
+                            const fs::path& overrides, const model_build_options& o) {
+  const fs::path entry = import_model(suite, model, overrides, o);
+  model_instance instance =
+      load_torchscript_program(entry / "model.pt", entry / "inputs.pt", o.device);
+  instance.source = {{"kind", "imported"},
+                     {"runtime", torchscript_runtime},
+                     {"program", (entry / "model.pt").string()},
+                     {"built_by", "python -m benchmatrix_import (" + entry.string() +
+                                      "/manifest.json says how)"}};
+  return instance;
+}
+
+/// "Name,batch" (huggingface) or "name batch" (timm) lines; blank lines are skipped.
+void register_list(const std::string& suite, const fs::path& list, const fs::path& overrides,
+                   char separator) {
+  std::ifstream in(list);
+  if (!in) return;  // no list: no models
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '#') continue;
+    const auto split = line.find(separator);
+    const std::string where = list.string() + ":" + std::to_string(number);
+    if (split == std::string::npos)
+      throw std::runtime_error(where + ": expected '<model>" + std::string(1, separator) +
+                               "<batch size>', got '" + line + "'");
+    const std::string name = line.substr(first, split - first);
+    long long batch = 0;
+    try {
+      size_t used = 0;
+      batch = std::stoll(line.substr(split + 1), &used);
+      if (line.find_first_not_of(" \t\r", split + 1 + used) != std::string::npos || batch < 1)
+        throw std::invalid_argument("trailing text");
+    } catch (const std::exception&) {
+      throw std::runtime_error(where + ": the batch size of " + name +
+                               " is not a positive integer: '" + line.substr(split + 1) + "'");
+    }
+    model_definition definition;
+    definition.name = name;
+    definition.default_train_batch_size = batch;  // PyTorch's lists give one size for both tests
+    definition.default_eval_batch_size = batch;
+    definition.build = [suite, name, overrides](const model_build_options& o) {
+      return build_listed(suite, name, overrides, o);
+    };
+    register_model(suite, std::move(definition));
+  }
+}
+
+/// One model of the exported suite: `program` with `inputs`.
+void register_exported(const std::string& name, const fs::path& program, const fs::path& inputs) {
+  if (find_model(exported_suite_name, name)) return;
+  model_definition definition;
+  definition.name = name;
+  definition.default_train_batch_size = 1;  // the inputs file fixes the batch
+  definition.allow_customize_batch_size = false;
+  definition.build = [program, inputs](const model_build_options& o) {
+    model_instance instance = load_torchscript_program(program, inputs, o.device);
+    instance.source = {{"kind", "exported"},
+                       {"runtime", torchscript_runtime},
+                       {"program", program.string()},
+                       {"inputs", inputs.string()}};
+    return instance;
+  };
+  register_model(exported_suite_name, std::move(definition));
+}
+
+bool is_inputs_file(const fs::path& path) {
+  const std::string name = path.filename().string();
+  return name.size() > 10 && name.compare(name.size() - 10, 10, ".inputs.pt") == 0;
+}
+
+}  // namespace
+
+void register_listed_suites(const std::string& config_dir) {
+  const fs::path dir(config_dir);
+  register_list("huggingface", dir / "huggingface_models_list.txt",
+                dir / "huggingface_model_overrides.yaml", ',');
+  register_list("timm_models", dir / "timm_models_list.txt", dir / "timm_models_model_overrides.yaml",
+                ' ');
+}
+
+void register_exported_models(const std::string& model_path) {
+  const fs::path path = fs::absolute(model_path);
+  const std::string expected =
+      " (expected FILE.pt with FILE.inputs.pt beside it, a directory of such pairs, or a "
+      "directory holding model.pt and inputs.pt)";
+  if (fs::is_regular_file(path)) {
+    if (path.extension() != ".pt" || is_inputs_file(path))
+      throw std::runtime_error("--model-path=" + model_path + " is not a .pt program" + expected);
+    fs::path inputs = path;
+    inputs.replace_extension(".inputs.pt");
+    register_exported(path.stem().string(), path, inputs);
+    return;
+  }
+  if (!fs::is_directory(path))
+    throw std::runtime_error("--model-path=" + model_path + ": no such file or directory" +
+                             expected);
+  if (fs::is_regular_file(path / "model.pt")) {
+    register_exported(path.filename().string(), path / "model.pt", path / "inputs.pt");
+    return;
+  }
+  bool any = false;
+  for (const auto& item : fs::directory_iterator(path)) {
+    const fs::path& file = item.path();
+    if (!item.is_regular_file() || file.extension() != ".pt" || is_inputs_file(file)) continue;
+    fs::path inputs = file;
+    inputs.replace_extension(".inputs.pt");
+    register_exported(file.stem().string(), file, inputs);
+    any = true;
+  }
+  if (!any)
+    throw std::runtime_error("--model-path=" + model_path + " holds no .pt program" + expected);
+}
+
+}  // namespace benchmatrix
