@@ -26,6 +26,7 @@ Random ops (dropout): the joint graph draws dropout's mask as LibTorch's eager k
 the device's default generator, so a step seeded as eager's draws the same numbers.
 """
 
+import math
 import sys
 import traceback
 
@@ -149,13 +150,38 @@ def _eager_dropout(input, p, train):
     return input * (noise / (1 - p))
 
 
+def _eager_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
+                     scale=None, enable_gqa=False):
+    """aten.scaled_dot_product_attention with dropout as LibTorch's eager CPU kernel computes it
+    (its math form, dropout through aten.dropout, i.e. _eager_dropout); anywhere else, or without
+    dropout, the op itself."""
+    if query.is_cuda or dropout_p == 0 or enable_gqa:
+        return torch.ops.aten.scaled_dot_product_attention(
+            query, key, value, attn_mask, dropout_p, is_causal, scale=scale, enable_gqa=enable_gqa)
+    length, source_length = query.size(-2), key.size(-2)
+    scaling = math.sqrt(scale if scale is not None else 1 / math.sqrt(query.size(-1)))
+    attention = (query * scaling) @ (key * scaling).transpose(-2, -1)
+    if is_causal:
+        causal = torch.ones(length, source_length, dtype=torch.bool, device=query.device).tril()
+        attention = attention.masked_fill(~causal, float("-inf"))
+    if attn_mask is not None:
+        attention = (attention.masked_fill(~attn_mask, float("-inf"))
+                     if attn_mask.dtype == torch.bool else attention + attn_mask)
+    attention = _eager_dropout(attention.softmax(-1), dropout_p, True)
+    return attention @ value
+
+
 def _eager_dropouts(module):
-    """`module` with its aten.dropout calls drawn as _eager_dropout: torch's tracing decomposes
-    aten.dropout into native_dropout before a decomposition table is consulted, so the graph's
-    calls are replaced instead."""
+    """`module` with its aten.dropout and attention calls drawn as _eager_dropout and
+    _eager_attention: torch's tracing decomposes aten.dropout into native_dropout (also inside
+    attention's math form) before a decomposition table is consulted, so the graph's calls are
+    replaced instead."""
     for node in module.graph.nodes:
         if node.op == "call_function" and node.target is torch.ops.aten.dropout.default:
             node.target = _eager_dropout
+        elif (node.op == "call_function"
+              and node.target is torch.ops.aten.scaled_dot_product_attention.default):
+            node.target = _eager_attention
     module.recompile()
     return module
 
