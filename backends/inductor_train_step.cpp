@@ -60,6 +60,32 @@ std::string pickled(const std::vector<torch::Tensor>& tensors) {
   return {bytes.begin(), bytes.end()};
 }
 
+/// The output's nesting as the compile helper's --loss-structure: JSON lists of leaf indices (in
+/// tensor_leaves order) for each list, tuple and dict, e.g. "[0,[1,2]]", so the compiled loss takes
+/// the mean at each level as reduce_to_scalar_loss does. Throws std::invalid_argument where
+/// reduce_to_scalar_loss would (an output that is neither tensor nor container, an empty one).
+std::string loss_structure(const c10::IValue& output, size_t& next_leaf) {
+  if (output.isTensor()) return std::to_string(next_leaf++);
+  std::vector<c10::IValue> elements;
+  if (output.isTensorList()) {
+    for (const torch::Tensor& t : output.toTensorList()) elements.emplace_back(t);
+  } else if (output.isList()) {
+    for (const auto& element : output.toList()) elements.push_back(element);
+  } else if (output.isTuple()) {
+    for (const auto& element : output.toTupleRef().elements()) elements.push_back(element);
+  } else if (output.isGenericDict()) {
+    for (const auto& entry : output.toGenericDict()) elements.push_back(entry.value());
+  } else {
+    throw std::invalid_argument("reduce_to_scalar_loss: cannot reduce a " + output.tagKind() +
+                                " output to a loss");
+  }
+  if (elements.empty()) throw std::invalid_argument("reduce_to_scalar_loss: empty output");
+  std::string text = "[";
+  for (size_t i = 0; i < elements.size(); ++i)
+    text += (i ? "," : "") + loss_structure(elements[i], next_leaf);
+  return text + "]";
+}
+
 std::string helper_file(const std::string& name) {
   return read_text_file(std::string(BENCHMATRIX_PYTHON_PATH) + "/benchmatrix_compile/" + name);
 }
@@ -71,6 +97,7 @@ struct train_recipe {
   std::string torchscript;  // forward(*inputs, *parameters, *buffers), serialized
   std::string inputs;       // the example inputs' pickled bytes
   std::string state;        // the parameters' then buffers' pickled bytes (example values)
+  std::string loss_structure;  // the output's nesting (see loss_structure())
   size_t parameter_count = 0;
   bool amp = false;
   std::string description;
@@ -81,6 +108,7 @@ struct train_recipe {
         .add_field("inputs", inputs)
         .add_field("state", state)
         .add_field("parameter_count", std::to_string(parameter_count))
+        .add_field("loss_structure", loss_structure)
         .add_field("amp", amp ? "float16" : "none")
         .add_field("description", description)
         .add_field("helper", helper_file("__main__.py"))
@@ -135,6 +163,7 @@ void compile_train_package(const train_recipe& recipe, const torch::Device& devi
       "--inputs", (directory / "inputs.pt").string(),
       "--state", (directory / "state.pt").string(),
       "--parameter-count", std::to_string(recipe.parameter_count),
+      "--loss-structure", recipe.loss_structure,
       "--device", device.is_cuda() ? "cuda" : "cpu",
       "--out", (directory / package_name).string(),
       "--expect-torch-version", TORCH_VERSION};
@@ -328,6 +357,8 @@ backend_step make_inductor_train_step(model_instance& model, const step_options&
   recipe.inputs = pickled(tensor_leaves(model.example_inputs));
   recipe.state = pickled(state.all());
   recipe.parameter_count = state.parameters.size();
+  size_t first_leaf = 0;
+  recipe.loss_structure = loss_structure(traced.output_structure, first_leaf);
   recipe.amp = options.use_amp;
   recipe.description = "train step of model " + context.model_name + "; torch " + TORCH_VERSION +
                        "; " + (options.device.is_cuda() ? "cuda" : "cpu") + "; batch size " +

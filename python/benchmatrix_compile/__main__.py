@@ -37,6 +37,10 @@ def parse_arguments(argv):
                         help="--train: torch.save'd tuple of the parameters, then the buffers")
     parser.add_argument("--parameter-count", type=int, default=None,
                         help="--train: how many of the --state tensors are parameters")
+    parser.add_argument("--loss-structure", default=None,
+                        help="--train: the output's nesting as JSON lists of leaf indices, e.g. "
+                             "[0, [1, 2]]; the loss is the mean at each level (default: one list "
+                             "of all leaves)")
     parser.add_argument("--amp", action="store_true",
                         help="--train: the forward was traced under float16 autocast; the loss "
                              "sums in float32 as autocast does")

@@ -2,8 +2,8 @@
 
 Input: the forward traced by the C++ child with its state as inputs, forward(self, *inputs,
 *parameters, *buffers) -> tuple of output tensors (backends/traced_graph.hpp, trace_train_forward;
-parameters deduplicated by identity, buffers updated in place as BatchNorm does), the example inputs,
-and the state's values (torch.save'd tuples, CPU).
+parameters deduplicated by identity, buffers updated in place as BatchNorm does), the example
+inputs, and the state's values (torch.save'd tuples, CPU).
 
 Output: one AOTInductor package whose forward takes (*parameters, *buffers, *inputs) and returns
     (loss, *prediction leaves, *parameter gradients, *updated buffers)
@@ -26,6 +26,7 @@ Random ops (dropout): the joint graph draws dropout's mask as LibTorch's eager k
 the device's default generator, so a step seeded as eager's draws the same numbers.
 """
 
+import json
 import math
 import sys
 import traceback
@@ -38,35 +39,37 @@ import torch
 EXPORT_FAILED = 4
 
 
-def reduce_to_scalar_loss(leaves, amp):
-    """torch._dynamo.testing.reduce_to_scalar_loss over the output's tensor leaves, as the C++
-    reduce_to_scalar_loss: sum/numel each, their mean. Under float16 autocast (the CUDA train step),
-    autocast runs `sum` in float32 (its fp32 op list), so the reduced-precision leaves are summed
-    as float32 here too."""
-    parts = []
-    for leaf in leaves:
+def reduce_to_scalar_loss(leaves, structure, amp):
+    """torch._dynamo.testing.reduce_to_scalar_loss as the C++ reduce_to_scalar_loss computes it:
+    sum/numel of each tensor leaf, the mean over each list/tuple/dict level of `structure` (nested
+    lists of leaf indices mirroring the output). Under float16 autocast (the CUDA train step),
+    autocast runs `sum` in float32 (its fp32 op list), so reduced-precision leaves sum as float32
+    here too."""
+    if isinstance(structure, int):
+        leaf = leaves[structure]
         if amp and leaf.dtype in (torch.float16, torch.bfloat16):
             leaf = leaf.float()
-        parts.append(leaf.sum() / leaf.numel())
-    total = parts[0]
-    for part in parts[1:]:
-        total = total + part
-    return total / len(parts)
+        return leaf.sum() / leaf.numel()
+    total = reduce_to_scalar_loss(leaves, structure[0], amp)
+    for part in structure[1:]:
+        total = total + reduce_to_scalar_loss(leaves, part, amp)
+    return total / len(structure)
 
 
 class _ForwardAndLoss(torch.nn.Module):
     """The traced forward with its state as this module's parameters and buffers, returning
     (loss, *prediction leaves): the shape aot_export_module's trace_joint wants."""
 
-    def __init__(self, forward, parameters, buffers, amp):
+    def __init__(self, forward, parameters, buffers, loss_structure, amp):
         super().__init__()
         self.forward_graph = forward
+        self.loss_structure = loss_structure
         self.amp = amp
         self.parameter_count = len(parameters)
         self.buffer_count = len(buffers)
         for i, p in enumerate(parameters):
-            self.register_parameter(f"p{i}", torch.nn.Parameter(p.clone(),
-                                                                requires_grad=p.is_floating_point()))
+            parameter = torch.nn.Parameter(p.clone(), requires_grad=p.is_floating_point())
+            self.register_parameter(f"p{i}", parameter)
         for i, b in enumerate(buffers):
             self.register_buffer(f"b{i}", b.clone())
 
@@ -76,7 +79,10 @@ class _ForwardAndLoss(torch.nn.Module):
         outputs = self.forward_graph(*inputs, *parameters, *buffers)
         if isinstance(outputs, torch.Tensor):
             outputs = (outputs,)
-        loss = reduce_to_scalar_loss(outputs, self.amp)
+        structure = self.loss_structure
+        if structure is None:
+            structure = list(range(len(outputs)))
+        loss = reduce_to_scalar_loss(outputs, structure, self.amp)
         # Only the loss may require grad in a joint export; the prediction is reported, not
         # differentiated.
         return (loss, *(o.detach() for o in outputs))
@@ -146,7 +152,10 @@ def _eager_dropout(input, p, train):
         return torch.ops.aten.native_dropout(input, p, train)[0]
     if p == 1:
         return input * torch.zeros_like(input)
-    noise = torch.empty_like(input).bernoulli_(1 - p)
+    # The noise tensor made from the input (not empty_like): a draw that depends on its input's
+    # values stays in the network's order, where Inductor would hoist shape-only draws ahead of
+    # one another (hf_GPT2: all residual dropouts first), drawing the masks in another order.
+    noise = (input * 0).bernoulli_(1 - p)
     return input * (noise / (1 - p))
 
 
@@ -204,7 +213,7 @@ def _constants_as_buffers(module):
     return module
 
 
-def export_train_step(exported, example, state, parameter_count, amp):
+def export_train_step(exported, example, state, parameter_count, amp, loss_structure=None):
     """The joint train step of `exported` (an ExportedProgram of forward(*example, *state)) as an
     ExportedProgram of forward(*state, *example); alongside, the indices of the buffers it updates
     and of the parameters the loss does not reach (their gradients are zeros in the package; the
@@ -214,11 +223,12 @@ def export_train_step(exported, example, state, parameter_count, amp):
     parameters = list(state[:parameter_count])
     buffers = list(state[parameter_count:])
     forward = _eager_dropouts(_constants_as_buffers(exported.module()))
-    forward_and_loss = _ForwardAndLoss(forward, parameters, buffers, amp)
+    forward_and_loss = _ForwardAndLoss(forward, parameters, buffers, loss_structure, amp)
     joint, signature = aot_export_module(forward_and_loss, tuple(example), trace_joint=True,
                                          output_loss_index=0)
     output_count = len(signature.user_outputs)
-    step = _TrainStep(joint, signature, forward_and_loss, parameters, buffers, len(example), output_count)
+    step = _TrainStep(joint, signature, forward_and_loss, parameters, buffers, len(example),
+                      output_count)
     step_exported = torch.export.export(step, (*state, *example), strict=False)
     return step_exported, step.updated_buffers, step.without_gradient
 
@@ -242,8 +252,9 @@ def compile_train_step(args, static_shapes):
         timings["export_s"] = time.perf_counter() - started
 
         started = time.perf_counter()
+        loss_structure = json.loads(args.loss_structure) if args.loss_structure else None
         step_exported, updated_buffers, without_gradient = export_train_step(
-            exported, example, state, args.parameter_count, args.amp)
+            exported, example, state, args.parameter_count, args.amp, loss_structure)
         timings["joint_export_s"] = time.perf_counter() - started
     except Exception as error:
         # The model's forward, not the toolchain: the child makes this a SKIP record (status 4,
