@@ -11,6 +11,9 @@
 #include <functional>
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace benchmatrix {
 
@@ -88,6 +91,11 @@ struct compile_report {
   std::string cache_note;          // why a cached entry was rebuilt, if it was
   std::string capture_fallback;    // why a CUDA graph holds less than the whole train step
                                    // (the record's compile.capture_fallback), if it does
+  /// Where the compile helper's time went, when this child ran it (the record's
+  /// compile.breakdown_s: phase name -> seconds, in the helper's order; compile_timers.py).
+  std::vector<std::pair<std::string, double>> breakdown_s;
+  std::optional<int> compile_threads;  // the helper's Inductor compile threads (from its affinity)
+  std::string freezing_failure;        // why Inductor freezing failed, if it did (then off)
 };
 
 /// A compile_report whose compile_time_s is the wall time since `started`.

@@ -10,6 +10,7 @@
 #include "core/directory_tree.hpp"
 #include "core/host_info.hpp"
 #include "core/log.hpp"
+#include "core/python_json.hpp"
 #include "core/text_file.hpp"
 #include "process/child_process.hpp"
 #include "process/helper_process.hpp"
@@ -36,6 +37,7 @@ namespace benchmatrix {
 namespace {
 
 constexpr const char* package_name = "model.pt2";
+constexpr const char* timings_name = "compile_timings.json";  // the helper's --timings-json
 constexpr int cuda_graph_warm_ups = 3;
 constexpr int cpu_warm_ups = 2;
 
@@ -93,8 +95,19 @@ void write_file(const std::filesystem::path& path, const std::string& bytes) {
   if (!out.flush()) throw std::runtime_error("cannot write " + path.string());
 }
 
-/// Runs the compile helper into `directory` (a compile cache staging directory).
+/// Inductor's and Triton's own caches (FX graphs, generated kernels and their compiled objects,
+/// autotuning results, precompiled headers, the CPU ISA probes): shared by every model, run and
+/// concurrent compile that uses this compile cache, so that what one compile built the next reuses.
+/// Both write their entries atomically (a temporary file renamed into place; Inductor's C++ builds
+/// and ISA probes under a file lock per key), so concurrent helpers do not corrupt them.
+std::filesystem::path compiler_caches(const std::filesystem::path& cache_root) {
+  return cache_root / "compiler-caches";
+}
+
+/// Runs the compile helper into `directory` (a compile cache staging directory under
+/// `cache_root`).
 void compile_package(const package_recipe& recipe, const torch::Device& device,
+                     const std::filesystem::path& cache_root,
                      const std::filesystem::path& directory, bool cold_start) {
   write_file(directory / "traced.pt", recipe.torchscript);
   write_file(directory / "inputs.pt", recipe.inputs);
@@ -104,17 +117,17 @@ void compile_package(const package_recipe& recipe, const torch::Device& device,
       "--inputs", (directory / "inputs.pt").string(),
       "--device", device.is_cuda() ? "cuda" : "cpu",
       "--out", (directory / package_name).string(),
-      "--expect-torch-version", TORCH_VERSION};
+      "--expect-torch-version", TORCH_VERSION,
+      "--timings-json", (directory / timings_name).string()};
   auto environment = current_environment();
   environment["PYTHONPATH"] = python_path();
   // --cold-start as PyTorch's --cold-start-latency: Inductor's FX-graph/autotune caches and
   // Triton's kernel cache start empty (they live in the staging directory, removed below), so the
-  // compile time holds every kernel's codegen and compilation.
+  // compile time holds every kernel's codegen and compilation. Otherwise the shared ones.
   const auto cold_caches = directory / "cold-caches";
-  if (cold_start) {
-    environment["TORCHINDUCTOR_CACHE_DIR"] = (cold_caches / "inductor").string();
-    environment["TRITON_CACHE_DIR"] = (cold_caches / "triton").string();
-  }
+  const auto caches = cold_start ? cold_caches : compiler_caches(cache_root);
+  environment["TORCHINDUCTOR_CACHE_DIR"] = (caches / "inductor").string();
+  environment["TRITON_CACHE_DIR"] = (caches / "triton").string();
   log_info("compiling with AOTInductor (" + recipe.description + ")");
   const helper_result result = run_helper(argv, environment, directory / "compile.log");
   if (!result.exit.success())
@@ -123,6 +136,25 @@ void compile_package(const package_recipe& recipe, const torch::Device& device,
                              result.output_tail);
   if (cold_start) remove_tree(cold_caches.string());  // not part of the entry
   log_info("AOTInductor compile took " + std::to_string(result.seconds) + " s");
+}
+
+/// The helper's timings (--timings-json) into `report`: the phase breakdown, its compile threads
+/// and a freezing failure. A missing or unreadable file leaves the report as it was, with a
+/// warning (the package itself is fine; an entry built by an older helper has none).
+void add_helper_timings(const std::filesystem::path& path, compile_report& report) {
+  try {
+    const json_document timings = parse_json(read_text_file(path), path.string());
+    if (timings.HasMember("breakdown_s") && timings["breakdown_s"].IsObject())
+      for (const auto& phase : timings["breakdown_s"].GetObject())
+        if (phase.value.IsNumber())
+          report.breakdown_s.emplace_back(phase.name.GetString(), phase.value.GetDouble());
+    if (timings.HasMember("compile_threads") && timings["compile_threads"].IsInt())
+      report.compile_threads = timings["compile_threads"].GetInt();
+    if (timings.HasMember("freezing_failure") && timings["freezing_failure"].IsString())
+      report.freezing_failure = timings["freezing_failure"].GetString();
+  } catch (const std::exception& e) {
+    log_warning("no compile breakdown: cannot read " + path.string() + ": " + e.what());
+  }
 }
 
 }  // namespace
@@ -145,7 +177,7 @@ backend_step make_inductor_step(model_instance& model, const step_options& optio
   const cache_entry entry = cache.get_or_build(
       recipe.key(), package_name, recipe.description, context.cold_start,
       [&](const std::filesystem::path& directory) {
-        compile_package(recipe, options.device, directory, context.cold_start);
+        compile_package(recipe, options.device, cache.root(), directory, context.cold_start);
       },
       context.sweep_token);
 
@@ -179,7 +211,10 @@ backend_step make_inductor_step(model_instance& model, const step_options& optio
   synchronize_device(options.device);
   compile_report report = compile_report_since(started);
   report.cache_hit = entry.hit;
-  if (entry.built) report.compiler_s = entry.build_seconds;
+  if (entry.built) {
+    report.compiler_s = entry.build_seconds;
+    add_helper_timings(entry.artifact.parent_path() / timings_name, report);
+  }
   report.cache_note = entry.rebuilt_because;
   result.compile = report;
   result.ir_text = "# traced graph (the compile helper's input)\n" + traced->graph->toString();

@@ -198,7 +198,46 @@ void session::compile(const std::string& module, const std::string& compile_opti
   compile.compile_options = compile_options.data();
   compile.compile_options_size = compile_options.size();
   check(m->api, m->api->PJRT_Client_Compile(&compile), "PJRT_Client_Compile");
-  m->executable = compile.executable;
+  adopt(compile.executable);
+}
+
+void session::load(const std::string& serialized) {
+  PJRT_Executable_DeserializeAndLoad_Args load{};
+  load.struct_size = PJRT_Executable_DeserializeAndLoad_Args_STRUCT_SIZE;
+  load.client = m->client;
+  load.serialized_executable = serialized.data();
+  load.serialized_executable_size = serialized.size();
+  // no overridden compile options: the ones serialized with the executable
+  check(m->api, m->api->PJRT_Executable_DeserializeAndLoad(&load),
+        "PJRT_Executable_DeserializeAndLoad");
+  adopt(load.loaded_executable);
+}
+
+std::string session::serialize() const {
+  if (!m->executable) throw std::runtime_error("PJRT serialize before compile");
+  PJRT_LoadedExecutable_GetExecutable_Args get{};
+  get.struct_size = PJRT_LoadedExecutable_GetExecutable_Args_STRUCT_SIZE;
+  get.loaded_executable = m->executable;
+  check(m->api, m->api->PJRT_LoadedExecutable_GetExecutable(&get), "GetExecutable");
+  PJRT_Executable_Serialize_Args serialize{};
+  serialize.struct_size = PJRT_Executable_Serialize_Args_STRUCT_SIZE;
+  serialize.executable = get.executable;
+  PJRT_Error* error = m->api->PJRT_Executable_Serialize(&serialize);
+  std::string bytes;
+  if (!error) {
+    bytes.assign(serialize.serialized_bytes, serialize.serialized_bytes_size);
+    serialize.serialized_executable_deleter(serialize.serialized_executable);
+  }
+  PJRT_Executable_Destroy_Args destroy{};
+  destroy.struct_size = PJRT_Executable_Destroy_Args_STRUCT_SIZE;
+  destroy.executable = get.executable;
+  m->api->PJRT_Executable_Destroy(&destroy);
+  check(m->api, error, "PJRT_Executable_Serialize");
+  return bytes;
+}
+
+void session::adopt(PJRT_LoadedExecutable* executable) {
+  m->executable = executable;
 
   PJRT_LoadedExecutable_GetExecutable_Args get{};
   get.struct_size = PJRT_LoadedExecutable_GetExecutable_Args_STRUCT_SIZE;

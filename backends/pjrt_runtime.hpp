@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+struct PJRT_LoadedExecutable;  // xla/pjrt/c/pjrt_c_api.h
+
 namespace benchmatrix::pjrt {
 
 class session;
@@ -42,6 +44,14 @@ public:
   /// Compiles a StableHLO/MLIR module (bytecode or text) with serialized CompileOptionsProto bytes.
   void compile(const std::string& module, const std::string& compile_options);
 
+  /// The compiled program's platform-specific bytes (PJRT_Executable_Serialize), which load() turns
+  /// back into the program in a session of the same plugin build and device kind.
+  [[nodiscard]] std::string serialize() const;
+
+  /// The program from serialize()'s bytes (PJRT_Executable_DeserializeAndLoad) instead of a
+  /// compile. Throws std::runtime_error with the plugin's message on bytes it cannot load.
+  void load(const std::string& serialized);
+
   /// A device copy of host memory (row-major `shape` of `type`), awaited.
   std::unique_ptr<buffer> from_host(const void* data, at::ScalarType type,
                                     const std::vector<int64_t>& shape);
@@ -62,6 +72,8 @@ public:
 
 private:
   session() = default;
+  /// Takes `executable` (compiled or loaded) as the session's program; reads its output count.
+  void adopt(PJRT_LoadedExecutable* executable);
   struct state;
   std::unique_ptr<state> m;
 };

@@ -16,6 +16,7 @@
 
 #ifdef BENCHMATRIX_HAVE_PJRT
 #include "backends/pjrt_runtime.hpp"
+#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAStream.h>
 #endif
 
@@ -27,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #ifndef BENCHMATRIX_PYTHON_PATH
@@ -278,6 +280,92 @@ std::string find_plugin(const torch::Device& device) {
         "xla_cuda_plugin.so");
   return found;
 }
+
+constexpr const char* executable_name = "xla_executable.bin";
+
+/// What the executable's cache key says about the device: its model and compute capability.
+std::string device_kind(const torch::Device& device) {
+  if (!device.is_cuda()) return "cpu";
+  const auto* properties = at::cuda::getDeviceProperties(device.index() < 0 ? 0 : device.index());
+  return std::string(properties->name) + " sm_" + std::to_string(properties->major) +
+         std::to_string(properties->minor);
+}
+
+/// A plugin file's identity beyond its path (a reinstalled plugin is another XLA build, whose
+/// serialized executables need not load).
+std::string file_identity(const std::string& path) {
+  std::error_code error;
+  const auto size = std::filesystem::file_size(path, error);
+  const auto written = std::filesystem::last_write_time(path, error);
+  if (error) return path;
+  return path + " " + std::to_string(size) + " bytes, written " +
+         std::to_string(written.time_since_epoch().count());
+}
+
+/// Whether the session's program was compiled now or loaded, and why a cached one was replaced.
+struct executable_source {
+  bool compiled = false;
+  std::string rebuilt_because;
+};
+
+/// Gives `session` the XLA executable of `program`: loaded from its compile cache entry beside the
+/// StableHLO (keyed by the program's key, the plugin and the device; --cold-start compiles afresh,
+/// once per sweep), else compiled (timed into `counters`) and stored there, so the verifier child
+/// and later runs do not compile it again. A corrupt entry (SHA-256 against its manifest) is
+/// rebuilt by the cache; bytes the plugin cannot load are replaced by a fresh compile. A plugin
+/// that cannot serialize executables compiles in every child, as before, with a warning.
+executable_source load_or_compile(pjrt::session& session, const exported_program& program,
+                                  const std::string& program_key, const std::string& plugin_path,
+                                  const torch::Device& device, const backend_context& context,
+                                  xla_counters& counters) {
+  const std::string module = read_binary(program.directory / program.module_file);
+  const std::string compile_options = read_binary(program.directory / program.options_file);
+  const std::string plugin = session.describe() + "; " + file_identity(plugin_path);
+  const std::string key = sha256_hasher()
+                              .add_field("program", program_key)
+                              .add_field("plugin", plugin)
+                              .add_field("device", device_kind(device))
+                              .hex();
+  const std::string description = "XLA executable of " + program.directory.filename().string() +
+                                  "; " + plugin + "; " + device_kind(device);
+  executable_source source;
+  const auto compile_and_store = [&](const std::filesystem::path& directory) {
+    const auto t = std::chrono::steady_clock::now();
+    session.compile(module, compile_options);
+    counters.compile_time_s +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    counters.compile_number += 1;
+    source.compiled = true;
+    write_file(directory / executable_name, session.serialize());
+  };
+  compile_cache cache(context.cache_dir);
+  // The entry, or nullopt when the plugin compiled but could not serialize (then uncached).
+  const auto get_or_compile = [&](bool rebuild) -> std::optional<cache_entry> {
+    try {
+      return cache.get_or_build(key, executable_name, description, rebuild, compile_and_store,
+                                context.sweep_token);
+    } catch (const std::exception& e) {
+      if (!source.compiled) throw;  // the compile failed
+      log_warning(std::string("the XLA executable is not cached (") + e.what() + ")");
+      return std::nullopt;
+    }
+  };
+  const std::optional<cache_entry> entry = get_or_compile(context.cold_start);
+  if (!entry || source.compiled) {
+    if (entry) source.rebuilt_because = entry->rebuilt_because;
+    return source;
+  }
+  try {
+    session.load(read_binary(entry->artifact));
+  } catch (const std::exception& e) {
+    source.rebuilt_because = std::string("the plugin cannot load the cached executable: ") +
+                             e.what();
+    log_warning(source.rebuilt_because + "; compiling it again");
+    cache.remove(key);
+    get_or_compile(/*rebuild=*/false);
+  }
+  return source;
+}
 #endif
 
 }  // namespace
@@ -310,8 +398,9 @@ backend_step make_xla_pjrt_step(model_instance& model, const step_options& optio
                          "; batch size " + std::to_string(model.batch_size);
   }
   compile_cache cache(context.cache_dir);
+  const std::string program_key = recipe.key();
   const cache_entry entry = cache.get_or_build(
-      recipe.key(), program_name, recipe.description, context.cold_start,
+      program_key, program_name, recipe.description, context.cold_start,
       [&](const std::filesystem::path& directory) {
         export_stablehlo(recipe, options.device, directory);
       },
@@ -336,15 +425,8 @@ backend_step make_xla_pjrt_step(model_instance& model, const step_options& optio
   auto session = pjrt::session::open(plugin_path);
   log_info("PJRT: " + session->describe());
   xla_counters& counters = process_xla_counters();
-  {
-    const std::string module = read_binary(program.directory / program.module_file);
-    const std::string compile_options = read_binary(program.directory / program.options_file);
-    const auto t = std::chrono::steady_clock::now();
-    session->compile(module, compile_options);
-    counters.compile_time_s +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-    counters.compile_number += 1;
-  }
+  const executable_source executable = load_or_compile(*session, program, program_key, plugin_path,
+                                                       options.device, context, counters);
   // The weights: device buffers once, from weights.bin.
   struct state {
     std::shared_ptr<pjrt::session> session;
@@ -426,8 +508,10 @@ backend_step make_xla_pjrt_step(model_instance& model, const step_options& optio
   backend_step result;
   result.step = make_eval_step(forward, options);
   compile_report report = compile_report_since(started);
-  report.cache_hit = entry.hit;
-  report.cache_note = entry.rebuilt_because;
+  // A hit: the StableHLO and the XLA executable both came from the cache (no export, no compile).
+  report.cache_hit = entry.hit && !executable.compiled;
+  report.cache_note = !entry.rebuilt_because.empty() ? entry.rebuilt_because
+                                                     : executable.rebuilt_because;
   result.compile = report;
   result.ir_text = read_text_file(program.directory / program.module_text_file);
   return result;

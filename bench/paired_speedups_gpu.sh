@@ -93,6 +93,51 @@ for i in range(1, sweeps + 1):
             unpaired.setdefault(model, []).append(ratio_interval(
                 counted(eager["metrics"]["per_iter_time"]), counted(record["metrics"]["per_iter_time"])))
 
+def steal_share(record):
+    """The hypervisor's share of the host's CPU time between the record's machine_state
+    snapshots (/proc/stat steal), or None where the record lacks the ticks."""
+    state = record.get("machine_state") or {}
+    ticks = [(state.get(k) or {}).get("host", {}).get("cpu_ticks") for k in ("start", "end")]
+    if not all(ticks) or ticks[1]["total"] <= ticks[0]["total"]:
+        return None
+    return (ticks[1]["steal"] - ticks[0]["steal"]) / (ticks[1]["total"] - ticks[0]["total"])
+
+def probe(record):
+    """The host speed probe at the record's start (ms; core/machine_state), or None."""
+    return ((record.get("machine_state") or {}).get("start") or {}).get("host", {}).get(
+        "speed_probe_ms")
+
+print("host during each child: eager per_iter median (ms) of the paired child's baseline side, "
+      "steal % of host CPU time, host speed probe at start (ms), noise verdict")
+eager_vs_probe = []
+for i in range(1, sweeps + 1):
+    path = os.path.join(out, f"sweep-{i}", "results.jsonl")
+    if not os.path.exists(path):
+        continue
+    for line in open(path):
+        if not line.strip():
+            continue
+        r = json.loads(line)
+        m = r["metrics"]
+        if "error" in m:
+            continue
+        side = m.get("baseline_per_iter_time") or m["per_iter_time"]
+        steal = steal_share(r)
+        print(f"  sweep {i} {r['model']['model_name']:<13} {str(r['experiment']['dynamo']):<10} "
+              f"eager-side {statistics.median(counted(side)) * 1e3:7.3f} ms "
+              f"(min {min(counted(side)) * 1e3:.3f})  steal "
+              f"{'n/a' if steal is None else f'{steal * 100:.2f}%'}  probe {probe(r)}  "
+              f"noise {r.get('noise', {}).get('verdict')}")
+        if probe(r):
+            eager_vs_probe.append((r['model']['model_name'], statistics.median(counted(side)),
+                                   probe(r)))
+for model in sorted({m for m, _, _ in eager_vs_probe}):
+    pairs = [(e, p) for m, e, p in eager_vs_probe if m == model]
+    if len(pairs) >= 3 and len({p for _, p in pairs}) > 1 and len({e for e, _ in pairs}) > 1:
+        print(f"  {model}: correlation of eager-side median with the speed probe over "
+              f"{len(pairs)} children: {statistics.correlation(*zip(*pairs)):+.2f}; probe "
+              f"{min(p for _, p in pairs):.3f}-{max(p for _, p in pairs):.3f} ms")
+
 def agree(figures):
     """Intervals all overlap and medians within 5% of each other."""
     if len(figures) < 2:

@@ -8,14 +8,20 @@ reduce_to_scalar_loss under float16 autocast (our CUDA train default, no GradSca
 Adam or SGD (TRAIN_WITH_SGD) with lr 0.01 and torch.optim's defaults (foreach on CUDA). At the
 end a --profile-cupti run of our cudagraphs train gives its GPU-busy time per iteration.
 
-Only torchvision models have a pip original on the GPU machine (no timm, no transformers there);
-other models get our figures only, with a note. One JSON line per model and variant on stdout
+Pip originals: torchvision (resnet*, mobilenet_*, densenet121, vgg16, alexnet, squeezenet1_1,
+shufflenet_v2_x1_0), transformers (hf_GPT2: GPT2LMHeadModel(GPT2Config()), hf_Bert:
+BertForMaskedLM(BertConfig()); the step reduces their logits, as our port returns) and timm
+(timm_vision_transformer: vit_small_patch16_224, timm_efficientnet: efficientnet_b0), all randomly
+initialised at the batch our record ran. Other models get our figures only, with a note. At the
+end, the geometric mean of our eager over Python eager over the models with both (issue 28's
+target: at most 0.90). One JSON line per model and variant on stdout
 ({"model", "variant", "per_iter_ms": [...]}), then a table: medians with min-max over all counted
 repeats, ratios to Python eager, and our cudagraphs wall time over its GPU-busy time.
 Usage: python3 bench/train_step_anchor.py RUNNER OUT_DIR [--models a,b] [--rounds 2]
 """
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -24,8 +30,16 @@ import time
 
 import torch
 
-SGD_MODELS = {"resnet18", "mobilenet_v2", "timm_vision_transformer"}  # of TRAIN_WITH_SGD
-TORCHVISION = {"resnet18": "resnet18", "resnet50": "resnet50", "mobilenet_v2": "mobilenet_v2"}
+# Of TRAIN_WITH_SGD (backends/eager_backend.cpp trains_with_sgd); the others train with Adam.
+SGD_MODELS = {"resnet18", "mobilenet_v2", "timm_vision_transformer", "alexnet", "densenet121",
+              "shufflenet_v2_x1_0", "squeezenet1_1", "vgg16"}
+TORCHVISION = {name: name for name in (
+    "resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_large", "densenet121", "vgg16",
+    "alexnet", "squeezenet1_1", "shufflenet_v2_x1_0")}
+TIMM = {"timm_vision_transformer": "vit_small_patch16_224", "timm_efficientnet": "efficientnet_b0"}
+TRANSFORMERS = {"hf_GPT2": ("GPT2LMHeadModel", "GPT2Config", 50257),
+                "hf_Bert": ("BertForMaskedLM", "BertConfig", 30522)}
+TRAIN_SEQUENCE_LENGTH = 512  # TorchBench's hf_GPT2 and hf_Bert train inputs: [batch, 512] ids
 
 
 def reduce_to_scalar_loss(out):
@@ -38,11 +52,35 @@ def reduce_to_scalar_loss(out):
     raise TypeError(f"cannot reduce {type(out)}")
 
 
+class Logits(torch.nn.Module):
+    """A transformers model returning its logits only (our port's output; the step reduces them)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids):
+        return self.model(input_ids=input_ids).logits
+
+
+def has_original(name):
+    return name in TORCHVISION or name in TIMM or name in TRANSFORMERS
+
+
 def python_model(name, batch):
-    """The pip original (torchvision) of a model in TORCHVISION and its inputs."""
-    import torchvision
-    model = getattr(torchvision.models, TORCHVISION[name])()
-    return model, (torch.randn(batch, 3, 224, 224),)
+    """The pip original of a model (torchvision, timm or transformers) and its inputs."""
+    if name in TORCHVISION:
+        import torchvision
+        return getattr(torchvision.models, TORCHVISION[name])(), (torch.randn(batch, 3, 224, 224),)
+    if name in TIMM:
+        import timm
+        return timm.create_model(TIMM[name], pretrained=False), (torch.randn(batch, 3, 224, 224),)
+    import transformers
+    model_class, config_class, vocabulary = TRANSFORMERS[name]
+    config = getattr(transformers, config_class)()
+    config.use_cache = False  # the step needs the logits only, as our port returns
+    model = Logits(getattr(transformers, model_class)(config))
+    return model, (torch.randint(0, vocabulary, (batch, TRAIN_SEQUENCE_LENGTH)),)
 
 
 def make_step(model, name):
@@ -104,7 +142,15 @@ def main():
     parser.add_argument("--iters", type=int, default=20, help="steps per timed repeat")
     parser.add_argument("--repeats", type=int, default=5,
                         help="timed repeats per round (ours: one more, the warm-up)")
+    parser.add_argument("--python-variants", default="python_eager,python_reduce_overhead",
+                        help="Python steps to time: python_eager and/or python_reduce_overhead "
+                             "(its train compile takes 40-110 s per model on an H100)")
     args = parser.parse_args()
+    python_variants = [v for v in args.python_variants.split(",") if v]
+    unknown = set(python_variants) - {"python_eager", "python_reduce_overhead"}
+    if unknown:
+        parser.error(f"--python-variants: unknown {sorted(unknown)}; expected python_eager "
+                     "and/or python_reduce_overhead")
     os.makedirs(args.out_dir, exist_ok=True)
     torch.set_float32_matmul_precision("high")  # as experiment_runner without --disable-tf32
     table = []
@@ -128,11 +174,11 @@ def main():
             if steps is None:  # the Python steps, built and compiled once per model
                 steps = {}
                 batch = next((r["experiment"]["batch_size"] for r in ours.values()), None)
-                timed = bool(batch) and name in TORCHVISION
+                timed = bool(batch) and has_original(name)
                 if not timed:
-                    notes.append("no pip original timed (not a torchvision model, or our run "
-                                 "failed)")
-                for variant in ("python_eager", "python_reduce_overhead") if timed else ():
+                    notes.append("no pip original timed (none in torchvision, timm or "
+                                 "transformers, or our run failed)")
+                for variant in python_variants if timed else ():
                     torch._dynamo.reset()
                     model, inputs = python_model(name, batch)
                     model = model.cuda().train()
@@ -177,6 +223,12 @@ def main():
                   f"{statistics.median(samples['ours_cudagraphs']) / statistics.median(busy):.3f}")
         for note in notes:
             print(f"{name:14}   note: {note}")
+    ratios = [statistics.median(samples["ours_eager"]) / statistics.median(samples["python_eager"])
+              for _, samples, _, _ in table if samples["ours_eager"] and samples["python_eager"]]
+    if ratios:
+        geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        print(f"\nours eager / Python eager train: geomean {geomean:.3f} over {len(ratios)} models "
+              f"(max {max(ratios):.3f}; target: geomean <= 0.90, every model <= 1)")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@
 #           torch.compile(step, mode="reduce-overhead") interleaved, plus CUPTI GPU-busy
 # Usage: bench/train_step_gpu.sh OUT_DIR STEP...   (about 5 minutes for verify+bench on an H100)
 #   MODELS=a,b picks the bench's models (default resnet50,resnet18,mobilenet_v2);
+#   PYTHON_VARIANTS=python_eager skips the reduce-overhead compile (a breadth run); ANCHOR_ARGS
+#   passes more options to train_step_anchor.py (e.g. "--repeats 3 --iters 10");
 #   VERIFY_MODELS=regex the verified ones.
 set -euo pipefail
 out=$1; shift
@@ -41,7 +43,9 @@ PY
       ;;
     bench)
       python3 bench/train_step_anchor.py "$build/experiment_runner" "$out/bench" \
-        --models="${MODELS:-resnet50,resnet18,mobilenet_v2}" > "$out/bench.jsonl" \
+        --models="${MODELS:-resnet50,resnet18,mobilenet_v2}" \
+        --python-variants="${PYTHON_VARIANTS:-python_eager,python_reduce_overhead}" \
+        ${ANCHOR_ARGS:-} > "$out/bench.jsonl" \
         2> "$out/bench.log" || { tail -30 "$out/bench.log"; exit 1; }
       grep -v '^{' "$out/bench.jsonl"
       ;;

@@ -1,6 +1,7 @@
 #include "core/machine_state.hpp"
 
 #include <sched.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -8,6 +9,60 @@
 #include <fstream>
 
 namespace benchmatrix {
+namespace {
+
+std::optional<host_cpu_ticks> read_host_cpu_ticks() {
+  std::ifstream stat("/proc/stat");
+  std::string label;
+  uint64_t user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  if (!(stat >> label >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal) ||
+      label != "cpu")
+    return std::nullopt;
+  host_cpu_ticks ticks;
+  ticks.total = user + nice + system + idle + iowait + irq + softirq + steal;
+  ticks.idle = idle + iowait;
+  ticks.steal = steal;
+  return ticks;
+}
+
+std::optional<double> read_process_cpu_seconds() {
+  rusage usage{};
+  if (::getrusage(RUSAGE_SELF, &usage) != 0) return std::nullopt;
+  const auto seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec * 1e-6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+}  // namespace
+
+double probe_host_speed_ms() {
+  double fastest = 0;
+  uint64_t chain = 0x853c49e6748fea9bULL;
+  for (int run = 0; run < host_speed_probe_runs; ++run) {
+    const auto started = std::chrono::steady_clock::now();
+    // One dependent chain (each step needs the last): the time is latency-bound, set by the
+    // core's clock rather than by how many instructions it can run in parallel. Knuth's MMIX LCG.
+    for (uint64_t step = 0; step < host_speed_probe_steps; ++step)
+      chain = chain * 6364136223846793005ULL + 1442695040888963407ULL;
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+            .count();
+    if (run == 0 || ms < fastest) fastest = ms;
+  }
+  static volatile uint64_t sink;  // keeps the chain from being optimised away
+  sink = chain;
+  return fastest;
+}
+
+std::optional<host_cpu_shares> cpu_shares_between(const host_state& start, const host_state& end) {
+  if (!start.cpu_ticks || !end.cpu_ticks || end.cpu_ticks->total <= start.cpu_ticks->total)
+    return std::nullopt;
+  const double total = static_cast<double>(end.cpu_ticks->total - start.cpu_ticks->total);
+  const auto share = [&](uint64_t from, uint64_t to) {
+    return to >= from ? static_cast<double>(to - from) / total : 0.0;
+  };
+  return host_cpu_shares{share(start.cpu_ticks->steal, end.cpu_ticks->steal),
+                         share(start.cpu_ticks->idle, end.cpu_ticks->idle)};
+}
 
 host_state read_host_state() {
   host_state host;
@@ -27,6 +82,9 @@ host_state read_host_state() {
   if (::sched_getaffinity(0, sizeof affinity, &affinity) == 0)
     host.affinity_cpus = static_cast<unsigned>(CPU_COUNT(&affinity));
   if (const char* threads = std::getenv("OMP_NUM_THREADS")) host.omp_num_threads = threads;
+  host.cpu_ticks = read_host_cpu_ticks();
+  host.process_cpu_s = read_process_cpu_seconds();
+  host.speed_probe_ms = probe_host_speed_ms();
   return host;
 }
 
@@ -133,6 +191,17 @@ json_value host_state_json(const host_state& host, json_allocator& a) {
   out.AddMember("affinity_cpus", host.affinity_cpus, a);
   out.AddMember("omp_num_threads",
                 host.omp_num_threads ? text(*host.omp_num_threads, a) : json_value(), a);
+  if (host.cpu_ticks) {
+    json_value ticks(rapidjson::kObjectType);
+    ticks.AddMember("total", host.cpu_ticks->total, a);
+    ticks.AddMember("idle", host.cpu_ticks->idle, a);
+    ticks.AddMember("steal", host.cpu_ticks->steal, a);
+    out.AddMember("cpu_ticks", ticks, a);
+  } else {
+    out.AddMember("cpu_ticks", json_value(), a);
+  }
+  out.AddMember("process_cpu_s", optional_number(host.process_cpu_s), a);
+  out.AddMember("speed_probe_ms", host.speed_probe_ms, a);
   if (!host.load_unavailable.empty()) {
     json_value unread(rapidjson::kObjectType);
     unread.AddMember("load_average", text(host.load_unavailable, a), a);

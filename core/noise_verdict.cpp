@@ -86,6 +86,21 @@ void judge_gpu(const machine_snapshot& start, const machine_snapshot& end, findi
 }
 
 void judge_host(const machine_snapshot& start, const machine_snapshot& end, findings& out) {
+  if (const auto shares = cpu_shares_between(start.host, end.host);
+      shares && shares->steal > noise_maximum_host_steal)
+    out.noisy.push_back("the hypervisor stole " + fixed(shares->steal * 100, 1) +
+                        "% of the host's CPU time during the repeats (/proc/stat steal; noisy "
+                        "above " + fixed(noise_maximum_host_steal * 100, 0) + "%)");
+  if (start.host.speed_probe_ms > 0 && end.host.speed_probe_ms > 0) {
+    const double change = end.host.speed_probe_ms / start.host.speed_probe_ms - 1;
+    if (std::abs(change) > noise_maximum_host_speed_change)
+      out.noisy.push_back("the host CPU ran " + fixed(std::abs(change) * 100, 0) + "% " +
+                          (change > 0 ? "slower" : "faster") +
+                          " at the end than at the start (speed probe " +
+                          fixed(start.host.speed_probe_ms, 2) + " -> " +
+                          fixed(end.host.speed_probe_ms, 2) + " ms; noisy beyond " +
+                          fixed(noise_maximum_host_speed_change * 100, 0) + "%)");
+  }
   // The higher of the two 1-minute loads: one line however many snapshots saw it.
   const machine_snapshot* loaded = nullptr;
   for (const auto* s : {&start, &end})

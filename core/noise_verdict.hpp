@@ -31,6 +31,19 @@ inline constexpr double noise_maximum_repeat_spread = 0.10;
 /// during the repeats.
 inline constexpr double noise_maximum_sm_clock_drop = 0.05;
 
+/// The share of the host's CPU time (all CPUs, /proc/stat) stolen by the hypervisor between the two
+/// snapshots above which the host was disturbed. A dedicated machine steals nothing; on a shared
+/// VM steal is time the vCPUs wanted to run and could not, and a launch-bound child's host thread
+/// is among them: its iterations stretch while nothing on this machine is busy. 2% of all CPUs is
+/// a third of a CPU on a 16-CPU host, more than the one thread a launch-bound child runs on.
+inline constexpr double noise_maximum_host_steal = 0.02;
+
+/// A change of the host speed probe (core/machine_state host_state::speed_probe_ms) between the
+/// two snapshots by more than this fraction: the host's CPU clock moved during the repeats, which
+/// moves a launch-bound step with it. The probe's own run-to-run spread on a quiet core is about
+/// 1-2% (fastest of five runs); 10% is well above it.
+inline constexpr double noise_maximum_host_speed_change = 0.10;
+
 struct noise_verdict {
   std::string verdict;               // "quiet", "noisy" or "unknown"
   std::vector<std::string> reasons;  // one line each
@@ -46,6 +59,10 @@ struct noise_verdict {
 ///   - other processes computing on the GPU at start or end;
 ///   - the host's 1-minute load average (the higher of start and end) above its online CPUs
 ///     (more runnable threads than CPUs: the child's threads wait their turn);
+///   - the hypervisor stealing more than noise_maximum_host_steal of the host's CPU time between
+///     start and end;
+///   - the host speed probe changing by more than noise_maximum_host_speed_change between start
+///     and end;
 ///   - a GPU this process uses that could not be read, or a load that could not be read (listed,
 ///     not noisy by themselves).
 /// A paired record (--paired-baseline) passes its baseline_per_iter_time too: its speedups are only

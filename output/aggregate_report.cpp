@@ -186,7 +186,8 @@ aggregated_results load_results(const std::vector<std::filesystem::path>& files,
           if (!std::isfinite((*samples)[i]))
             throw std::runtime_error("metrics.total_time holds " + python_float_repr((*samples)[i]));
         const std::string batch = id.batch_size ? std::to_string(*id.batch_size) : "None";
-        results[id.timestamp].timings[backend][{model, batch}] = {r.per_iter_seconds(), paired_of(r)};
+        results[id.timestamp].timings[backend][{model, batch}] = {
+            r.per_iter_seconds(), paired_of(r), peak_memory_of(r)};
         const auto point = options.compile_metric ? compile_datapoint(*samples)
                                                   : exec_datapoint(*samples, options.skip_samples);
         if (!point) continue;
@@ -447,6 +448,77 @@ std::optional<report_table> make_report(const aggregated_results& results,
     table.rows.push_back(std::move(geomean));
     return table;
   }
+  case report_kind::memory_compression: {
+    if (results.empty()) return std::nullopt;
+    const std::string& base = options.backends.front();
+    title("Memory compression ratio: " + base_title + " peak / backend peak (latest)");
+    const timestamp_results& at = results.rbegin()->second;
+    const auto base_timings = at.timings.find(base);
+    if (base_timings == at.timings.end()) return std::nullopt;
+    std::vector<std::string> others(options.backends.begin() + 1, options.backends.end());
+    std::map<std::pair<std::string, std::string>, std::map<std::string, double>> cells;
+    for (const auto& b : others) {
+      const auto timings = at.timings.find(b);
+      if (timings == at.timings.end()) continue;
+      for (const auto& [key, timing] : timings->second) {
+        const auto base_timing = base_timings->second.find(key);
+        if (!timing.peak_memory || base_timing == base_timings->second.end() ||
+            !base_timing->second.peak_memory)
+          continue;
+        if (const auto ratio = compression_ratio(*base_timing->second.peak_memory,
+                                                 *timing.peak_memory))
+          cells[key][b] = *ratio;
+      }
+    }
+    if (cells.empty()) return std::nullopt;
+    std::vector<std::pair<std::string, std::string>> keys;
+    for (const auto& [key, by_backend] : cells) keys.push_back(key);
+    std::stable_sort(keys.begin(), keys.end(), [](const auto& x, const auto& y) {
+      return lower(x.first) < lower(y.first);
+    });
+    add_column(table, "ModelName", "ModelName");
+    add_column(table, "BatchSize", "BatchSize");
+    for (const auto& b : others) {
+      const std::string t = backend_title(b);
+      add_column(table, t + " compression", t + "\ncompression");
+      add_column(table, t + " flag", t + "\nflag");
+    }
+    const std::string below = "below " + python_float_repr(low_compression_ratio);
+    std::map<std::string, std::vector<datapoint>> ratios;  // backend → per-row ratios
+    for (const auto& key : keys) {
+      std::vector<table_cell> row = {key.first, key.second};
+      for (const auto& b : others) {
+        const auto it = cells[key].find(b);
+        if (it == cells[key].end()) {
+          row.insert(row.end(), 2, table_cell{});
+          continue;
+        }
+        ratios[b].push_back({it->second, 0});
+        row.insert(row.end(), {value_cell(numpy_round(it->second, 8)),
+                               it->second < low_compression_ratio ? table_cell{below}
+                                                                  : table_cell{}});
+      }
+      table.rows.push_back(std::move(row));
+    }
+    std::vector<table_cell> geomean = {std::string("GEOMEAN"), table_cell{}};
+    for (const auto& b : others) {
+      if (!ratios.count(b)) {
+        geomean.insert(geomean.end(), 2, table_cell{});
+        continue;
+      }
+      const auto low = std::count_if(ratios[b].begin(), ratios[b].end(), [](const datapoint& p) {
+        return p.avg < low_compression_ratio;
+      });
+      const double g = geomean_of(ratios[b]).avg;
+      geomean.insert(geomean.end(),
+                     {value_cell(numpy_round(g, 8)),
+                      std::string(g < low_compression_ratio ? below + "; " : "") +
+                          std::to_string(low) + " of " + std::to_string(ratios[b].size()) +
+                          " rows " + below});
+    }
+    table.rows.push_back(std::move(geomean));
+    return table;
+  }
   case report_kind::histogram: {
     title("Histogram of Speedup over " + over);
     add_column(table, "Datetime(UTC)", "Datetime(UTC)");
@@ -509,6 +581,24 @@ std::string report_svg(const report_table& table, const aggregate_options& optio
         s.lows.push_back(number(row[first + 1]));
         s.highs.push_back(number(row[first + 2]));
       }
+      chart.series.push_back(std::move(s));
+    }
+    return svg::render_bar_chart(chart);
+  }
+  if (kind == report_kind::memory_compression) {  // bars at the ratios, a line at 0.9 and 1
+    svg::bar_chart chart;
+    frame.x_label = "Compression ratio (baseline peak / backend peak)";
+    frame.y_label = "Workload";
+    chart.frame = frame;
+    chart.reference_x = 1.0;
+    for (const auto& row : table.rows)
+      chart.categories.push_back(std::get<std::string>(row[0]) +
+                                 (std::holds_alternative<std::string>(row[1])
+                                      ? " (" + std::get<std::string>(row[1]) + ")"
+                                      : ""));
+    for (size_t b = 1; b < n; ++b) {
+      svg::bar_series s{backend_title(options.backends[b]), {}, {}};
+      for (const auto& row : table.rows) s.values.push_back(number(row[2 + 2 * (b - 1)]));
       chart.series.push_back(std::move(s));
     }
     return svg::render_bar_chart(chart);

@@ -27,6 +27,16 @@
 // and do not apply); its verdict is faster/slower only when the interval excludes 1. The GEOMEAN
 // row is the geomean of the per-row medians with no interval (a bootstrap over so few models' ratios
 // would be a fake), its verdict cell counting the rows that are faster, slower and within noise.
+//
+// Added too: `memory_compression`, the latest timestamp's compression ratio of each non-baseline
+// backend per model and batch size, as PyTorch's compiler dashboard shows it: the baseline's peak
+// memory ÷ the backend's (output/record_figures.hpp: device peak allocated, host peak RSS on the
+// CPU; medians of the counted repeats of each record's memory pass), across the two records (a
+// paired child does not measure its baseline's memory: the two steps share the device, so each
+// one's peak would include the other's resident memory). Rows below 0.9 are flagged ("below 0.9");
+// the GEOMEAN row is the geomean over the models shown (run it per suite for the suite's figure),
+// its flag cell counting the rows below 0.9. With --backends eager,... the ratio is the
+// dashboard's.
 #pragma once
 
 #include "output/record_figures.hpp"
@@ -86,6 +96,7 @@ struct backend_speedups {
 struct record_timing {
   std::vector<double> per_iter_s;        // metrics.per_iter_time (or total_time / iterations)
   std::optional<paired_speedup> paired;  // the record's "paired" key
+  std::optional<peak_memory_figure> peak_memory;  // the memory pass's peak (memory_compression)
 };
 
 /// Everything one sweep timestamp holds.
@@ -123,7 +134,9 @@ struct report_table {
   std::string title;                   // the chart's title ('\n' between lines)
 };
 
-enum class report_kind { speedup, latest, latest_grouped, histogram, latest_intervals };
+enum class report_kind {
+  speedup, latest, latest_grouped, histogram, latest_intervals, memory_compression
+};
 
 /// The report's table; nullopt (after a warning) when there is no data to report, as the original
 /// prints nothing then.

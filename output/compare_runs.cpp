@@ -4,9 +4,9 @@
 //   compare_runs last_night/ tonight/ --threshold 0.05 || exit 1
 //   compare_runs A.jsonl B.jsonl --format=markdown -k resnet --backend inductor
 //
-// Exit status: 0 when no row's verdict is in --fail-on (default slower,broken); 1 when one is (the
-// gate), or when no configuration is in both runs (unless --fail-on none); 2 on bad input: a
-// usage error, a missing or unreadable file, a bad regex. Corrupt lines
+// Exit status: 0 when no row's verdict is in --fail-on (default slower,broken,more_memory); 1 when
+// one is (the gate), or when no configuration is in both runs (unless --fail-on none); 2 on bad
+// input: a usage error, a missing or unreadable file, a bad regex. Corrupt lines
 // are reported on stderr with file:line and skipped.
 #include "core/flag_tool.hpp"
 #include "output/aggregate_report.hpp"
@@ -39,7 +39,8 @@ std::vector<flag_spec> specs() {
       {"filter", 'k', a::append, t::text, {}, false, "", "Compare only models matching this regex (case-insensitive search)."},
       {"exclude", 'x', a::append, t::text, {}, false, "", "Leave out models matching this regex (case-insensitive search)."},
       {"backend", 0, a::append, t::text, known_backend_names(), false, "", "Compare only this backend (named as aggregate names them)."},
-      {"fail-on", 0, a::store, t::text, {}, false, "slower,broken", "Comma-separated verdicts that make the exit status 1: slower, broken, faster, fixed, same, missing_in_b, new_in_b, both_failed, unusable; or none."},
+      {"memory-threshold", 0, a::store, t::real, {}, false, "0.10", "Fraction: MORE_MEMORY when B's median peak memory (device allocated, or host RSS on the CPU) is above A's by more than this and every counted repeat of B is above every one of A's."},
+      {"fail-on", 0, a::store, t::text, {}, false, "slower,broken,more_memory", "Comma-separated verdicts that make the exit status 1: slower, broken, more_memory, faster, fixed, same, missing_in_b, new_in_b, both_failed, unusable; or none."},
   };
 }
 
@@ -61,7 +62,8 @@ std::set<verdict> parse_fail_on(const std::string& text) {
     }
     if (!known)
       throw usage_error("argument --fail-on: unknown verdict '" + item +
-                        "' (choose from slower, broken, faster, fixed, same, missing_in_b, "
+                        "' (choose from slower, broken, more_memory, faster, fixed, same, "
+                        "missing_in_b, "
                         "new_in_b, both_failed, unusable, none)");
   }
   return out;
@@ -94,7 +96,10 @@ int run(const parsed_flags& flags) {
   options.filters = flags.texts("filter");
   options.excludes = flags.texts("exclude");
   options.backends = flags.texts("backend");
-  const auto fail_on = parse_fail_on(flags.text_or("fail-on", "slower,broken"));
+  options.memory_threshold = std::stod(flags.text_or("memory-threshold", "0.10"));
+  if (!(options.memory_threshold >= 0) || !std::isfinite(options.memory_threshold))
+    throw usage_error("argument --memory-threshold: must be a fraction of 0 or more (0.10 is 10%)");
+  const auto fail_on = parse_fail_on(flags.text_or("fail-on", "slower,broken,more_memory"));
   const std::string format = flags.text_or("format", "table");
 
   const auto warn = [](const std::string& message) {
@@ -142,6 +147,9 @@ int main(int argc, char** argv) {
       "mann-whitney: a two-sided Mann-Whitney U\n                 test with p < --alpha, "
       "scipy's mannwhitneyu, method='auto'); fewer samples:\n                 the threshold "
       "alone ('few samples');\n"
+      "  MORE_MEMORY    not SLOWER, but B's peak memory rose beyond --memory-threshold and "
+      "the repeats'\n                 spread (a faster B that needs more memory is no pure "
+      "win);\n"
       "  SAME           neither;\n"
       "  BROKEN         A ran, B has an error/SKIP record, or verification PASS in A and "
       "failed in B;\n"

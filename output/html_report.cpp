@@ -6,6 +6,7 @@
 #include "core/results_record.hpp"
 #include "core/text_file.hpp"
 #include "output/aggregate_report.hpp"
+#include "output/memory_section.hpp"
 #include "output/record_figures.hpp"
 #include "output/speedup_statistics.hpp"
 #include "output/svg_chart.hpp"
@@ -733,6 +734,10 @@ figure.chart svg { max-width: 100%; height: auto; border: 1px solid #eee; }
 .grid { display: flex; flex-wrap: wrap; gap: 8px; }
 .grid figure { margin: 0; }
 code { font-size: 0.9em; }
+tr.regression td, tr.regression th { background: #fdecea; }
+tr.improved td, tr.improved th { background: #e8f5e9; }
+td.verdict { font-weight: bold; white-space: nowrap; }
+td.reason { font-size: 0.8em; color: #555; max-width: 28em; }
 )";
 
 }  // namespace
@@ -762,6 +767,7 @@ report_record parse_report_record(const results_record& r, size_t line_number) {
   }
   out.paired = paired_of(r);
   out.gpu_busy = gpu_busy_of(r);
+  out.peak_memory = peak_memory_of(r);
   const std::vector<double> seconds = r.per_iter_seconds();
   if (!seconds.empty()) {
     out.kind = record_kind::timing;
@@ -859,6 +865,8 @@ std::optional<sample_summary> summarize_samples(const std::vector<double>& value
   return s;
 }
 
+std::string verification_code_html(const std::string& code) { return code_span(code); }
+
 std::string format_ms(double ms) {
   if (!std::isfinite(ms)) return python_float_repr(ms);
   if (ms == 0) return "0";
@@ -868,23 +876,47 @@ std::string format_ms(double ms) {
 
 // --- the page ---------------------------------------------------------------------------------------
 
+namespace {
+
+/// The page's head, its <h1> and the opening of its navigation bar.
+std::string page_start(const std::string& title) {
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>" +
+         escape_xml(title) + "</title>\n<style>" + style + "</style>\n</head>\n<body>\n<h1>" +
+         escape_xml(title) + "</h1>\n<nav>";
+}
+
+std::string nav_links(const std::vector<html_section>& sections) {
+  std::string out;
+  for (const auto& s : sections)
+    out += "<a href=\"#" + anchor(s.id) + "\">" + escape_xml(s.title) + "</a>";
+  return out;
+}
+
+std::string sections_html(const std::vector<html_section>& sections) {
+  std::string out;
+  for (const auto& s : sections) out += s.html;
+  return out;
+}
+
+}  // namespace
+
 std::string render_html_report(const std::vector<report_record>& records, const run_context_info& context,
-                               const html_report_options& options) {
+                               const html_report_options& options,
+                               const std::vector<html_section>& extra_sections) {
   const auto tests = ordered_tests(records);
   const auto sections = ordered_sections(records);
   std::vector<test_results> results;
   for (const auto& section : sections) results.push_back(build_test(records, section, sections, options));
 
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
-                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>" +
-                    escape_xml(options.title) + "</title>\n<style>" + style + "</style>\n</head>\n<body>\n";
-  out += "<h1>" + escape_xml(options.title) + "</h1>\n";
-  out += "<nav><a href=\"#context\">Run context</a><a href=\"#summary\">Geomean speedups</a>"
-         "<a href=\"#verification\">Verification</a>";
+  std::string out = page_start(options.title);
+  out += "<a href=\"#context\">Run context</a>" + nav_links(extra_sections) +
+         "<a href=\"#summary\">Geomean speedups</a><a href=\"#verification\">Verification</a>";
   for (const auto& t : results)
     out += "<a href=\"#test-" + anchor(t.id) + "\">" + escape_xml(t.title) + "</a>";
   out += "</nav>\n";
   out += section_context(records, context, options);
+  out += sections_html(extra_sections);
   if (records.empty()) {
     out += "<p class=\"muted\" id=\"no-records\">No usable records in " + escape_xml(options.source) + ".</p>\n";
     return out + "</body>\n</html>\n";
@@ -892,7 +924,22 @@ std::string render_html_report(const std::vector<report_record>& records, const 
   out += section_summary(results, options);
   out += section_verification(records, tests, options);
   for (const auto& t : results) out += section_test(t, options);
+  {  // issue 26's section, after the timings
+    std::vector<memory_cell_input> memory;
+    std::set<std::string> backends;
+    for (const auto& r : records) {
+      memory.push_back({r.test, r.suite, r.model, r.backend, r.peak_memory});
+      backends.insert(r.backend);
+    }
+    out += memory_section_html(memory, ordered_backends(backends, options.baseline),
+                               options.baseline);
+  }
   return out + "</body>\n</html>\n";
+}
+
+std::string render_html_page(const std::string& title, const std::vector<html_section>& sections) {
+  return page_start(title) + nav_links(sections) + "</nav>\n" + sections_html(sections) +
+         "</body>\n</html>\n";
 }
 
 }  // namespace benchmatrix

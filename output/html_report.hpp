@@ -19,7 +19,9 @@
 //   message, the full text as a tooltip; a GEOMEAN row closes it;
 // - per test, a grouped bar chart of the speedups (models × non-baseline backends, the speedups'
 //   95% intervals as error bars, a reference line at 1.0) and a grid of small box-and-strip charts, one per model, of the
-//   per-repeat times of each backend.
+//   per-repeat times of each backend;
+// - peak memory and compression ratios against the baseline, when records have them
+//   (output/memory_section.hpp).
 //
 // Statistics. A record's samples are metrics.per_iter_time (or total_time / iterations_per_run when
 // it has no per_iter_time), in ms, past the first `skip_repeats` repeats (default 1: repeat 0
@@ -90,6 +92,7 @@ struct report_record {
   std::optional<paired_speedup> paired;      // the record's "paired" key
   std::optional<noise_figure> noise;         // the record's "noise" key (absent in older records)
   std::optional<gpu_busy_figure> gpu_busy;   // --profile-cupti records (repeat 0 left out)
+  std::optional<peak_memory_figure> peak_memory;  // the memory pass's (output/memory_section.hpp)
 };
 
 /// What the page shows of one record (read with results_record::parse_lenient: a missing repeat,
@@ -121,10 +124,24 @@ struct run_context_info {
 [[nodiscard]] std::vector<std::pair<std::string, std::string>>
 run_context_entries(const json_value& object);
 
-/// The whole page.
+/// A section another part of the report renders (the comparison with a baseline night, the
+/// trends over a history): its anchor, its navigation title and its whole <section> element.
+struct html_section {
+  std::string id;
+  std::string title;
+  std::string html;
+};
+
+/// The whole page; `extra_sections` follow the run context (and get navigation links).
 [[nodiscard]] std::string render_html_report(const std::vector<report_record>& records,
                                              const run_context_info& context,
-                                             const html_report_options& options);
+                                             const html_report_options& options,
+                                             const std::vector<html_section>& extra_sections = {});
+
+/// A page of the given sections alone, with the report's style (html_report --history without a
+/// results directory: the trends page).
+[[nodiscard]] std::string render_html_page(const std::string& title,
+                                           const std::vector<html_section>& sections);
 
 /// Median, min, max and sample std (ddof=1; 0 for one value) of the finite values past the first
 /// `skip` (all but the last when there are no more than `skip`); nullopt when none is finite.
@@ -135,6 +152,10 @@ struct sample_summary {
 [[nodiscard]] std::optional<sample_summary> summarize_samples(const std::vector<double>& values,
                                                               size_t skip);
 [[nodiscard]] std::vector<double> used_samples(const std::vector<double>& values, size_t skip);
+
+/// A verification code as the page's cells show it: a short label ("skipped", "exception") coloured
+/// as PASS, a failure or not verified, the code itself as the tooltip; "none" for "".
+[[nodiscard]] std::string verification_code_html(const std::string& code);
 
 /// A time in ms with 4 significant digits and at most 6 decimals ("4.712", "123.5", "0.01234").
 [[nodiscard]] std::string format_ms(double ms);

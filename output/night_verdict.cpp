@@ -42,7 +42,9 @@ bool ran(const night_state& s) {
   return s.result == night_state::outcome::ran;
 }
 
-/// The accuracy drift of tonight against the references, or "" when there is none.
+/// The accuracy drift of tonight against the references, or "" when there is none: every figure
+/// that drifted, "; "-separated (a perturbed kernel moves the error against float64 and the cosine
+/// to eager together; a reader sees both, and which moved when only one did).
 std::string accuracy_drift(const accuracy_figures& tonight,
                            const std::vector<night_state>& references,
                            const gate_options& options) {
@@ -64,12 +66,13 @@ std::string accuracy_drift(const accuracy_figures& tonight,
            fixed3(options.accuracy_margin) + " x the reference nights' largest " +
            python_float_repr(*worst);
   };
+  std::string drifts;
   for (auto [name, field] : {std::pair{"rmse_vs_fp64", &accuracy_figures::rmse_vs_fp64},
                              std::pair{"1 - cosine_similarity", &accuracy_figures::cosine_distance},
                              std::pair{"accuracy_max_abs_error", &accuracy_figures::max_abs_error}})
     if (auto drift = check(name, field); !drift.empty())
-      return drift;
-  return "";
+      drifts += (drifts.empty() ? "" : "; ") + drift;
+  return drifts;
 }
 
 config_verdict judge_timing(const timing_figure& now, const std::vector<timing_figure>& nights,

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <iterator>
+#include <utility>
 #include <stdexcept>
 
 namespace benchmatrix {
@@ -53,6 +55,55 @@ const char* speedup_verdict_name(speedup_verdict verdict) {
     break;
   }
   return "within noise";
+}
+
+const char* peak_memory_kind_name(peak_memory_kind kind) {
+  return kind == peak_memory_kind::device_allocated ? "device allocated" : "host RSS";
+}
+
+std::optional<peak_memory_figure> peak_memory_of(const results_record& record, size_t warm_up) {
+  for (const auto& [key, kind] :
+       {std::pair{"peak_device_allocated_bytes", peak_memory_kind::device_allocated},
+        std::pair{"peak_host_rss_bytes", peak_memory_kind::host_rss}}) {
+    const auto values = record.per_repeat(key);
+    if (!values) continue;
+    const auto statistics = summarize_repeats(*values, warm_up);
+    if (!statistics) return std::nullopt;
+    return peak_memory_figure{kind, *statistics};
+  }
+  return std::nullopt;
+}
+
+std::optional<double> compression_ratio(const peak_memory_figure& baseline,
+                                        const peak_memory_figure& compiled) {
+  if (baseline.kind != compiled.kind || !(baseline.bytes.median > 0) ||
+      !(compiled.bytes.median > 0))
+    return std::nullopt;
+  return baseline.bytes.median / compiled.bytes.median;
+}
+
+memory_change compare_peak_memory(const peak_memory_figure& old_run,
+                                  const peak_memory_figure& new_run, double threshold) {
+  if (old_run.kind != new_run.kind) return memory_change::none;
+  if (new_run.bytes.median > old_run.bytes.median * (1 + threshold) &&
+      new_run.bytes.min > old_run.bytes.max)
+    return memory_change::regression;
+  if (old_run.bytes.median > new_run.bytes.median * (1 + threshold) &&
+      old_run.bytes.min > new_run.bytes.max)
+    return memory_change::improvement;
+  return memory_change::none;
+}
+
+std::string bytes_text(double bytes) {
+  static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  size_t unit = 0;
+  while (std::fabs(bytes) >= 1024 && unit + 1 < std::size(units)) {
+    bytes /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.3g %s", bytes, units[unit]);
+  return text;
 }
 
 std::optional<paired_speedup> paired_of(const results_record& record) {

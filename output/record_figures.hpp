@@ -3,7 +3,8 @@
 // agree: a time as a median with its bootstrap interval, a speedup with its interval and its kind
 // (paired: one child alternating baseline and experiment, as stored in the record's "paired" key;
 // unpaired: the ratio of two children's medians), the record's noise verdict ("noise") and the
-// GPU-busy fraction of a --profile-cupti record.
+// GPU-busy fraction of a --profile-cupti record, and the peak memory of a record's memory pass
+// (worker/memory_pass.hpp) with the compression ratio and memory-regression rule built on it.
 //
 // Every interval is core/median_interval's (bootstrap, 95%, fixed seed): a time is bootstrap_median
 // of the counted repeats (core/repeat_statistics: repeat 0 is warm-up), an unpaired speedup is
@@ -69,6 +70,45 @@ struct gpu_busy_figure {
 /// nullopt when metrics has no cupti_per_iter_busy_time_s (no --profile-cupti, or a CPU config).
 [[nodiscard]] std::optional<gpu_busy_figure> gpu_busy_of(const results_record& record,
                                                          size_t warm_up = default_warm_up_repeats);
+
+/// The peak memory a report compares (issue 26): the device's peak allocated bytes where the
+/// record has them (metrics.peak_device_allocated_bytes, CUDA), else the host's peak RSS
+/// (metrics.peak_host_rss_bytes, a CPU config), as core/repeat_statistics summarises the counted
+/// repeats (repeat 0 left out unless it is the only one).
+enum class peak_memory_kind { device_allocated, host_rss };
+/// "device allocated", "host RSS".
+[[nodiscard]] const char* peak_memory_kind_name(peak_memory_kind kind);
+struct peak_memory_figure {
+  peak_memory_kind kind = peak_memory_kind::device_allocated;
+  repeat_statistics bytes;  // median, min, max over the counted repeats, in bytes
+};
+/// nullopt when the record has neither list (an error record, --no-memory-pass, older records) or
+/// no counted finite value.
+[[nodiscard]] std::optional<peak_memory_figure>
+peak_memory_of(const results_record& record, size_t warm_up = default_warm_up_repeats);
+
+/// The compression ratio of PyTorch's compiler dashboard: baseline (eager) peak ÷ the compiled
+/// config's peak, medians of the two records' figures (> 1: the compiled config needs less).
+/// nullopt when the figures are of different kinds (device against host) or a peak is 0.
+[[nodiscard]] std::optional<double> compression_ratio(const peak_memory_figure& baseline,
+                                                      const peak_memory_figure& compiled);
+/// The dashboard's flag: a compression ratio below 0.9 (the compiled config needs > 11% more).
+constexpr double low_compression_ratio = 0.9;
+
+/// A peak-memory regression between two runs of one config: the new median is more than
+/// `threshold` (default 10%) above the old one AND every counted repeat of the new run is above
+/// every counted repeat of the old one (the increase is beyond the repeats' spread). Peaks of a
+/// static-shape step repeat almost exactly (the caching allocator hands out the same blocks each
+/// step), so the spread is usually nil and 10% is the tolerance for allocator rounding and host RSS
+/// noise (glibc arenas, page cache of a loaded library); a real regression (a lost fusion, a second
+/// copy of the weights) moves the peak by far more. The same rule flags an improvement (down).
+enum class memory_change { none, regression, improvement };
+[[nodiscard]] memory_change compare_peak_memory(const peak_memory_figure& old_run,
+                                                const peak_memory_figure& new_run,
+                                                double threshold = 0.10);
+
+/// 1536 → "1.5 KiB", 3.2e9 → "2.98 GiB": binary units, 3 significant digits.
+[[nodiscard]] std::string bytes_text(double bytes);
 
 /// bootstrap_median of the counted repeats (core/repeat_statistics); nullopt when none is finite.
 [[nodiscard]] std::optional<median_interval>

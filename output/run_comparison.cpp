@@ -108,6 +108,7 @@ run_side side_with_figures(const results_record& record, const comparison_option
   try {
     side.paired = paired_of(record);
     side.noise = noise_of(record);
+    side.peak_memory = peak_memory_of(record, options.skip_samples);
   } catch (const std::exception& e) {
     side.state = side_state::unusable;
     side.samples.clear();
@@ -221,6 +222,24 @@ void decide(comparison_row& row, const comparison_options& options) {
   row.result = significant && beyond_slower   ? verdict::slower
                : significant && beyond_faster ? verdict::faster
                                               : verdict::same;
+  if (a.peak_memory && b.peak_memory && a.peak_memory->kind == b.peak_memory->kind &&
+      a.peak_memory->bytes.median > 0) {
+    const auto& x = *a.peak_memory;
+    const auto& y = *b.peak_memory;
+    row.memory_ratio = y.bytes.median / x.bytes.median;
+    row.memory = compare_peak_memory(x, y, options.memory_threshold);
+    if (row.memory != memory_change::none) {
+      const double percent = (*row.memory_ratio - 1) * 100;
+      char change[32];
+      std::snprintf(change, sizeof change, "%+.0f%%", percent);
+      const std::string memory_note = std::string("peak ") + peak_memory_kind_name(x.kind) + " " +
+                                      change + ": " + bytes_text(x.bytes.median) + " -> " +
+                                      bytes_text(y.bytes.median);
+      row.note = memory_note + (row.note.empty() ? "" : "; ") + row.note;
+    }
+    if (row.memory == memory_change::regression && row.result != verdict::slower)
+      row.result = verdict::more_memory;
+  }
   if (const std::string paired = paired_note(a, b); !paired.empty())
     row.note += (row.note.empty() ? "" : "; ") + paired;
 }
@@ -306,14 +325,16 @@ const char* verdict_name(verdict v) {
   case verdict::new_in_b: return "NEW_IN_B";
   case verdict::both_failed: return "BOTH_FAILED";
   case verdict::unusable: return "UNUSABLE";
+  case verdict::more_memory: return "MORE_MEMORY";
   }
   return "?";
 }
 
 const std::vector<verdict>& all_verdicts() {
   static const std::vector<verdict> all = {
-      verdict::slower,   verdict::broken,      verdict::faster,   verdict::fixed,  verdict::same,
-      verdict::missing_in_b, verdict::new_in_b, verdict::both_failed, verdict::unusable};
+      verdict::slower,   verdict::broken,      verdict::more_memory, verdict::faster,
+      verdict::fixed,    verdict::same,        verdict::missing_in_b, verdict::new_in_b,
+      verdict::both_failed, verdict::unusable};
   return all;
 }
 
@@ -654,6 +675,7 @@ std::string comparison_json(const comparison& c, const comparison_options& optio
   opts.AddMember("skip_samples", static_cast<uint64_t>(options.skip_samples), alloc);
   opts.AddMember("min_samples", static_cast<uint64_t>(options.min_samples), alloc);
   opts.AddMember("threshold", options.threshold, alloc);
+  opts.AddMember("memory_threshold", options.memory_threshold, alloc);
   opts.AddMember("alpha", options.alpha, alloc);
   opts.AddMember("decide_by",
                  text(options.decide_by == decision::interval ? "interval" : "mann-whitney"), alloc);
@@ -690,6 +712,14 @@ std::string comparison_json(const comparison& c, const comparison_options& optio
     }
     o.AddMember("noise", s->noise ? text(s->noise->verdict) : json_value(rapidjson::kNullType),
                 alloc);
+    if (s->peak_memory) {
+      json_value memory(rapidjson::kObjectType);
+      memory.AddMember("kind", text(peak_memory_kind_name(s->peak_memory->kind)), alloc);
+      memory.AddMember("median_bytes", s->peak_memory->bytes.median, alloc);
+      memory.AddMember("min_bytes", s->peak_memory->bytes.min, alloc);
+      memory.AddMember("max_bytes", s->peak_memory->bytes.max, alloc);
+      o.AddMember("peak_memory", memory, alloc);
+    }
     return o;
   };
   json_value rows(rapidjson::kArrayType);
@@ -706,6 +736,7 @@ std::string comparison_json(const comparison& c, const comparison_options& optio
     o.AddMember("b", side_json(row.b), alloc);
     o.AddMember("ratio", row.ratio ? json_value(*row.ratio) : json_value(rapidjson::kNullType),
                 alloc);
+    if (row.memory_ratio) o.AddMember("memory_ratio", *row.memory_ratio, alloc);
     if (row.interval) {
       json_value interval(rapidjson::kObjectType);
       interval.AddMember("low", row.interval->low, alloc);

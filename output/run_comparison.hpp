@@ -27,6 +27,13 @@
 //   BOTH_FAILED / SAME       both untimed: BOTH_FAILED when both verifications failed, else SAME
 //                            (note "no timings");
 //   UNUSABLE                 one side timed, the other untimed: nothing to compare;
+//   SLOWER                   both timed, and the timing rule below says slower;
+//   MORE_MEMORY              both timed, not SLOWER, and B's peak memory rose beyond A's
+//                            (output/record_figures.hpp compare_peak_memory: the median more than
+//                            memory_threshold above and every counted repeat above A's): a faster
+//                            or equal B that needs more memory is flagged, as PyTorch's dashboard
+//                            flags a compression ratio below 0.9, instead of looking like a pure
+//                            win;
 //   SLOWER / FASTER / SAME   both timed: ratio = median_B / median_A (> 1: B is slower), with its
 //                            bootstrap interval at confidence 1 - alpha
 //                            (core/median_interval: bootstrap_ratio_of_medians of the two sides'
@@ -45,6 +52,10 @@
 // Verification codes, as output/verification_codes.hpp classes them: PASS passes; FAIL,
 // EAGER_FAILED, EXCEPTION_RAISED, NONDETERMINISTIC_EAGER_RUN and the older VERIFICATION_FAILED and
 // VERIFIER_FAILED fail; every other code or none means "not verified" and never changes a verdict.
+//
+// Where both sides have a peak memory figure (the memory pass's, output/record_figures.hpp), the
+// note gives its change ("peak device allocated +25%: 1.00 GiB -> 1.25 GiB") when the rule above
+// finds a rise or a fall.
 //
 // The geometric mean of the ratios of the timed pairs is reported per backend and over all.
 #pragma once
@@ -78,6 +89,7 @@ struct comparison_options {
   size_t skip_samples = default_warm_up_repeats;  // leading samples dropped (core/repeat_statistics)
   size_t min_samples = 5;                // per side, for the U test; fewer: threshold only
   double threshold = 0.05;               // fraction: SLOWER beyond 1+t, FASTER below 1/(1+t)
+  double memory_threshold = 0.10;        // fraction: MORE_MEMORY beyond 1+t (and the spread)
   double alpha = 0.05;                   // significance level: the U test's, or 1 - the
                                          // interval's confidence (0.05: a 95% interval)
   std::vector<std::string> filters;      // model regexes (case-insensitive search); empty: all
@@ -110,6 +122,7 @@ struct run_side {
   std::string where;   // "file:line" of the record
   std::optional<paired_speedup> paired;  // the record's "paired" key
   std::optional<noise_figure> noise;     // the record's "noise" key
+  std::optional<peak_memory_figure> peak_memory;  // the memory pass's peak (none: no pass)
 };
 
 using run_records = std::map<config_key, run_side>;
@@ -127,7 +140,7 @@ using run_records = std::map<config_key, run_side>;
                                    const std::function<void(const std::string&)>& warn);
 
 enum class verdict {
-  slower, broken, faster, fixed, same, missing_in_b, new_in_b, both_failed, unusable
+  slower, broken, faster, fixed, same, missing_in_b, new_in_b, both_failed, unusable, more_memory
 };
 [[nodiscard]] const char* verdict_name(verdict v);  // "SLOWER", "MISSING_IN_B", ...
 [[nodiscard]] const std::vector<verdict>& all_verdicts();
@@ -140,6 +153,8 @@ struct comparison_row {
   std::optional<median_interval> interval;  // both timed: the ratio's bootstrap interval
   std::optional<mann_whitney_result> test;  // both timed with enough samples
   std::string note;                    // "few samples", B's error, ...
+  std::optional<double> memory_ratio;  // both with a peak memory of one kind: peak B / peak A
+  memory_change memory = memory_change::none;  // compare_peak_memory(A, B)
 };
 
 struct geomean_row {

@@ -284,8 +284,12 @@ std::vector<double> nice_ticks(double low, double high, int target_count) {
 
 std::string render_line_chart(const line_chart& chart) {
   document doc(chart.frame);
-  const double left = 72, right = doc.width() - 20, top = doc.title_height() + 8,
-               bottom = doc.height() - 48;
+  double legend_width = 0;  // the legend box's, as document::legend draws it
+  for (const auto& s : chart.series)
+    legend_width = std::max(legend_width, text_width(s.name, font_size) + 46);
+  const double left = 72,
+               right = doc.width() - 20 - (chart.legend_outside ? legend_width + 12 : 0),
+               top = doc.title_height() + 8, bottom = doc.height() - 48;
   std::vector<double> xs, ys;
   for (const auto& s : chart.series)
     for (const auto& p : s.points) {
@@ -294,6 +298,10 @@ std::string render_line_chart(const line_chart& chart) {
       const double e = std::isfinite(p.error) ? p.error : 0;
       ys.push_back(p.y - e);
       ys.push_back(p.y + e);
+      if (std::isfinite(p.low) && std::isfinite(p.high)) {
+        ys.push_back(p.low);
+        ys.push_back(p.high);
+      }
     }
   if (chart.reference_y) ys.push_back(*chart.reference_y);
   const bool dates = chart.x_axis == x_axis_kind::utc_dates;
@@ -337,13 +345,22 @@ std::string render_line_chart(const line_chart& chart) {
       const auto& p = s.points[j];
       if (!std::isfinite(p.y)) continue;
       const double px = x(p.x), py = y(p.y);
-      if (std::isfinite(p.error) && p.error > 0) {
-        const double y1 = y(p.y - p.error), y2 = y(p.y + p.error);
+      doc.raw(std::string("<g class=\"point") + (p.flagged ? " flagged" : "") + "\">");
+      if (!p.tooltip.empty()) doc.raw("<title>" + escape_xml(p.tooltip) + "</title>");
+      const bool interval = std::isfinite(p.low) && std::isfinite(p.high) && p.high > p.low;
+      if (interval || (std::isfinite(p.error) && p.error > 0)) {
+        const double y1 = interval ? y(p.low) : y(p.y - p.error),
+                     y2 = interval ? y(p.high) : y(p.y + p.error);
         doc.line(px, y1, px, y2, color, 0.5, "class=\"error-bar\"");
         doc.line(px - cap_half_width, y1, px + cap_half_width, y1, color, 0.5);
         doc.line(px - cap_half_width, y2, px + cap_half_width, y2, color, 0.5);
       }
       doc.raw(marker(s.marker, px, py, color));
+      if (p.flagged)
+        doc.raw("<circle class=\"flag\" cx=\"" + num(px) + "\" cy=\"" + num(py) + "\" r=\"" +
+                num(marker_radius * 2.2) + "\" fill=\"none\" stroke=\"#d62728\" "
+                "stroke-width=\"2\"/>");
+      doc.raw("</g>");
       if (s.annotate && !p.label.empty())
         doc.raw("<text transform=\"translate(" + num(px) + "," + num(py) +
                 ") rotate(-45)\" font-size=\"7\" fill-opacity=\"0.5\" text-anchor=\"" +
@@ -352,7 +369,9 @@ std::string render_line_chart(const line_chart& chart) {
     doc.raw("</g>");
   }
   doc.axes(left, top, right, bottom, chart.frame);
-  doc.legend(names, right, top, [&](size_t i, double lx, double ly) {
+  const double legend_right = chart.legend_outside ? right + 12 + legend_width + 8 : right;
+  doc.legend(names, legend_right, chart.legend_outside ? top - 8 : top,
+             [&](size_t i, double lx, double ly) {
     doc.raw("<path d=\"M" + num(lx) + "," + num(ly) + "L" + num(lx + 22) + "," + num(ly) +
             "\" stroke=\"" + color_of(i) + "\" stroke-width=\"1.5\"" +
             dash_array(chart.series[i].dash) + "/>");

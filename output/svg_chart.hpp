@@ -26,12 +26,19 @@ struct chart_frame {
 enum class line_dash { solid, dotted, dashed, dash_dot };
 enum class marker_shape { diamond, circle, square, triangle, cross, plus };
 
-/// One point of a line series; NaN y leaves a gap; NaN error draws no error bar.
+/// One point of a line series; NaN y leaves a gap; NaN error draws no error bar. Each point is
+/// drawn as <g class="point"> (class "point flagged" when flagged) holding its marker, its bar and
+/// its tooltip.
 struct line_point {
   double x = 0;
   double y = no_value;
   double error = no_value;  // symmetric: the bar spans y - error .. y + error
   std::string label;        // written next to the point when the series annotates
+  // An interval that need not be symmetric (e.g. a bootstrap interval), drawn instead of `error`
+  // where both ends are finite.
+  double low = no_value, high = no_value;
+  bool flagged = false;     // drawn with a red ring around the marker (e.g. a gate's regression)
+  std::string tooltip;      // the point's <title> ("" for none)
 };
 
 struct line_series {
@@ -50,6 +57,7 @@ struct line_chart {
   std::vector<line_series> series;
   x_axis_kind x_axis = x_axis_kind::numbers;
   std::optional<double> reference_y;  // a light-gray horizontal line
+  bool legend_outside = false;  // the legend right of the plot area, where no point can hide it
 };
 [[nodiscard]] std::string render_line_chart(const line_chart& chart);
 

@@ -46,6 +46,7 @@ child_job make_child_job(const runner_options& o, child_role role,
   s.profile_cupti = o.profile_cupti;
   s.save_ir_format = o.save_ir_format;
   s.dump_hlo = o.dump_hlo;
+  s.memory_pass = o.memory_pass;
   s.collect_dynamo_counters = o.collect_dynamo_counters;
   s.dump_dynamo_counters = o.dump_dynamo_counters;
   s.log_level = o.log_level;

@@ -74,6 +74,7 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       {"profile-cupti", 0, a::store_true, t::text, {}, false, "", "CUDA: our CUPTI collector's kernel count, kernel time, busy (merged-interval) time per repeat and top kernels, in a pass of its own."},
       {"save-ir-format", 0, a::store, t::text, {"text", "hlo", "stablehlo"}, false, "", "Save the IR in <out>/<model>/dump-<basename>.<format>: text is the traced TorchScript graph (torchscript, inductor) or the StableHLO module (openxla); stablehlo is openxla's module; hlo is the HLO module XLA compiled, before its optimisations (openxla: taken from XLA's dumps, which then also stay in <out>/<model>/hlo-<basename>/)."},
       {"dump-hlo", 0, a::store_true, t::text, {}, false, "", "Into <out>/<model>/hlo-<basename>/: inductor: AOTInductor's generated sources (wrapper and kernel .cpp, metadata); openxla: XLA's HLO dumps (the parent adds --xla_dump_to=<that directory> to the child's XLA_FLAGS)."},
+      {"no-memory-pass", 0, a::store_true, t::text, {}, false, "", "Skip the memory pass (on by default: after the timed repeats, --repeat more runs of --iterations-per-run steps that record peak_device_allocated_bytes, peak_device_reserved_bytes (CUDA) and peak_host_rss_bytes per repeat, and the model's footprint as the record's memory key). The timed repeats are the same either way; the flag saves the pass's wall time."},
       {"collect-dynamo-counters", 0, a::store_true, t::text, {}, false, "", "Record our backend's counters (graphs, calls through them, compile cache, CUDA graph captures, eager fallbacks) as metrics.dynamo_counters."},
       {"dump-dynamo-counters", 0, a::store_true, t::text, {}, false, "", "Write each repeat's counters to <out>/<model>/<r>/dynamo-counters-<basename>.txt (JSON)."},
       // Process control and output
@@ -327,6 +328,7 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
   o.profile_cupti = flags.given("profile-cupti");
   o.save_ir_format = flags.text_or("save-ir-format", "");
   o.dump_hlo = flags.given("dump-hlo");
+  o.memory_pass = !flags.given("no-memory-pass");
   o.collect_dynamo_counters = flags.given("collect-dynamo-counters");
   o.dump_dynamo_counters = flags.given("dump-dynamo-counters");
   o.dry_run = flags.given("dry-run");

@@ -64,6 +64,9 @@ struct runner_options {
   bool profile_cupti = false;          // our CUPTI collector: kernel count, time, busy time, top
   std::string save_ir_format;          // --save-ir-format: "" or "text" (the traced graph)
   bool dump_hlo = false;               // AOTInductor's generated sources (profiler/ir_dump.hpp)
+  // Peak memory (worker/memory_pass.hpp): a pass after the timed repeats; --no-memory-pass skips
+  // it.
+  bool memory_pass = true;
   bool collect_dynamo_counters = false;  // our backends' counters (backends/backend_counters.hpp)
   bool dump_dynamo_counters = false;     // the same per repeat, as files
   // Process control and output (§1.5)

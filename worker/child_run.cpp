@@ -24,6 +24,7 @@
 #include "torch_support/library_versions.hpp"
 #include "torch_support/torch_run_environment.hpp"
 #include "worker/accuracy_metric.hpp"
+#include "worker/memory_pass.hpp"
 #include "worker/model_setup.hpp"
 #include "worker/numerics_export.hpp"
 #include "worker/paired_timing.hpp"
@@ -113,9 +114,36 @@ void add_compile_metrics(json_value& metrics, json_value& compile, const compile
     compile.AddMember("cache_rebuilt", json_value(report.cache_note.c_str(), a), a);
   if (!report.capture_fallback.empty())
     compile.AddMember("capture_fallback", json_value(report.capture_fallback.c_str(), a), a);
+  if (!report.breakdown_s.empty()) {
+    json_value breakdown(rapidjson::kObjectType);
+    for (const auto& [phase, seconds] : report.breakdown_s) {
+      json_value name(phase.c_str(), a);
+      breakdown.AddMember(name, json_value(seconds), a);
+    }
+    compile.AddMember("breakdown_s", breakdown, a);
+  }
+  if (report.compile_threads) compile.AddMember("compile_threads", *report.compile_threads, a);
+  if (!report.freezing_failure.empty())
+    compile.AddMember("freezing_failure", json_value(report.freezing_failure.c_str(), a), a);
 }
 
-int run_child(const child_job& job, const suite_config* config) {
+namespace {
+
+/// The record's identity before the model is built (batch size: --batch-size, if given).
+record_identity job_identity(const child_job& job) {
+  record_identity id;
+  id.suite_name = job.suite_name;
+  id.model_name = job.model_name;
+  id.experiment = job.experiment;
+  id.accelerator_model = accelerator_model(job.experiment.accelerator);
+  id.batch_size = job.settings.batch_size;
+  id.repeat = job.settings.repeat;
+  id.iterations_per_run = job.settings.iterations_per_run;
+  id.timestamp = job.timestamp;
+  return id;
+}
+
+int run_config(const child_job& job, const suite_config* config) {
   const child_settings& o = job.settings;
   const experiment_config& experiment = job.experiment;
   const std::string& model_name = job.model_name;
@@ -134,15 +162,8 @@ int run_child(const child_job& job, const suite_config* config) {
   model_instance& model = prepared.model;
   const torch::Device device = prepared.step.device;
   const bool training = prepared.step.training;
-  record_identity id;
-  id.suite_name = job.suite_name;
-  id.model_name = model_name;
-  id.experiment = experiment;
-  id.accelerator_model = accelerator_model(experiment.accelerator);
+  record_identity id = job_identity(job);
   id.batch_size = model.batch_size;
-  id.repeat = o.repeat;
-  id.iterations_per_run = o.iterations_per_run;
-  id.timestamp = job.timestamp;
 
   // --backend-library: the overrides apply from here on (the model was built without them).
   if (!o.backend_library.empty()) load_kernel_library(o.backend_library);
@@ -339,6 +360,17 @@ int run_child(const child_job& job, const suite_config* config) {
         display_backend_name(experiment.dynamo, experiment.xla, experiment.torch_xla2);
     write_ir_dumps(backend, dumps, extras, d.GetAllocator());  // its ir_note
   }
+  // Peak memory (issue 26): a pass of its own after the timed repeats, never inside them.
+  if (o.memory_pass) {
+    std::optional<torch::NoGradGuard> no_grad;
+    if (!training) no_grad.emplace();
+    json_value memory = model_memory_json(
+        model, prepared.step,
+        display_backend_name(experiment.dynamo, experiment.xla, experiment.torch_xla2),
+        d.GetAllocator());
+    run_memory_pass(step, model.example_inputs, timing, metrics, memory, d.GetAllocator());
+    extras.AddMember("memory", memory, d.GetAllocator());
+  }
   // --metrics accuracy: after the timed repeats, never inside them.
   if (o.accuracy_metric) {
     json_value accuracy(rapidjson::kObjectType);
@@ -385,6 +417,23 @@ int run_child(const child_job& job, const suite_config* config) {
   extras.AddMember("noise", noise_verdict_json(noise, d.GetAllocator()), d.GetAllocator());
   report(record_line(id, metrics, "VERIFIER_SKIPPED", &extras), job);
   return 0;
+}
+
+}  // namespace
+
+int run_child(const child_job& job, const suite_config* config) {
+  try {
+    return run_config(job, config);
+  } catch (const c10::OutOfMemoryError& e) {
+    // An error record that says so plainly, with the allocator's figures; the child exits and the
+    // parent's next child starts in a fresh process, on a device with none of this one's memory.
+    const torch::Device device =
+        job.experiment.accelerator == "cuda" ? torch::Device(torch::kCUDA) : torch::kCPU;
+    const std::string text = out_of_memory_text(e, device);
+    log_error(text);
+    report(error_record_line(job_identity(job), text, "VERIFIER_DIDNT_RUN"), job);
+    return 0;
+  }
 }
 
 }  // namespace benchmatrix

@@ -15,8 +15,12 @@ status is 1 (2 for bad arguments, 3 for a torch version that differs from the ch
 import argparse
 import contextlib
 import json
+import os
 import sys
 import time
+
+from benchmatrix_compile.compile_timers import CompileTimer
+from benchmatrix_compile.isa_probe_cache import remembered_isa_probes
 
 
 def parse_arguments(argv):
@@ -46,6 +50,8 @@ def parse_arguments(argv):
                              "sums in float32 as autocast does")
     parser.add_argument("--expect-torch-version", default=None,
                         help="the LibTorch version of the child; the package must match it")
+    parser.add_argument("--timings-json", default=None,
+                        help="also write the timings (seconds per phase, compile_timers.py) here")
     args = parser.parse_args(argv)
     if args.train and (args.format != "aoti" or args.state is None or args.parameter_count is None):
         parser.error("--train needs --format=aoti, --state and --parameter-count")
@@ -89,12 +95,37 @@ def attention_for(output_format):
     return sdpa_kernel([SDPBackend.MATH])
 
 
+def headers_in_cache_dir():
+    """Inductor's precompiled headers live in the Inductor cache directory, with its other caches.
+    torch 2.11 puts them in default_cache_dir() (/tmp/torchinductor_$USER) whatever
+    TORCHINDUCTOR_CACHE_DIR says: --cold-start's empty caches kept them warm, and the shared
+    compiler caches under --cache-dir did not hold them."""
+    from torch._inductor import codecache
+    from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+    if not hasattr(codecache, "_HEADER_DIR") or not hasattr(codecache, "_HEADER_LOCK_DIR"):
+        raise RuntimeError("benchmatrix_compile: torch._inductor.codecache no longer has "
+                           "_HEADER_DIR/_HEADER_LOCK_DIR; update headers_in_cache_dir for this "
+                           "torch")
+    codecache._HEADER_DIR = os.path.join(cache_dir(), "precompiled_headers")
+    codecache._HEADER_LOCK_DIR = os.path.join(codecache._HEADER_DIR, "locks")
+
+
 def compile_package(exported, out, freezing):
     import torch
 
     torch._inductor.config.freezing = freezing
     with torch.no_grad():
         torch._inductor.aoti_compile_and_package(exported, package_path=out)
+
+
+def report(timings, path):
+    """The timings line on stdout (the cache entry's compile.log) and, if asked, as a JSON file."""
+    line = json.dumps(timings)
+    print("benchmatrix_compile: " + line)
+    if path:
+        with open(path, "w") as f:
+            f.write(line + "\n")
 
 
 def main(argv=None):
@@ -111,12 +142,14 @@ def main(argv=None):
               f"{args.expect_torch_version}.", file=sys.stderr)
         return 3
     timings["import_s"] = time.perf_counter() - started
+    breakdown = {"import_s": round(timings["import_s"], 3)}
 
     if args.train:
         from benchmatrix_compile.train_step import compile_train_step
 
+        headers_in_cache_dir()
         timings.update(compile_train_step(args, static_shapes_in_ts2ep))
-        print("benchmatrix_compile: " + json.dumps(timings))
+        report(timings, args.timings_json)
         return 0
 
     t = time.perf_counter()
@@ -134,6 +167,7 @@ def main(argv=None):
 
     exported = export()
     timings["export_s"] = time.perf_counter() - t
+    breakdown["export_s"] = round(timings["export_s"], 3)
 
     if args.format == "stablehlo":
         from benchmatrix_compile.stablehlo import export_stablehlo
@@ -143,7 +177,7 @@ def main(argv=None):
         with attention_for(args.format):  # torchax decomposes the program again while lowering
             timings.update(export_stablehlo(exported, example, args.device, args.out))
         timings["stablehlo_export_s"] = time.perf_counter() - t
-        print("benchmatrix_compile: " + json.dumps(timings))
+        report(timings, args.timings_json)
         return 0
 
     t = time.perf_counter()
@@ -154,18 +188,40 @@ def main(argv=None):
     # mobilenet_v3_large: "references nonexistent attribute _tensor_constantN"): those compile
     # without it, which the timings line records as "freezing": false.
     timings["freezing"] = args.device == "cuda"
-    try:
-        compile_package(exported, args.out, freezing=timings["freezing"])
-    except Exception as error:
-        if not timings["freezing"]:
-            raise
-        print(f"benchmatrix_compile: compiling with Inductor freezing failed ({type(error).__name__}: "
-              f"{str(error).splitlines()[0] if str(error) else ''}); compiling without freezing",
-              file=sys.stderr)
-        timings["freezing"] = False
-        compile_package(export(), args.out, freezing=False)  # afresh: the failed pass may have edited it
+    headers_in_cache_dir()
+    timer = CompileTimer()
+    with timer.cpp_builds(), remembered_isa_probes(timer):
+        try:
+            compile_package(exported, args.out, freezing=timings["freezing"])
+        except Exception as error:
+            if not timings["freezing"]:
+                raise
+            # The failure is the FX graph lint after freezing's constant folding, before any
+            # lowering or code generation: the failed attempt costs the passes up to freezing,
+            # recorded as failed_freezing_attempt_s; the conversion is redone (export_s includes
+            # it), since the failed pass may have edited the exported program in place.
+            failed_s = time.perf_counter() - t
+            message = str(error).splitlines()[0] if str(error) else ""
+            print(f"benchmatrix_compile: compiling with Inductor freezing failed after "
+                  f"{failed_s:.1f} s ({type(error).__name__}: {message}); compiling without "
+                  "freezing", file=sys.stderr)
+            timings["freezing"] = False
+            timings["freezing_failure"] = f"{type(error).__name__}: {message}"
+            breakdown["failed_freezing_attempt_s"] = round(failed_s, 3)
+            reexport_started = time.perf_counter()
+            exported = export()
+            breakdown["export_s"] += round(time.perf_counter() - reexport_started, 3)
+            torch._dynamo.utils.compilation_time_metrics.clear()  # the retry's timers only
+            timer.reset()
+            t = time.perf_counter()
+            compile_package(exported, args.out, freezing=False)
     timings["aoti_compile_s"] = time.perf_counter() - t
-    print("benchmatrix_compile: " + json.dumps(timings))
+    breakdown.update(timer.phases(time.perf_counter() - t))
+    timings["compile_threads"] = torch._inductor.config.compile_threads
+    timings["breakdown_s"] = breakdown
+    for phase, name, seconds, _ in timer.builds:  # the compile log's detail of the C++ phases
+        print(f"benchmatrix_compile: C++ build {name} ({phase}): {seconds:.2f} s")
+    report(timings, args.timings_json)
     return 0
 
 

@@ -420,5 +420,58 @@ class LatestIntervalsTest(OutputDirTest):
         ns = "{http://www.w3.org/2000/svg}"
         self.assertGreaterEqual(len(root.findall(f".//{ns}line[@class='error-bar']")), 3)
 
+
+class MemoryCompressionTest(OutputDirTest):
+    """--report=memory_compression (issue 26): per model the baseline's peak memory / the backend's
+    (device peak allocated, the median past repeat 0), below 0.9 flagged, GEOMEAN over the models;
+    CPU records compare host peak RSS."""
+
+    GIB = 1024 ** 3
+
+    def memory_record(self, model, dynamo, peaks, key="peak_device_allocated_bytes", **kw):
+        samples = [0.5] + [0.01] * (len(peaks) - 1)
+        return json.dumps(rec(model, dynamo, {"total_time": samples, "per_iter_time": samples,
+                                              key: peaks}, **kw))
+
+    def test_ratios_flags_and_geomean(self):
+        g = self.GIB
+        lines = [
+            self.memory_record("resnet50", None, [9 * g, 2 * g, 2 * g, 2 * g]),  # repeat 0 left out
+            self.memory_record("resnet50", "inductor", [g, g, g, g]),             # 2x less
+            self.memory_record("resnet50", "cudagraphs", [3 * g, 2.5 * g, 2.5 * g, 2.5 * g]),  # 0.8
+            self.memory_record("hf_Bert", None, [g, g, g, g]),
+            self.memory_record("hf_Bert", "inductor", [g, 0.8 * g, 0.8 * g, 0.8 * g]),  # 1.25
+            self.memory_record("alexnet", None, [g, g, g, g]),  # no compiled record: no row
+            # a CPU record: host RSS against host RSS
+            self.memory_record("dcgan", None, [4e8, 2e8, 2e8], key="peak_host_rss_bytes",
+                               accelerator="cpu", accelerator_model="x86", timestamp=T3),
+            self.memory_record("dcgan", "inductor", [4e8, 4e8, 4e8], key="peak_host_rss_bytes",
+                               accelerator="cpu", accelerator_model="x86", timestamp=T3),
+        ]
+        path = os.path.join(self.out, "memory.jsonl")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        proc = run(AGGREGATE, path, "--accelerator=h200", "--backends", "eager", "inductor",
+                   "cudagraphs", "--report=memory_compression")
+        lines = proc.stdout.splitlines()
+        header = lines[0].lstrip("# ").split(",")
+        self.assertEqual(header, ["ModelName", "BatchSize", "Inductor compression", "Inductor flag",
+                                  "CUDAGraphs compression", "CUDAGraphs flag"])
+        rows = {cells[0]: dict(zip(header, cells)) for cells in csv.reader(lines[1:])}
+        self.assertEqual(set(rows), {"resnet50", "hf_Bert", "GEOMEAN"})
+        self.assertEqual(float(rows["resnet50"]["Inductor compression"]), 2.0)
+        self.assertEqual(rows["resnet50"]["Inductor flag"], "")
+        self.assertEqual(float(rows["resnet50"]["CUDAGraphs compression"]), 0.8)
+        self.assertEqual(rows["resnet50"]["CUDAGraphs flag"], "below 0.9")
+        self.assertEqual(float(rows["hf_Bert"]["Inductor compression"]), 1.25)
+        geomean = rows["GEOMEAN"]
+        self.assertAlmostEqual(float(geomean["Inductor compression"]), math.sqrt(2.0 * 1.25), places=7)
+        self.assertEqual(geomean["Inductor flag"], "0 of 2 rows below 0.9")
+        self.assertEqual(geomean["CUDAGraphs flag"], "below 0.9; 1 of 1 rows below 0.9")
+        cpu = run(AGGREGATE, path, "--accelerator=cpu", "--backends", "eager", "inductor",
+                  "--report=memory_compression").stdout.splitlines()
+        self.assertTrue(cpu[1].startswith("dcgan,8,0.5,below 0.9"), cpu)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -79,6 +79,20 @@ class AnalyzerShapeTest(OutputDirTest):
         self.assertEqual(compile_time[1:], [0.0] * (REPEAT - 1))
         self.assertEqual(inductor["metrics"]["accuracy"][1:], [0.0] * (REPEAT - 1))
         self.assertEqual(len(eager["metrics"]["total_cpu_time_s"]), REPEAT)
+        # Peak memory (the memory pass, on by default): host RSS for every backend that ran, one
+        # positive value per repeat; the device figures absent on the CPU, with the reason.
+        ran = [r for r in records if "error" not in r["metrics"]]
+        self.assertEqual(len(ran), 5)
+        for record in ran:
+            with self.subTest(dynamo=record["experiment"]["dynamo"], test=record["experiment"]["test"]):
+                metrics, memory = record["metrics"], record["memory"]
+                self.assertEqual(len(metrics["peak_host_rss_bytes"]), REPEAT)
+                self.assertTrue(all(v > 0 for v in metrics["peak_host_rss_bytes"]))
+                self.assertNotIn("peak_device_allocated_bytes", metrics)
+                self.assertEqual(memory["device"], {"unavailable": "accelerator is cpu"})
+                self.assertGreater(memory["parameters_bytes"], 0)
+                self.assertEqual("optimizer_state_bytes" in memory,
+                                 record["experiment"]["test"] == "train")
 
     def test_failed_timing_and_verifier_children(self):
         # A backend that raises in the timing child (an error record, with the verifier's

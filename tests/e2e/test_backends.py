@@ -9,6 +9,7 @@ per-user cache that outlasts the test run (as a user's would): reruns on one mac
 import json
 import os
 import shutil
+import subprocess
 import sys
 import time
 import unittest
@@ -129,6 +130,46 @@ class BackendTest(OutputDirTest):
         for name in ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR"):
             self.assertTrue(dirs[name].startswith(os.path.join(cache, ".build-")), dirs[name])
             self.assertFalse(os.path.exists(dirs[name]))  # removed after the compile
+        # The record says where the helper's time went (compile_timers.py), phases that add up to
+        # at most its wall time; a cold compile probes the CPU's vector ISAs again.
+        breakdown = record["compile"]["breakdown_s"]
+        for phase in ("import_s", "export_s", "lowering_s", "codegen_s", "isa_probe_s",
+                      "cpp_wrapper_compile_s", "cpp_kernel_compile_s", "cpp_link_s", "packaging_s"):
+            self.assertGreaterEqual(breakdown[phase], 0, phase)
+        self.assertGreater(breakdown["cpp_wrapper_compile_s"], 0)
+        self.assertGreater(breakdown["isa_probe_s"], 0)
+        self.assertLessEqual(sum(breakdown.values()), record["metrics"]["compile_helper_s"][0])
+        self.assertGreaterEqual(record["compile"]["compile_threads"], 1)
+
+    def test_concurrent_compiles_share_the_compiler_caches(self):
+        # Two runners compiling different packages at once into one cache directory both use its
+        # Inductor/Triton caches (compiler-caches/), whose entries are written atomically: both
+        # compiles succeed and leave only whole entries (no temporary files, readable probes).
+        cache = os.path.join(self.out, "cache")
+        outs = [os.path.join(self.out, f"run{batch}") for batch in (1, 2)]
+        runs = [subprocess.Popen([RUNNER, "--accelerator=cpu", "--xla=None", "--repeat=1",
+                                  f"--output-dirname={out}", f"--cache-dir={cache}", "--no-resume",
+                                  "--suite-name=dummy", "--dynamo=inductor", "--test=eval",
+                                  f"--batch-size={batch}"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                for batch, out in zip((1, 2), outs)]
+        for proc in runs:
+            output = proc.communicate(timeout=1500)[0]
+            self.assertEqual(proc.returncode, 0, output[-3000:])
+        for out in outs:
+            record = read_records(os.path.join(out, "results.jsonl"))[0]
+            self.assertNotIn("error", record["metrics"])
+            self.assertIs(record["compile"]["cache_hit"], False)
+            self.assertIn("breakdown_s", record["compile"])
+        inductor = os.path.join(cache, "compiler-caches", "inductor")
+        probes = os.path.join(inductor, "benchmatrix_isa_probes")
+        self.assertTrue(os.listdir(probes))
+        for name in os.listdir(probes):
+            with open(os.path.join(probes, name)) as f:
+                self.assertIn("supported", json.load(f))
+        leftovers = [os.path.join(d, n) for d, _, files in os.walk(inductor) for n in files
+                     if n.endswith(".tmp")]
+        self.assertEqual(leftovers, [])
 
     def test_corrupted_entry_is_detected_and_rebuilt(self):
         args = ("--suite-name=dummy", "--dynamo=inductor", "--test=eval")

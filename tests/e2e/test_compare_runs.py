@@ -477,5 +477,61 @@ class CompareRunsByIntervalTest(OutputDirTest):
         csv_header = self.compare("--format=csv", expect=1).stdout.splitlines()[0]
         self.assertIn(",ratio,ratio_low,ratio_high,confidence,verdict,note", csv_header)
 
+class CompareRunsMemoryTest(OutputDirTest):
+    """Peak memory (issue 26) on hand-made records: a faster B that needs 25% more device memory is
+    MORE_MEMORY and fails the default gate; a rise within the repeats' spread, or below
+    --memory-threshold, is not flagged; a fall is noted."""
+
+    GIB = 1024 ** 3
+    SAMPLES = [0.0030, 0.0031, 0.0029, 0.0030, 0.0032, 0.0030]
+
+    def memory_line(self, model, samples, peaks):
+        record = json.loads(timed(model, "inductor", samples))
+        record["metrics"]["peak_device_allocated_bytes"] = [peaks[0]] + peaks
+        return json.dumps(record)
+
+    def write(self, a_lines, b_lines):
+        self.a = os.path.join(self.out, "A.jsonl")
+        self.b = os.path.join(self.out, "B.jsonl")
+        for path, lines in ((self.a, a_lines), (self.b, b_lines)):
+            with open(path, "w") as f:
+                f.write("\n".join(lines) + "\n")
+
+    def compare(self, *args, expect):
+        proc = run(COMPARE_RUNS, self.a, self.b, "--format=json", *args, check=False)
+        self.assertEqual(proc.returncode, expect, proc.stderr)
+        return {r["model_name"]: r for r in json.loads(proc.stdout)["rows"]}
+
+    def test_memory_regression_is_flagged_as_a_slowdown_is(self):
+        steady = [self.GIB] * 6
+        spread = [self.GIB * f for f in (0.9, 1.0, 1.1, 1.0, 1.05, 0.95)]
+        self.write(
+            [self.memory_line("vgg16", self.SAMPLES, steady),
+             self.memory_line("alexnet", self.SAMPLES, steady),
+             self.memory_line("dcgan", self.SAMPLES, spread),
+             self.memory_line("resnet18", self.SAMPLES, steady)],
+            [self.memory_line("vgg16", scaled(self.SAMPLES, 0.8), [1.25 * self.GIB] * 6),  # faster
+             self.memory_line("alexnet", self.SAMPLES, [1.05 * self.GIB] * 6),   # 5%: below 10%
+             self.memory_line("dcgan", self.SAMPLES,                            # 12%, within spread
+                              [self.GIB * f for f in (1.0, 1.12, 1.2, 1.05, 1.15, 1.1)]),
+             self.memory_line("resnet18", self.SAMPLES, [0.5 * self.GIB] * 6)])  # half
+        rows = self.compare(expect=1)
+        vgg = rows["vgg16"]
+        self.assertEqual(vgg["verdict"], "MORE_MEMORY")
+        self.assertTrue(vgg["note"].startswith("peak device allocated +25%: 1 GiB -> 1.25 GiB"),
+                        vgg["note"])
+        self.assertAlmostEqual(vgg["memory_ratio"], 1.25)
+        self.assertEqual(vgg["b"]["peak_memory"]["median_bytes"], 1.25 * self.GIB)
+        self.assertEqual(rows["alexnet"]["verdict"], "SAME")
+        self.assertEqual(rows["dcgan"]["verdict"], "SAME")
+        self.assertNotIn("peak", rows["dcgan"]["note"])
+        self.assertEqual(rows["resnet18"]["verdict"], "SAME")
+        self.assertTrue(rows["resnet18"]["note"].startswith("peak device allocated -50%"))
+        # the gate: --fail-on without more_memory passes the same runs; a higher threshold too
+        self.compare("--fail-on=slower,broken", expect=0)
+        self.assertEqual(self.compare("--memory-threshold=0.3", expect=0)["vgg16"]["verdict"],
+                         "FASTER")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -36,7 +36,8 @@ class DummySweepTest(OutputDirTest):
             self.assertEqual(json.dumps(json.loads(line), ensure_ascii=False), line)
         records = [json.loads(line) for line in lines]
         for record, test in zip(records, ["eval", "train"]):
-            self.assertEqual(list(record), RECORD_KEYS + ["run_environment"] + MACHINE_KEYS)
+            # memory: the memory pass's footprint (on by default, worker/memory_pass.hpp)
+            self.assertEqual(list(record), RECORD_KEYS + ["memory", "run_environment"] + MACHINE_KEYS)
             self.assertEqual(list(record["experiment"]), EXPERIMENT_KEYS)
             self.assertEqual(record["model"], {"suite_name": "dummy", "model_name": "dummy"})
             self.assertEqual(record["experiment"]["test"], test)
@@ -47,8 +48,9 @@ class DummySweepTest(OutputDirTest):
             self.assertEqual(record["timestamp"], 1700000000.25)
             self.assertEqual(record["verification_code"], "VERIFIER_SKIPPED")
             metrics = record["metrics"]
-            self.assertEqual(list(metrics), ["total_time", "per_iter_time"])
+            self.assertEqual(list(metrics), ["total_time", "per_iter_time", "peak_host_rss_bytes"])
             self.assertEqual(len(metrics["total_time"]), 3)
+            self.assertEqual(len(metrics["peak_host_rss_bytes"]), 3)
             for total, per_iter in zip(metrics["total_time"], metrics["per_iter_time"]):
                 self.assertGreater(total, 0)
                 self.assertAlmostEqual(per_iter, total / 2)

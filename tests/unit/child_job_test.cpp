@@ -42,6 +42,7 @@ child_job sample_job() {
   s.accuracy_baseline = "inductor";
   s.accuracy_atol = 1e-05;
   s.profile_cupti = true;
+  s.memory_pass = false;  // default true: the round trip must carry a changed value
   s.save_ir_format = "hlo";
   s.log_level = "debug";
   s.output_basename = "r.jsonl";
@@ -71,6 +72,7 @@ TEST_CASE("a child job survives the JSON round trip field for field") {
   CHECK_FALSE(back.settings.accuracy_rtol.has_value());
   CHECK(back.settings.accuracy_atol == 1e-05);
   CHECK(back.settings.profile_cupti);
+  CHECK_FALSE(back.settings.memory_pass);
   CHECK_FALSE(back.settings.profile_cuda_cpu);
   CHECK(back.settings.export_dir == "/tmp/export");
   // writing it again gives the same text: no field is dropped or defaulted on the way

@@ -30,6 +30,16 @@ TEST_CASE("the host figures are read from this machine") {
   CHECK(host.affinity_cpus <= host.online_cpus);
   REQUIRE(host.load_average_1m);  // Linux: /proc/loadavg
   CHECK(*host.load_average_1m >= 0);
+  REQUIRE(host.cpu_ticks);  // Linux: /proc/stat
+  CHECK(host.cpu_ticks->total >= host.cpu_ticks->idle + host.cpu_ticks->steal);
+  REQUIRE(host.process_cpu_s);
+  const host_state later = read_host_state();
+  CHECK(later.cpu_ticks->total >= host.cpu_ticks->total);
+  CHECK(*later.process_cpu_s >= *host.process_cpu_s);
+  // 2^20 dependent multiply-adds take about a millisecond on any core of this decade: far from 0
+  // (the chain was not optimised away) and far from a second.
+  CHECK(host.speed_probe_ms > 0.05);
+  CHECK(host.speed_probe_ms < 200);
 }
 
 TEST_CASE("a snapshot without a GPU says why; NVML's absence never throws") {

@@ -168,6 +168,11 @@ TEST_CASE("accuracy figures: a PASS -> PASS drift beyond the nights' range is AC
   CHECK(judge_config(now, history, o).result == gate_verdict::same);
   now.accuracy.cosine_distance = 1e-3;
   CHECK(judge_config(now, history, o).result == gate_verdict::accuracy_drift);
+  // Every figure that drifted is named, in the reason's order.
+  now.accuracy.rmse_vs_fp64 = 3.4e-4;
+  CHECK(judge_config(now, history, o).reason ==
+        "rmse_vs_fp64 0.00034 > 2.000 x the reference nights' largest 3.4e-05; "
+        "1 - cosine_similarity 0.001 > 2.000 x the reference nights' largest 0.0");
 }
 
 TEST_CASE("NEW without a reference night, MISSING without tonight's record") {

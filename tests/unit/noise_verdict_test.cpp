@@ -190,3 +190,37 @@ TEST_CASE("the verdict's JSON reads back; a record with a malformed noise is rej
       results_record::parse_lenient(head + R"(, "noise": {"verdict": "quiet"}})", "line 4"),
       std::runtime_error);
 }
+
+TEST_CASE("CPU time stolen by the hypervisor during the repeats is noisy") {
+  auto start = quiet_gpu_snapshot();
+  auto end = start;
+  start.host.cpu_ticks = host_cpu_ticks{100000, 90000, 1000};
+  end.host.cpu_ticks = host_cpu_ticks{101600, 91000, 1080};  // 80 of 1600 ticks stolen: 5%
+  const auto v = judge_noise(steady, start, end);
+  CHECK(v.verdict == "noisy");
+  CHECK(mentions(v, "the hypervisor stole 5.0% of the host's CPU time"));
+  end.host.cpu_ticks = host_cpu_ticks{101600, 91500, 1016};  // 1%: a VM's usual background
+  CHECK(judge_noise(steady, start, end).verdict == "quiet");
+  const auto shares = cpu_shares_between(start.host, end.host);
+  REQUIRE(shares);
+  CHECK(shares->steal == doctest::Approx(0.01));
+  CHECK(shares->idle == doctest::Approx(1500.0 / 1600));
+  end.host.cpu_ticks.reset();  // not Linux: nothing to judge, nothing claimed
+  CHECK_FALSE(cpu_shares_between(start.host, end.host));
+  CHECK(judge_noise(steady, start, end).verdict == "quiet");
+}
+
+TEST_CASE("a host CPU that changed speed during the repeats is noisy") {
+  auto start = quiet_gpu_snapshot();
+  auto end = start;
+  start.host.speed_probe_ms = 1.40;
+  end.host.speed_probe_ms = 1.75;  // 25% slower: the clock fell
+  const auto v = judge_noise(steady, start, end);
+  CHECK(v.verdict == "noisy");
+  CHECK(mentions(v, "the host CPU ran 25% slower at the end than at the start (speed probe "
+                    "1.40 -> 1.75 ms"));
+  end.host.speed_probe_ms = 1.43;  // 2%: the probe's own spread
+  CHECK(judge_noise(steady, start, end).verdict == "quiet");
+  end.host.speed_probe_ms = 0;  // not probed (an old snapshot): nothing claimed
+  CHECK(judge_noise(steady, start, end).verdict == "quiet");
+}

@@ -57,6 +57,23 @@ TEST_CASE("charts draw their series, error bars, reference line and legend") {
   CHECK(count(s, "class=\"median\"") == 1);
 }
 
+TEST_CASE("a line point draws its asymmetric interval, its flag ring and its tooltip") {
+  line_chart line;
+  line_point quiet{1, 10.0, no_value, ""};
+  quiet.low = 9.0;
+  quiet.high = 12.0;
+  line_point flagged{2, 30.0, no_value, ""};
+  flagged.flagged = true;
+  flagged.tooltip = "night 2: SLOWER <x>";
+  line.series.push_back({"eval/eager", {quiet, flagged}});
+  const std::string l = render_line_chart(line);
+  CHECK(count(l, "<g class=\"point\">") == 1);
+  CHECK(count(l, "<g class=\"point flagged\">") == 1);
+  CHECK(count(l, "class=\"flag\"") == 1);
+  CHECK(count(l, "class=\"error-bar\"") == 1);  // the interval; the flagged point has none
+  CHECK(l.find("<title>night 2: SLOWER &lt;x&gt;</title>") != std::string::npos);
+}
+
 TEST_CASE("explicit colours, a legend outside the bars, and group labels rotated only when they do not fit") {
   bar_chart bars;
   bars.frame.width_in = 6;

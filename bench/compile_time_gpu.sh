@@ -1,0 +1,115 @@
+#!/bin/bash
+# Inductor compile time on the GPU machine (issue 22; BENCHMARKS.md, "Compile time"). Steps, run in
+# the order given (each device call has 10 minutes; every step but build fits in about 8 on 16 cores):
+#   build     experiment_runner into build-gpu (as bench/compiled_backends_gpu.sh build)
+#   cold      our cold compile (--cold-start: empty package cache and Inductor/Triton caches), one
+#             model at a time; each record's compile.breakdown_s says where the time went
+#   shared    the same models into a fresh package cache, without --cold-start, twice: the first
+#             pass fills compiler-caches/ (what the first sweep after a torch update sees: models
+#             share only the ISA probes and headers), the second pass, with the packages removed
+#             but compiler-caches/ kept, is a recompile with warm FX-graph/Triton/autotune caches
+#   hit       a rerun on the cold step's cache: a warm hit (load + CUDA-graph capture) per model
+#   anchor    Python torch.compile (default mode) of the pip originals, each in a fresh process
+#             with empty caches (bench/compile_time_anchor.py), same inputs as ours
+#   wrapper   aot_inductor.compile_wrapper_opt_level O0 vs the default O1: cold compile and paired
+#             per-iteration times (eager baseline) for each, to see that the step time does not move
+#   table     per model: our cold compile_time_s and its breakdown, Python's compile_s, the ratio
+# Usage: bench/compile_time_gpu.sh OUT_DIR STEP...   (MODELS=a,b,c overrides the model list)
+set -euo pipefail
+out=$1; shift
+mkdir -p "$out"
+build=build-gpu
+models=${MODELS:-resnet50,hf_GPT2,mobilenet_v3_large,nanogpt,hf_Bert}
+filter="^(${models//,/|})$"
+runner() { "$build/experiment_runner" --suite-name=torchbench --accelerator=cuda --xla=None \
+             --filter="$filter" --dynamo=inductor --test=eval --no-resume "$@"; }
+for step in "$@"; do
+  echo "=== $step $(date +%T)"
+  started=$(date +%s)
+  case $step in
+    build) bench/compiled_backends_gpu.sh "$out" build ;;
+    cold)
+      runner --cold-start --repeat=3 --cache-dir="$out/cache" --output-dirname="$out/cold" \
+        --subprocess-timeout=600 > "$out/cold.log" 2>&1 || tail -20 "$out/cold.log"
+      ;;
+    shared)
+      rm -rf "$out/shared-cache"
+      for pass in 1 2; do
+        runner --repeat=1 --cache-dir="$out/shared-cache" --output-dirname="$out/shared-$pass" \
+          --subprocess-timeout=600 > "$out/shared-$pass.log" 2>&1 || tail -20 "$out/shared-$pass.log"
+        # keep compiler-caches/, drop the packages: the second pass recompiles every model
+        find "$out/shared-cache" -mindepth 1 -maxdepth 1 ! -name compiler-caches -exec rm -rf {} +
+      done
+      du -sh "$out/shared-cache/compiler-caches"
+      ;;
+    hit)
+      runner --repeat=3 --cache-dir="$out/cache" --output-dirname="$out/hit" > "$out/hit.log" 2>&1 \
+        || tail -20 "$out/hit.log"
+      ;;
+    anchor)
+      python3 bench/compile_time_anchor.py "$out/cache" --models="$models" > "$out/anchor.jsonl" \
+        2> "$out/anchor.log" || tail -30 "$out/anchor.log"
+      cut -c1-200 "$out/anchor.jsonl"
+      ;;
+    wrapper)
+      for level in O1 O0; do
+        AOT_INDUCTOR_COMPILE_WRAPPER_OPT_LEVEL=$level runner --cold-start --repeat=10 \
+          --iterations-per-run=20 --paired-baseline=eager --cache-dir="$out/wrapper-cache-$level" \
+          --output-dirname="$out/wrapper-$level" > "$out/wrapper-$level.log" 2>&1 \
+          || tail -20 "$out/wrapper-$level.log"
+      done
+      ;;
+    table)
+      python3 - "$out" <<'EOF'
+import glob, json, math, os, sys
+out = sys.argv[1]
+def records(step):
+    path = os.path.join(out, step, "results.jsonl")
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        return {r["model"]["model_name"]: r for r in map(json.loads, filter(str.strip, f))}
+def anchors():
+    path = os.path.join(out, "anchor.jsonl")
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        return {a["model"]: a for a in map(json.loads, filter(str.strip, f))}
+def first(record, metric):
+    values = record.get("metrics", {}).get(metric)
+    return values[0] if values else float("nan")
+cold, hit, py = records("cold"), records("hit"), anchors()
+shared = [records("shared-1"), records("shared-2")]
+ratios = []
+print(f"{'model':20} {'cold s':>7} {'helper':>7} {'py s':>6} {'ratio':>6} {'shared1':>7} "
+      f"{'shared2':>7} {'hit s':>6}  breakdown (cold)")
+for model in sorted(set(cold) | set(py)):
+    c = cold.get(model, {})
+    ours, python = first(c, "compile_time_s"), py.get(model, {}).get("compile_s", float("nan"))
+    ratio = ours / python if python == python and ours == ours else float("nan")
+    if ratio == ratio:
+        ratios.append(ratio)
+    breakdown = c.get("compile", {}).get("breakdown_s", {})
+    print(f"{model:20} {ours:7.1f} {first(c, 'compile_helper_s'):7.1f} {python:6.1f} {ratio:6.2f} "
+          f"{first(shared[0].get(model, {}), 'compile_time_s'):7.1f} "
+          f"{first(shared[1].get(model, {}), 'compile_time_s'):7.1f} "
+          f"{first(hit.get(model, {}), 'compile_time_s'):6.2f}  "
+          + " ".join(f"{k.removesuffix('_s')}={v:.1f}" for k, v in breakdown.items() if v >= 0.1)
+          + (f"  [freezing failed: {c['compile']['freezing_failure'][:60]}]"
+             if c.get("compile", {}).get("freezing_failure") else ""))
+if ratios:
+    print(f"geomean ours/python: {math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f}; "
+          f"cold total {sum(first(r, 'compile_time_s') for r in cold.values()):.0f} s")
+for level in ("O1", "O0"):
+    for model, r in sorted(records(f"wrapper-{level}").items()):
+        speedup = r.get("paired", {}).get("speedup", {})
+        wrapper = r.get("compile", {}).get("breakdown_s", {}).get("cpp_wrapper_compile_s", math.nan)
+        print(f"wrapper {level} {model:20} wrapper g++ {wrapper:5.1f} s  compile "
+              f"{first(r, 'compile_time_s'):5.1f} s  speedup vs eager {speedup.get('median', math.nan):.3f} "
+              f"[{speedup.get('low', math.nan):.3f}, {speedup.get('high', math.nan):.3f}]")
+EOF
+      ;;
+    *) echo "unknown step $step"; exit 2 ;;
+  esac
+  echo "=== $step took $(( $(date +%s) - started )) s"
+done
