@@ -2,6 +2,7 @@
 #include "backends/inductor_backend.hpp"
 
 #include "backends/cuda_graph_capture.hpp"
+#include "backends/inductor_train_step.hpp"
 #include "backends/traced_graph.hpp"
 #include "backends/warm_up.hpp"
 #include "core/compile_cache.hpp"
@@ -165,10 +166,7 @@ std::string compile_helper_python() {
 
 backend_step make_inductor_step(model_instance& model, const step_options& options,
                                 const backend_context& context) {
-  if (options.training)
-    throw backend_unsupported(
-        "dynamo=inductor runs AOTInductor, which compiles inference graphs only (torch.export "
-        "gives no backward); benchmatrix runs inductor for test=eval");
+  if (options.training) return make_inductor_train_step(model, options, context);
   const auto started = std::chrono::steady_clock::now();
   model.module->eval();
   const auto traced =

@@ -3,7 +3,7 @@
 // aoti_compile_and_package, in its own process with the pip torch), cached by content hash
 // (core/compile_cache.hpp), loaded with torch::inductor::AOTIModelPackageLoader and — on CUDA —
 // replayed under a CUDA graph, as the seed's runner turns on Inductor's CUDA graphs.
-// Eval only: torch.export gives no backward, so test=train is a SKIP record that says so.
+// test=train: the joint forward+backward train step, backends/inductor_train_step.hpp.
 #pragma once
 
 #include "backends/backend.hpp"

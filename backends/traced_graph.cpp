@@ -13,18 +13,18 @@ c10::IValue traced_forward::unflatten(const std::vector<torch::Tensor>& leaves) 
   return with_tensor_leaves({output_structure}, leaves).front();
 }
 
-traced_forward trace_forward(model_instance& model, bool parameters_as_inputs,
-                             const step_options& options, bool settle_first) {
-  traced_forward traced;
-  traced.parameters_are_inputs = parameters_as_inputs;
-  const auto parameters = model.module->parameters();
-  if (!parameters_as_inputs)
-    for (auto p : parameters) p.requires_grad_(false);  // constants may not require grad
+namespace {
 
+/// The tracing of trace_forward and trace_train_forward: graph inputs are the model inputs' tensor
+/// leaves, then `state`; the forward runs with autograd on where `with_grad`.
+traced_forward trace_with_state(model_instance& model, const std::vector<torch::Tensor>& state,
+                                bool with_grad, const step_options& options, bool settle_first) {
+  traced_forward traced;
+  traced.parameters_are_inputs = !state.empty();
   const std::vector<torch::Tensor> input_leaves = tensor_leaves(model.example_inputs);
   traced.input_leaf_count = input_leaves.size();
   torch::jit::Stack inputs(input_leaves.begin(), input_leaves.end());
-  if (parameters_as_inputs) inputs.insert(inputs.end(), parameters.begin(), parameters.end());
+  inputs.insert(inputs.end(), state.begin(), state.end());
 
   forward_side_effects_guard restore(*model.module);
   if (settle_first) {
@@ -39,10 +39,10 @@ traced_forward trace_forward(model_instance& model, bool parameters_as_inputs,
     (void)model.forward(model.example_inputs);
   }
   std::optional<torch::NoGradGuard> no_grad;
-  if (!parameters_as_inputs) no_grad.emplace();
+  if (!with_grad) no_grad.emplace();
   const size_t leaf_count = input_leaves.size();
   try {
-    auto [state, outputs] = torch::jit::tracer::trace(
+    auto [tracing_state, outputs] = torch::jit::tracer::trace(
         std::move(inputs),
         [&](torch::jit::Stack traced_inputs) -> torch::jit::Stack {
           std::vector<torch::Tensor> leaves;
@@ -58,12 +58,28 @@ traced_forward trace_forward(model_instance& model, bool parameters_as_inputs,
         },
         [](const torch::autograd::Variable&) { return std::string(); },
         /*strict=*/false);
-    traced.graph = state->graph;
+    traced.graph = tracing_state->graph;
   } catch (const c10::Error& e) {
     throw std::runtime_error(std::string("tracing the forward failed: ") +
                              e.what_without_backtrace());
   }
   return traced;
+}
+
+}  // namespace
+
+traced_forward trace_forward(model_instance& model, bool parameters_as_inputs,
+                             const step_options& options, bool settle_first) {
+  const auto parameters = model.module->parameters();
+  if (!parameters_as_inputs)
+    for (auto p : parameters) p.requires_grad_(false);  // constants may not require grad
+  return trace_with_state(model, parameters_as_inputs ? parameters : std::vector<torch::Tensor>{},
+                          /*with_grad=*/parameters_as_inputs, options, settle_first);
+}
+
+traced_forward trace_train_forward(model_instance& model, const std::vector<torch::Tensor>& state,
+                                   const step_options& options) {
+  return trace_with_state(model, state, /*with_grad=*/true, options, /*settle_first=*/false);
 }
 
 torch::jit::Module to_script_module(const traced_forward& traced) {

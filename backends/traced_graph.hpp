@@ -43,6 +43,15 @@ struct traced_forward {
 [[nodiscard]] traced_forward trace_forward(model_instance& model, bool parameters_as_inputs,
                                            const step_options& options, bool settle_first = false);
 
+/// Train, for a compiler that differentiates the graph itself (inductor's train step): the graph
+/// inputs are the model inputs' leaves, then `state` (the parameters deduplicated by identity, then
+/// the buffers), traced with autograd on and under autocast when options.use_amp; buffers the
+/// forward updates in place (BatchNorm's statistics) are updated in place in the graph. The tracing
+/// run leaves no trace, as trace_forward's.
+[[nodiscard]] traced_forward trace_train_forward(model_instance& model,
+                                                 const std::vector<torch::Tensor>& state,
+                                                 const step_options& options);
+
 /// A script module whose forward(self, *leaves) is the traced graph: savable with save(), loadable
 /// by torch.jit.load in Python (the inductor compile helper's input).
 [[nodiscard]] torch::jit::Module to_script_module(const traced_forward& traced);

@@ -8,7 +8,8 @@ module plus weights and compile options for the XLA/PJRT backend (stablehlo.py s
 
 Path: torch.jit.load -> torch._export.converter.TS2EPConverter (static shapes) -> ExportedProgram
 -> aoti_compile_and_package. Exit status 0 on success; on failure the traceback is on stderr and the
-status is 1 (2 for bad arguments, 3 for a torch version that differs from the child's LibTorch).
+status is 1 (2 for bad arguments, 3 for a torch version that differs from the child's LibTorch,
+4 when --train cannot export the model's train step).
 """
 
 import argparse
@@ -33,11 +34,28 @@ def parse_arguments(argv):
                         help="path of the .pt2 package to write (--format=stablehlo: a directory)")
     parser.add_argument("--format", default="aoti", choices=["aoti", "stablehlo"],
                         help="aoti: an AOTInductor package; stablehlo: the XLA/PJRT export")
+    parser.add_argument("--train", action="store_true",
+                        help="compile the joint train step (train_step.py) instead of the forward; "
+                             "the TorchScript then takes the inputs, parameters and buffers")
+    parser.add_argument("--state", default=None,
+                        help="--train: torch.save'd tuple of the parameters, then the buffers")
+    parser.add_argument("--parameter-count", type=int, default=None,
+                        help="--train: how many of the --state tensors are parameters")
+    parser.add_argument("--loss-structure", default=None,
+                        help="--train: the output's nesting as JSON lists of leaf indices, e.g. "
+                             "[0, [1, 2]]; the loss is the mean at each level (default: one list "
+                             "of all leaves)")
+    parser.add_argument("--amp", action="store_true",
+                        help="--train: the forward was traced under float16 autocast; the loss "
+                             "sums in float32 as autocast does")
     parser.add_argument("--expect-torch-version", default=None,
                         help="the LibTorch version of the child; the package must match it")
     parser.add_argument("--timings-json", default=None,
                         help="also write the timings (seconds per phase, compile_timers.py) here")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.train and (args.format != "aoti" or args.state is None or args.parameter_count is None):
+        parser.error("--train needs --format=aoti, --state and --parameter-count")
+    return args
 
 
 @contextlib.contextmanager
@@ -125,6 +143,14 @@ def main(argv=None):
         return 3
     timings["import_s"] = time.perf_counter() - started
     breakdown = {"import_s": round(timings["import_s"], 3)}
+
+    if args.train:
+        from benchmatrix_compile.train_step import compile_train_step
+
+        headers_in_cache_dir()
+        timings.update(compile_train_step(args, static_shapes_in_ts2ep))
+        report(timings, args.timings_json)
+        return 0
 
     t = time.perf_counter()
     # StableHLO for cuda is exported on the GPU where there is one (a model traced on CUDA keeps

@@ -1,6 +1,8 @@
 """Compiled backends on the CPU: torchscript and inductor (AOTInductor) run and match eager, the
 compile cache hits, detects corruption and survives failed compiles, and configs a backend cannot
-run (cudagraphs without a GPU, inductor train) get SKIP records that say why.
+run (cudagraphs without a GPU) get SKIP records that say why. inductor trains through its compiled
+joint train step (forward, backward, eager's optimizer) and matches eager's loss, gradients and
+updated parameters.
 
 AOTInductor compiles take tens of seconds on a small machine, so the compiled packages live in a
 per-user cache that outlasts the test run (as a user's would): reruns on one machine hit it."""
@@ -47,7 +49,7 @@ class BackendTest(OutputDirTest):
                              "--test=train", "--verify")
         self.assertEqual(len(records), 8)
         for dynamo, test in ((None, "eval"), (None, "train"), ("torchscript", "eval"),
-                             ("torchscript", "train"), ("inductor", "eval")):
+                             ("torchscript", "train"), ("inductor", "eval"), ("inductor", "train")):
             with self.subTest(dynamo=dynamo, test=test):
                 record = records[("dummy", dynamo, test)]
                 metrics = record["metrics"]
@@ -59,11 +61,7 @@ class BackendTest(OutputDirTest):
                 else:
                     self.assertNotIn("compile_time_s", metrics)
         self.assertIn("cache_hit", records[("dummy", "inductor", "eval")]["compile"])
-        inductor_train = records[("dummy", "inductor", "train")]
-        self.assertTrue(inductor_train["metrics"]["error"].startswith("SKIP: dynamo=inductor runs "
-                                                                      "AOTInductor"))
-        self.assertIn("inference graphs only", inductor_train["metrics"]["error"])
-        self.assertEqual(inductor_train["verification_code"], "VERIFIER_SKIPPED")
+        self.assertIn("cache_hit", records[("dummy", "inductor", "train")]["compile"])
         for test in ("eval", "train"):
             cudagraphs = records[("dummy", "cudagraphs", test)]
             self.assertIn("SKIP: dynamo=cudagraphs needs accelerator=cuda", cudagraphs["metrics"]["error"])
@@ -79,6 +77,32 @@ class BackendTest(OutputDirTest):
                 self.assertNotIn("error", record["metrics"])
                 self.assertEqual(record["experiment"]["batch_size"], 1)
                 self.assertEqual(record["verification_code"], "PASS", record["verification"])
+
+    def test_torchbench_models_train_under_inductor_and_match_eager(self):
+        # dcgan: BatchNorm statistics updated by the compiled step; squeezenet1_1: dropout drawn
+        # as eager draws it. Two verified steps: the second starts from the first's update.
+        records = self.sweep("--suite-name=torchbench", "--filter=^(squeezenet1_1|dcgan)$",
+                             "--batch-size=2", "--dynamo=inductor", "--test=train", "--verify",
+                             "--verify-iterations=2")
+        self.assertEqual(len(records), 2)
+        for key, record in records.items():
+            with self.subTest(config=key):
+                self.assertNotIn("error", record["metrics"])
+                self.assertEqual(len(record["metrics"]["per_iter_time"]), 2)
+                self.assertGreater(record["metrics"]["compile_time_s"][0], 0)
+                self.assertEqual(record["verification_code"], "PASS", record["verification"])
+
+    def test_unexportable_train_step_is_a_skip_naming_the_model(self):
+        env = dict(os.environ,
+                   BENCHMATRIX_PYTHON=os.path.join(HERE, "unexportable_train_helper.sh"))
+        records = self.sweep("--suite-name=dummy", "--dynamo=inductor", "--test=train",
+                             cache=os.path.join(self.out, "empty-cache"), env=env)
+        record = records[("dummy", "inductor", "train")]
+        self.assertEqual(record["metrics"]["error"],
+                         "SKIP: dynamo=inductor cannot export the train step of dummy: "
+                         "GuardOnDataDependentSymNode: Could not guard on data-dependent "
+                         "expression Eq(u0, 1)")
+        self.assertEqual(record["verification_code"], "VERIFIER_SKIPPED")
 
     def test_second_run_hits_the_cache(self):
         args = ("--suite-name=dummy", "--dynamo=inductor", "--test=eval")

@@ -1,0 +1,403 @@
+#include "backends/inductor_train_step.hpp"
+
+#include "backends/cuda_graph_capture.hpp"
+#include "backends/forward_side_effects.hpp"
+#include "backends/inductor_backend.hpp"
+#include "backends/traced_graph.hpp"
+#include "core/compile_cache.hpp"
+#include "core/content_hash.hpp"
+#include "core/directory_tree.hpp"
+#include "core/log.hpp"
+#include "core/text_file.hpp"
+#include "process/child_process.hpp"
+#include "process/helper_process.hpp"
+#include "torch_support/device_sync.hpp"
+#include "torch_support/ivalue_tensors.hpp"
+
+#include <torch/csrc/inductor/aoti_package/model_package_loader.h>
+#include <torch/serialize.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <unordered_set>
+
+#ifndef BENCHMATRIX_PYTHON_PATH
+#error "BENCHMATRIX_PYTHON_PATH (the folder holding benchmatrix_compile) must be defined"
+#endif
+
+namespace benchmatrix {
+namespace {
+
+constexpr const char* package_name = "train_step.pt2";  // apart from eval's model.pt2
+constexpr int cuda_graph_warm_ups = 3;  // as the cudagraphs backend's train step
+
+/// The parameters (each tensor once: tied weights are one graph input, as Python's
+/// named_parameters() deduplicates them) and the buffers the traced train step takes.
+struct model_state {
+  std::vector<torch::Tensor> parameters;
+  std::vector<torch::Tensor> buffers;
+
+  explicit model_state(torch::nn::Module& module) {
+    std::unordered_set<const c10::TensorImpl*> seen;
+    for (const auto& p : module.parameters())
+      if (seen.insert(p.unsafeGetTensorImpl()).second) parameters.push_back(p);
+    for (const auto& b : module.buffers())
+      if (seen.insert(b.unsafeGetTensorImpl()).second) buffers.push_back(b);
+  }
+  [[nodiscard]] std::vector<torch::Tensor> all() const {
+    std::vector<torch::Tensor> tensors(parameters.begin(), parameters.end());
+    tensors.insert(tensors.end(), buffers.begin(), buffers.end());
+    return tensors;
+  }
+};
+
+std::string pickled(const std::vector<torch::Tensor>& tensors) {
+  std::vector<c10::IValue> cpu;
+  for (const auto& t : tensors) cpu.emplace_back(t.detach().cpu());
+  const auto bytes = torch::pickle_save(c10::ivalue::Tuple::create(std::move(cpu)));
+  return {bytes.begin(), bytes.end()};
+}
+
+/// The output's nesting as the compile helper's --loss-structure: JSON lists of leaf indices (in
+/// tensor_leaves order) for each list, tuple and dict, e.g. "[0,[1,2]]", so the compiled loss takes
+/// the mean at each level as reduce_to_scalar_loss does. Throws std::invalid_argument where
+/// reduce_to_scalar_loss would (an output that is neither tensor nor container, an empty one).
+std::string loss_structure(const c10::IValue& output, size_t& next_leaf) {
+  if (output.isTensor()) return std::to_string(next_leaf++);
+  std::vector<c10::IValue> elements;
+  if (output.isTensorList()) {
+    for (const torch::Tensor& t : output.toTensorList()) elements.emplace_back(t);
+  } else if (output.isList()) {
+    for (const auto& element : output.toList()) elements.push_back(element);
+  } else if (output.isTuple()) {
+    for (const auto& element : output.toTupleRef().elements()) elements.push_back(element);
+  } else if (output.isGenericDict()) {
+    for (const auto& entry : output.toGenericDict()) elements.push_back(entry.value());
+  } else {
+    throw std::invalid_argument("reduce_to_scalar_loss: cannot reduce a " + output.tagKind() +
+                                " output to a loss");
+  }
+  if (elements.empty()) throw std::invalid_argument("reduce_to_scalar_loss: empty output");
+  std::string text = "[";
+  for (size_t i = 0; i < elements.size(); ++i)
+    text += (i ? "," : "") + loss_structure(elements[i], next_leaf);
+  return text + "]";
+}
+
+std::string helper_file(const std::string& name) {
+  return read_text_file(std::string(BENCHMATRIX_PYTHON_PATH) + "/benchmatrix_compile/" + name);
+}
+
+/// What the train package depends on, hashed into its cache key (distinct from eval's: another
+/// artifact name, the state and the train helper's source in the key, "train step" in the
+/// description).
+struct train_recipe {
+  std::string torchscript;  // forward(*inputs, *parameters, *buffers), serialized
+  std::string inputs;       // the example inputs' pickled bytes
+  std::string state;        // the parameters' then buffers' pickled bytes (example values)
+  std::string loss_structure;  // the output's nesting (see loss_structure())
+  size_t parameter_count = 0;
+  bool amp = false;
+  std::string description;
+
+  [[nodiscard]] std::string key() const {
+    return sha256_hasher()
+        .add_field("torchscript", torchscript)
+        .add_field("inputs", inputs)
+        .add_field("state", state)
+        .add_field("parameter_count", std::to_string(parameter_count))
+        .add_field("loss_structure", loss_structure)
+        .add_field("amp", amp ? "float16" : "none")
+        .add_field("description", description)
+        .add_field("helper", helper_file("__main__.py"))
+        .add_field("train_helper", helper_file("train_step.py"))
+        .hex();
+  }
+};
+
+void write_file(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out.flush()) throw std::runtime_error("cannot write " + path.string());
+}
+
+std::string python_path() {
+  std::string path = BENCHMATRIX_PYTHON_PATH;
+  if (const char* existing = std::getenv("PYTHONPATH"); existing && *existing)
+    path += std::string(":") + existing;
+  return path;
+}
+
+/// The helper's exit status when the export of the model's train step fails (train_step.py
+/// EXPORT_FAILED): a SKIP record, not an error.
+constexpr int export_failed_status = 4;
+
+/// The compile helper failed: a SKIP naming the model and the helper's reason when the model's
+/// train step cannot be exported, else an error with the helper's last lines.
+[[noreturn]] void helper_failed(const helper_result& result, const std::string& model_name) {
+  if (!result.exit.signaled && result.exit.exit_code == export_failed_status) {
+    const std::string marker = "the train step cannot be exported: ";
+    const auto at = result.output_tail.rfind(marker);
+    std::string reason = at == std::string::npos ? "see compile.log"
+                                                 : result.output_tail.substr(at + marker.size());
+    reason = reason.substr(0, reason.find('\n'));
+    throw backend_unsupported("dynamo=inductor cannot export the train step of " + model_name +
+                              ": " + reason);
+  }
+  throw std::runtime_error("the inductor train-step compile helper (" + compile_helper_python() +
+                           " -m benchmatrix_compile --train) " + result.exit.describe() + ":\n" +
+                           result.output_tail);
+}
+
+void compile_train_package(const train_recipe& recipe, const torch::Device& device,
+                           const std::filesystem::path& directory, bool cold_start,
+                           const std::string& model_name) {
+  write_file(directory / "traced.pt", recipe.torchscript);
+  write_file(directory / "inputs.pt", recipe.inputs);
+  write_file(directory / "state.pt", recipe.state);
+  std::vector<std::string> argv = {
+      compile_helper_python(), "-m", "benchmatrix_compile", "--train",
+      "--torchscript", (directory / "traced.pt").string(),
+      "--inputs", (directory / "inputs.pt").string(),
+      "--state", (directory / "state.pt").string(),
+      "--parameter-count", std::to_string(recipe.parameter_count),
+      "--loss-structure", recipe.loss_structure,
+      "--device", device.is_cuda() ? "cuda" : "cpu",
+      "--out", (directory / package_name).string(),
+      "--expect-torch-version", TORCH_VERSION};
+  if (recipe.amp) argv.emplace_back("--amp");
+  auto environment = current_environment();
+  environment["PYTHONPATH"] = python_path();
+  const auto cold_caches = directory / "cold-caches";  // as the eval compile's --cold-start
+  if (cold_start) {
+    environment["TORCHINDUCTOR_CACHE_DIR"] = (cold_caches / "inductor").string();
+    environment["TRITON_CACHE_DIR"] = (cold_caches / "triton").string();
+  }
+  log_info("compiling the train step with AOTInductor (" + recipe.description + ")");
+  const helper_result result = run_helper(argv, environment, directory / "compile.log");
+  if (!result.exit.success()) helper_failed(result, model_name);
+  if (cold_start) remove_tree(cold_caches.string());  // not part of the entry
+  log_info("AOTInductor train-step compile took " + std::to_string(result.seconds) + " s");
+}
+
+/// "0,2,5" -> {0, 2, 5}; "" -> {}.
+std::vector<size_t> index_list(const std::string& text, const std::string& what) {
+  std::vector<size_t> indices;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, ','))
+    try {
+      indices.push_back(std::stoul(item));
+    } catch (const std::exception&) {
+      throw std::runtime_error("the train package's metadata " + what + " is not a list of " +
+                               "indices: \"" + text + "\"");
+    }
+  return indices;
+}
+
+/// The loaded package and what its outputs mean: (loss, prediction leaves, one gradient per
+/// parameter, the updated buffers).
+class train_package {
+public:
+  train_package(const std::filesystem::path& path, const torch::Device& device,
+                model_state state, const traced_forward& traced)
+      : m_state(std::move(state)), m_traced(traced) {
+    try {
+      m_loader = std::make_shared<torch::inductor::AOTIModelPackageLoader>(
+          path.string(), "model", /*run_single_threaded=*/true, /*num_runners=*/1,
+          device.is_cuda() ? device.index() : c10::DeviceIndex(-1));
+    } catch (const c10::Error& e) {
+      throw std::runtime_error("cannot load the AOTInductor train package " + path.string() +
+                               ": " + e.what_without_backtrace());
+    }
+    auto metadata = m_loader->get_metadata();
+    m_updated_buffers = index_list(metadata["benchmatrix_updated_buffers"], "updated buffers");
+    for (size_t i : index_list(metadata["benchmatrix_parameters_without_gradient"],
+                               "parameters without gradient"))
+      m_without_gradient.insert(i);
+    m_prediction_count = tensor_leaves({m_traced.output_structure}).size();
+  }
+
+  /// Runs the package on the current state and `leaves`, writes the gradients into the
+  /// parameters' .grad (a parameter the loss does not reach, or that does not require grad, keeps
+  /// None, as after eager's backward) and the updated buffers back. Returns (prediction, loss).
+  std::pair<c10::IValue, torch::Tensor> run(const std::vector<torch::Tensor>& leaves) {
+    torch::NoGradGuard no_grad;
+    std::vector<torch::Tensor> arguments;
+    for (const auto& p : m_state.parameters) arguments.push_back(p.detach());
+    arguments.insert(arguments.end(), m_state.buffers.begin(), m_state.buffers.end());
+    arguments.insert(arguments.end(), leaves.begin(), leaves.end());
+    std::vector<torch::Tensor> outputs = m_loader->run(arguments);
+    const size_t parameter_count = m_state.parameters.size();
+    const size_t expected = 1 + m_prediction_count + parameter_count + m_updated_buffers.size();
+    if (outputs.size() != expected)
+      throw std::runtime_error("the train package returned " + std::to_string(outputs.size()) +
+                               " tensors; expected " + std::to_string(expected) +
+                               " (loss, prediction, gradients, updated buffers)");
+    const size_t first_gradient = 1 + m_prediction_count;
+    for (size_t i = 0; i < parameter_count; ++i) {
+      auto& p = m_state.parameters[i];
+      if (p.requires_grad() && !m_without_gradient.count(i))
+        p.mutable_grad() = outputs[first_gradient + i];
+    }
+    const size_t first_update = first_gradient + parameter_count;
+    for (size_t j = 0; j < m_updated_buffers.size(); ++j)
+      m_state.buffers.at(m_updated_buffers[j]).copy_(outputs[first_update + j]);
+    std::vector<torch::Tensor> prediction(outputs.begin() + 1,
+                                          outputs.begin() + static_cast<long>(first_gradient));
+    return {m_traced.unflatten(prediction), outputs[0]};
+  }
+
+private:
+  model_state m_state;
+  traced_forward m_traced;
+  std::shared_ptr<torch::inductor::AOTIModelPackageLoader> m_loader;
+  std::vector<size_t> m_updated_buffers;
+  std::unordered_set<size_t> m_without_gradient;
+  size_t m_prediction_count = 0;
+};
+
+/// The parameters' values, to put back after the warm-up steps of a capture (they must not
+/// count) or a failed capture.
+class parameter_snapshot {
+public:
+  explicit parameter_snapshot(const std::vector<torch::Tensor>& parameters)
+      : m_parameters(parameters) {
+    for (const auto& p : m_parameters) m_values.push_back(p.detach().clone());
+  }
+  void restore() {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < m_parameters.size(); ++i) m_parameters[i].copy_(m_values[i]);
+  }
+
+private:
+  std::vector<torch::Tensor> m_parameters;
+  std::vector<torch::Tensor> m_values;
+};
+
+/// The package call and the optimizer step, uncaptured.
+step_function plain_step(model_instance& model, std::shared_ptr<train_package> package,
+                         const step_options& options) {
+  auto optimizer = make_optimizer(model, options);
+  return [&model, package, optimizer, options](const model_inputs& inputs) -> c10::IValue {
+    optimizer->zero_grad();  // set_to_none, as eager's step
+    auto [prediction, loss] = package->run(tensor_leaves(inputs));
+    optimizer->step();
+    if (!options.collect_full_output) return c10::IValue();
+    return full_train_output(model, prediction, loss);
+  };
+}
+
+/// The package call and a capture-safe optimizer step (Adam's state and step counter on the
+/// device) in one CUDA graph, as the cudagraphs backend's whole train step: the gradients are the
+/// graph's static outputs, rewritten by every replay. The warm-ups' updates are undone before the
+/// capture, so the first replay is the first step. Throws std::runtime_error when the step cannot
+/// be captured; the parameters, buffers and optimizer are then as before.
+step_function captured_step(model_instance& model, std::shared_ptr<train_package> package,
+                            const step_options& options) {
+  struct replayed {
+    std::unique_ptr<captured_graph> graph;
+    c10::IValue output_structure;  // (prediction, loss); its tensors are placeholders
+  };
+  auto state = std::make_shared<replayed>();
+  auto optimizer = make_optimizer(model, options, /*capturable=*/true);
+  parameter_snapshot start(model.module->parameters());
+  const auto back_to_start = [&] {
+    start.restore();
+    optimizer->reset_state();
+    optimizer->zero_grad();
+  };
+  try {
+    forward_side_effects_guard restore(*model.module);  // buffers and generators, as before
+    state->graph = std::make_unique<captured_graph>(
+        tensor_leaves(model.example_inputs),
+        [&](const std::vector<torch::Tensor>& leaves) {
+          optimizer->zero_grad();
+          auto [prediction, loss] = package->run(leaves);
+          optimizer->step();
+          state->output_structure = c10::ivalue::Tuple::create({prediction, loss});
+          return tensor_leaves({state->output_structure});
+        },
+        cuda_graph_warm_ups, back_to_start);
+  } catch (const std::runtime_error&) {
+    synchronize_device(options.device);
+    back_to_start();
+    throw;
+  }
+  return [&model, state, optimizer, options](const model_inputs& inputs) -> c10::IValue {
+    const auto outputs = state->graph->replay(tensor_leaves(inputs));
+    if (!options.collect_full_output) return c10::IValue();
+    const auto both = with_tensor_leaves({state->output_structure}, outputs).front();
+    const auto& elements = both.toTupleRef().elements();
+    return full_train_output(model, elements[0], elements[1].toTensor());
+  };
+}
+
+}  // namespace
+
+backend_step make_inductor_train_step(model_instance& model, const step_options& options,
+                                      const backend_context& context) {
+  const auto started = std::chrono::steady_clock::now();
+  model.module->train();
+  model_state state(*model.module);
+  traced_forward traced;
+  try {
+    traced = trace_train_forward(model, state.all(), options);
+  } catch (const std::runtime_error& e) {
+    throw backend_unsupported("dynamo=inductor cannot trace the train step of " +
+                              context.model_name + ": " + e.what());
+  }
+
+  train_recipe recipe;
+  std::ostringstream bytes;
+  to_script_module(traced).save(bytes);
+  recipe.torchscript = bytes.str();
+  recipe.inputs = pickled(tensor_leaves(model.example_inputs));
+  recipe.state = pickled(state.all());
+  recipe.parameter_count = state.parameters.size();
+  size_t first_leaf = 0;
+  recipe.loss_structure = loss_structure(traced.output_structure, first_leaf);
+  recipe.amp = options.use_amp;
+  recipe.description = "train step of model " + context.model_name + "; torch " + TORCH_VERSION +
+                       "; " + (options.device.is_cuda() ? "cuda" : "cpu") + "; batch size " +
+                       std::to_string(model.batch_size) +
+                       (options.use_amp ? "; float16 autocast" : "") + "; AOTInductor defaults";
+
+  compile_cache cache(context.cache_dir);
+  const cache_entry entry = cache.get_or_build(
+      recipe.key(), package_name, recipe.description, context.cold_start,
+      [&](const std::filesystem::path& directory) {
+        compile_train_package(recipe, options.device, directory, context.cold_start,
+                              context.model_name);
+      },
+      context.sweep_token);
+  auto package = std::make_shared<train_package>(entry.artifact, options.device, state, traced);
+
+  backend_step result;
+  std::string fallback_reason;
+  if (options.device.is_cuda()) {
+    try {
+      result.step = captured_step(model, package, options);
+    } catch (const std::runtime_error& e) {
+      fallback_reason = std::string("the compiled train step and the optimizer run without a CUDA "
+                                    "graph: the step could not be captured (") + e.what() + ")";
+      log_info(fallback_reason);
+    }
+  }
+  if (!result.step) result.step = plain_step(model, package, options);
+  synchronize_device(options.device);
+  compile_report report = compile_report_since(started);
+  report.cache_hit = entry.hit;
+  if (entry.built) report.compiler_s = entry.build_seconds;
+  report.cache_note = entry.rebuilt_because;
+  report.capture_fallback = fallback_reason;
+  result.compile = report;
+  result.ir_text = "# traced train forward (the compile helper's input: inputs, parameters, "
+                   "buffers)\n" + traced.graph->toString();
+  result.compiled_package = entry.artifact;
+  return result;
+}
+
+}  // namespace benchmatrix

@@ -1,0 +1,277 @@
+"""The compiled train step of experiment_runner's inductor backend (`--train`).
+
+Input: the forward traced by the C++ child with its state as inputs, forward(self, *inputs,
+*parameters, *buffers) -> tuple of output tensors (backends/traced_graph.hpp, trace_train_forward;
+parameters deduplicated by identity, buffers updated in place as BatchNorm does), the example
+inputs, and the state's values (torch.save'd tuples, CPU).
+
+Output: one AOTInductor package whose forward takes (*parameters, *buffers, *inputs) and returns
+    (loss, *prediction leaves, *parameter gradients, *updated buffers)
+where loss is reduce_to_scalar_loss of the prediction as the eager train step computes it
+(backends/backend.hpp: sum/numel per tensor, the mean over the leaves), the gradients follow the
+parameters' order (zeros for a parameter the loss does not reach, as full_train_output reports it),
+and the updated buffers are those the forward writes, in the buffers' order. The package metadata
+"benchmatrix_updated_buffers" lists their indices ("0,1,2"; "" for none), and
+"benchmatrix_parameters_without_gradient" the parameters the loss does not reach.
+
+Path: TorchScript -> TS2EPConverter (static shapes) -> ExportedProgram -> AOTAutograd's
+aot_export_module(trace_joint=True): one functional joint forward+backward graph -> torch.export of
+that graph with the state as graph inputs (not frozen constants: the optimizer changes them) ->
+aoti_compile_and_package. One package for the whole step rather than forward and backward packages
+stitched by an autograd function: one call per step, no saved activations crossing a package
+boundary, and one graph Inductor can fuse across the forward/backward seam.
+
+Random ops (dropout): the joint graph draws dropout's mask as LibTorch's eager kernel does
+(_eager_dropout), and Inductor's fallback_random runs the random ops through the ATen kernels on
+the device's default generator, so a step seeded as eager's draws the same numbers where the
+draws keep eager's order (squeezenet1_1 on the CPU: verified). Inductor may schedule independent
+draws in another order (hf_GPT2 on the CPU, 37 dropouts: all hoisted to the step's start, and its
+train step FAILs --verify on the prediction, RMSE 0.38 against fp64).
+"""
+
+import json
+import math
+import sys
+import traceback
+
+import torch
+
+# The exit status of a --train compile whose export (TorchScript -> ExportedProgram -> joint graph)
+# fails: a limit of the model's forward (data-dependent shapes, an op the export lacks), reported
+# as a SKIP record, apart from a failing compile (status 1).
+EXPORT_FAILED = 4
+
+
+def reduce_to_scalar_loss(leaves, structure, amp):
+    """torch._dynamo.testing.reduce_to_scalar_loss as the C++ reduce_to_scalar_loss computes it:
+    sum/numel of each tensor leaf, the mean over each list/tuple/dict level of `structure` (nested
+    lists of leaf indices mirroring the output). Under float16 autocast (the CUDA train step),
+    autocast runs `sum` in float32 (its fp32 op list), so reduced-precision leaves sum as float32
+    here too."""
+    if isinstance(structure, int):
+        leaf = leaves[structure]
+        if amp and leaf.dtype in (torch.float16, torch.bfloat16):
+            leaf = leaf.float()
+        return leaf.sum() / leaf.numel()
+    total = reduce_to_scalar_loss(leaves, structure[0], amp)
+    for part in structure[1:]:
+        total = total + reduce_to_scalar_loss(leaves, part, amp)
+    return total / len(structure)
+
+
+class _ForwardAndLoss(torch.nn.Module):
+    """The traced forward with its state as this module's parameters and buffers, returning
+    (loss, *prediction leaves): the shape aot_export_module's trace_joint wants."""
+
+    def __init__(self, forward, parameters, buffers, loss_structure, amp):
+        super().__init__()
+        self.forward_graph = forward
+        self.loss_structure = loss_structure
+        self.amp = amp
+        self.parameter_count = len(parameters)
+        self.buffer_count = len(buffers)
+        for i, p in enumerate(parameters):
+            parameter = torch.nn.Parameter(p.clone(), requires_grad=p.is_floating_point())
+            self.register_parameter(f"p{i}", parameter)
+        for i, b in enumerate(buffers):
+            self.register_buffer(f"b{i}", b.clone())
+
+    def forward(self, *inputs):
+        parameters = [getattr(self, f"p{i}") for i in range(self.parameter_count)]
+        buffers = [getattr(self, f"b{i}") for i in range(self.buffer_count)]
+        outputs = self.forward_graph(*inputs, *parameters, *buffers)
+        if isinstance(outputs, torch.Tensor):
+            outputs = (outputs,)
+        structure = self.loss_structure
+        if structure is None:
+            structure = list(range(len(outputs)))
+        loss = reduce_to_scalar_loss(outputs, structure, self.amp)
+        # Only the loss may require grad in a joint export; the prediction is reported, not
+        # differentiated.
+        return (loss, *(o.detach() for o in outputs))
+
+
+class _TrainStep(torch.nn.Module):
+    """The joint graph as a function of (*parameters, *buffers, *inputs), returning
+    (loss, *prediction, *gradients, *updated buffers): what the package runs."""
+
+    def __init__(self, joint, signature, forward_and_loss, parameters, buffers, input_count,
+                 output_count):
+        super().__init__()
+        self.joint = joint
+        self.parameter_count = len(parameters)
+        self.buffer_count = len(buffers)
+        self.input_count = input_count
+        self.output_count = output_count  # the joint graph's user outputs: loss and prediction
+        names = {f"p{i}": i for i in range(len(parameters))}
+        names.update({f"b{i}": len(parameters) + i for i in range(len(buffers))})
+        # The joint graph's inputs: its parameters, then buffers (by name), then the user inputs.
+        # An index into this step's state, or the name of one of the forward's own constants
+        # (kept here as buffers, so that the package holds them as constants).
+        self.state_order = []
+        for name in (*signature.parameters, *signature.buffers):
+            if name in names:
+                self.state_order.append(names[name])
+            else:
+                constant = f"constant{len(self.state_order)}"
+                self.register_buffer(constant, forward_and_loss.get_buffer(name))
+                self.state_order.append(constant)
+        mutated = signature.buffers_to_mutate  # output name -> buffer name
+        self.mutated_count = len(mutated)
+        self.updated_buffers = sorted(names[b] - len(parameters) for b in mutated.values())
+        mutated_outputs = list(mutated.values())  # the joint graph's order of them
+        self.update_order = [mutated_outputs.index(f"b{i}") for i in self.updated_buffers]
+        gradients = signature.backward_signature.gradients_to_parameters  # output -> param name
+        self.gradient_of = {names[p]: position for position, p in enumerate(gradients.values())}
+
+    def forward(self, *args):
+        state = args[: self.parameter_count + self.buffer_count]
+        inputs = args[self.parameter_count + self.buffer_count:]
+        outputs = self.joint(*(state[i] if isinstance(i, int) else getattr(self, i)
+                               for i in self.state_order), *inputs)
+        updates = outputs[: self.mutated_count]
+        user = outputs[self.mutated_count: self.mutated_count + self.output_count]
+        gradients = outputs[self.mutated_count + self.output_count:]
+        grads = []
+        self.without_gradient = []  # noted while torch.export traces this
+        for i in range(self.parameter_count):
+            position = self.gradient_of.get(i)
+            if position is None or gradients[position] is None:
+                self.without_gradient.append(i)
+                grads.append(torch.zeros_like(state[i]))
+            else:
+                grads.append(gradients[position])
+        return (*user, *grads, *(updates[j] for j in self.update_order))
+
+
+def _eager_dropout(input, p, train):
+    """aten.dropout as LibTorch's eager kernel draws it, so that a seeded step draws the same mask:
+    on CUDA the fused native_dropout; elsewhere (_dropout_impl) a float noise tensor filled by
+    bernoulli_(1 - p) and scaled, whose CPU kernel draws differently from native_dropout's boolean
+    mask (which torch's own decomposition of dropout would use)."""
+    if not train or p == 0 or input.numel() == 0:
+        return input
+    if input.is_cuda and p < 1:
+        return torch.ops.aten.native_dropout(input, p, train)[0]
+    if p == 1:
+        return input * torch.zeros_like(input)
+    noise = torch.empty_like(input).bernoulli_(1 - p)
+    return input * (noise / (1 - p))
+
+
+def _eager_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
+                     scale=None, enable_gqa=False):
+    """aten.scaled_dot_product_attention with dropout as LibTorch's eager CPU kernel computes it
+    (its math form, dropout through aten.dropout, i.e. _eager_dropout); anywhere else, or without
+    dropout, the op itself."""
+    if query.is_cuda or dropout_p == 0 or enable_gqa:
+        return torch.ops.aten.scaled_dot_product_attention(
+            query, key, value, attn_mask, dropout_p, is_causal, scale=scale, enable_gqa=enable_gqa)
+    length, source_length = query.size(-2), key.size(-2)
+    scaling = math.sqrt(scale if scale is not None else 1 / math.sqrt(query.size(-1)))
+    attention = (query * scaling) @ (key * scaling).transpose(-2, -1)
+    if is_causal:
+        causal = torch.ones(length, source_length, dtype=torch.bool, device=query.device).tril()
+        attention = attention.masked_fill(~causal, float("-inf"))
+    if attn_mask is not None:
+        attention = (attention.masked_fill(~attn_mask, float("-inf"))
+                     if attn_mask.dtype == torch.bool else attention + attn_mask)
+    attention = _eager_dropout(attention.softmax(-1), dropout_p, True)
+    return attention @ value
+
+
+def _eager_dropouts(module):
+    """`module` with its aten.dropout and attention calls drawn as _eager_dropout and
+    _eager_attention: torch's tracing decomposes aten.dropout into native_dropout (also inside
+    attention's math form) before a decomposition table is consulted, so the graph's calls are
+    replaced instead."""
+    for node in module.graph.nodes:
+        if node.op == "call_function" and node.target is torch.ops.aten.dropout.default:
+            node.target = _eager_dropout
+        elif (node.op == "call_function"
+              and node.target is torch.ops.aten.scaled_dot_product_attention.default):
+            node.target = _eager_attention
+    module.recompile()
+    return module
+
+
+def _constants_as_buffers(module):
+    """`module` with its tensor constants (the traced graph's literals, lifted by the export) as
+    buffers: aot_export_module turns only parameters and buffers into fake tensors while tracing,
+    and a real tensor meeting a fake one fails. The final export keeps them as constants."""
+    owned = {id(t) for t in (*module.parameters(), *module.buffers())}
+    for node in module.graph.nodes:
+        if node.op != "get_attr":
+            continue
+        owner_path, _, name = node.target.rpartition(".")
+        owner = module.get_submodule(owner_path) if owner_path else module
+        value = getattr(owner, name, None)
+        if isinstance(value, torch.Tensor) and id(value) not in owned:
+            delattr(owner, name)
+            owner.register_buffer(name, value)
+            owned.add(id(value))
+    return module
+
+
+def export_train_step(exported, example, state, parameter_count, amp, loss_structure=None):
+    """The joint train step of `exported` (an ExportedProgram of forward(*example, *state)) as an
+    ExportedProgram of forward(*state, *example); alongside, the indices of the buffers it updates
+    and of the parameters the loss does not reach (their gradients are zeros in the package; the
+    child leaves them None, as eager's backward does)."""
+    from torch._functorch.aot_autograd import aot_export_module
+
+    parameters = list(state[:parameter_count])
+    buffers = list(state[parameter_count:])
+    forward = _eager_dropouts(_constants_as_buffers(exported.module()))
+    forward_and_loss = _ForwardAndLoss(forward, parameters, buffers, loss_structure, amp)
+    joint, signature = aot_export_module(forward_and_loss, tuple(example), trace_joint=True,
+                                         output_loss_index=0)
+    output_count = len(signature.user_outputs)
+    step = _TrainStep(joint, signature, forward_and_loss, parameters, buffers, len(example),
+                      output_count)
+    step_exported = torch.export.export(step, (*state, *example), strict=False)
+    return step_exported, step.updated_buffers, step.without_gradient
+
+
+def compile_train_step(args, static_shapes):
+    """The --train compile of __main__: loads args.torchscript, args.inputs and args.state, writes
+    the train step's package to args.out; returns the phases' seconds. `static_shapes` is
+    __main__'s context manager that keeps TS2EPConverter's shapes static."""
+    import time
+
+    from torch._export.converter import TS2EPConverter
+
+    timings = {}
+    started = time.perf_counter()
+    module = torch.jit.load(args.torchscript, map_location=args.device)
+    example = tuple(x.to(args.device) for x in torch.load(args.inputs, weights_only=True))
+    state = tuple(x.to(args.device) for x in torch.load(args.state, weights_only=True))
+    try:
+        with static_shapes():
+            exported = TS2EPConverter(module, example + state).convert()
+        timings["export_s"] = time.perf_counter() - started
+
+        started = time.perf_counter()
+        loss_structure = json.loads(args.loss_structure) if args.loss_structure else None
+        step_exported, updated_buffers, without_gradient = export_train_step(
+            exported, example, state, args.parameter_count, args.amp, loss_structure)
+        timings["joint_export_s"] = time.perf_counter() - started
+    except Exception as error:
+        # The model's forward, not the toolchain: the child makes this a SKIP record (status 4,
+        # its reason the last line).
+        traceback.print_exc()
+        message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        print(f"benchmatrix_compile: the train step cannot be exported: "
+              f"{type(error).__name__}: {message}", file=sys.stderr)
+        raise SystemExit(EXPORT_FAILED)
+
+    started = time.perf_counter()
+    # Random ops (dropout) through the ATen kernels and the default generator, as eager draws them.
+    torch._inductor.config.fallback_random = True
+    metadata = {"benchmatrix_updated_buffers": ",".join(map(str, updated_buffers)),
+                "benchmatrix_parameters_without_gradient": ",".join(map(str, without_gradient))}
+    torch._inductor.aoti_compile_and_package(
+        step_exported, package_path=args.out,
+        inductor_configs={"aot_inductor.metadata": metadata})
+    timings["aoti_compile_s"] = time.perf_counter() - started
+    return timings
