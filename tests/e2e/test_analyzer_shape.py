@@ -65,7 +65,13 @@ class AnalyzerShapeTest(OutputDirTest):
         self.assertEqual(len(records), 6)
         self.assert_all_read(records)
         by_config = {(r["experiment"]["dynamo"], r["experiment"]["test"]): r for r in records}
-        self.assertIn("error", by_config[("inductor", "train")]["metrics"])  # SKIP: AOTInductor is eval only
+        # inductor train: the joint forward+backward step compiled by AOTInductor, verified
+        # against eager, its figures per-repeat lists as every other record's.
+        inductor_train = by_config[("inductor", "train")]
+        self.assertNotIn("error", inductor_train["metrics"])
+        self.assertEqual(inductor_train["verification_code"], "PASS",
+                         inductor_train.get("verification"))
+        self.assertEqual(len(inductor_train["metrics"]["per_iter_time"]), REPEAT)
         eager, inductor = by_config[(None, "eval")], by_config[("inductor", "eval")]
         # The per-record data is there, at the top level.
         self.assertEqual(inductor["verification_code"], "PASS", inductor.get("verification"))
@@ -82,7 +88,7 @@ class AnalyzerShapeTest(OutputDirTest):
         # Peak memory (the memory pass, on by default): host RSS for every backend that ran, one
         # positive value per repeat; the device figures absent on the CPU, with the reason.
         ran = [r for r in records if "error" not in r["metrics"]]
-        self.assertEqual(len(ran), 5)
+        self.assertEqual(len(ran), 6)  # every backend and test, inductor train included
         for record in ran:
             with self.subTest(dynamo=record["experiment"]["dynamo"], test=record["experiment"]["test"]):
                 metrics, memory = record["metrics"], record["memory"]

@@ -17,13 +17,14 @@ class ConcurrentSweepTest(OutputDirTest):
         records = read_records(self.results)
         names = [r["model"]["model_name"] for r in records]
         self.assertEqual(sorted(names), sorted(set(names)), "a config was recorded twice")
-        self.assertEqual(len(names), 9, names)
+        self.assertEqual(len(names), 10, names)
         by_model = {r["model"]["model_name"]: r for r in records}
         for healthy in ["a_healthy", "z_healthy", "crash_after_report"]:
             self.assertEqual(len(by_model[healthy]["metrics"]["total_time"]), 2, healthy)
         self.assertIn("SIGSEGV", by_model["crash_segfault"]["metrics"]["error"])
         self.assertIn("timed out after 3 seconds", by_model["hang_ignoring_sigterm"]["metrics"]["error"])
         self.assertIn("THE LAST LINE OF STDERR", by_model["huge_stderr"]["metrics"]["error"])
+        self.assertIn("out of device memory", by_model["out_of_device_memory"]["metrics"]["error"])
         # Every record says where it ran; the two slots were both used, children overlapped
         # (concurrency is real), and no slot ever held two children.
         placements = [r["placement"] for r in records]

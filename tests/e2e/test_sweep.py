@@ -12,7 +12,8 @@ RECORD_KEYS = ["model", "experiment", "repeat", "iterations_per_run", "metrics",
 # after every other top-level key of a timed record (issue 24)
 MACHINE_KEYS = ["machine_state", "noise"]
 HOST_KEYS = ["load_average_1m", "load_average_5m", "load_average_15m", "online_cpus", "affinity_cpus",
-             "omp_num_threads"]
+             "omp_num_threads",
+             "cpu_ticks", "process_cpu_s", "speed_probe_ms"]
 
 
 def cpu_model_name():
