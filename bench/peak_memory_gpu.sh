@@ -10,7 +10,8 @@
 #   anchor  bench/peak_memory_anchor.py: our eager peak against torch.cuda.max_memory_allocated()
 #           of the pip originals at the same batch sizes
 # Usage: bench/peak_memory_gpu.sh OUT_DIR STEP...   (zoo: about 10 minutes for the default models)
-#   MODELS=a,b picks the models (default resnet50,hf_GPT2,hf_Bert,timm_vision_transformer).
+#   MODELS=a,b picks the models (default resnet50,hf_GPT2,hf_Bert,timm_vision_transformer);
+#   BACKENDS="None cudagraphs" leaves inductor's compiles out of the zoo step.
 set -euo pipefail
 out=$1; shift
 mkdir -p "$out"
@@ -32,7 +33,7 @@ for step in "$@"; do
       ;;
     zoo)
       "$build/experiment_runner" --suite-name=torchbench --accelerator=cuda --xla=None \
-        --filter="$regex" --dynamo=None --dynamo=cudagraphs --dynamo=inductor \
+        --filter="$regex" $(for b in ${BACKENDS:-None cudagraphs inductor}; do echo "--dynamo=$b"; done) \
         --test=eval --test=train --repeat=4 --output-dirname="$out/zoo" --no-resume \
         > "$out/zoo.log" 2>&1 || true
       for test in inference training; do
