@@ -1,6 +1,7 @@
 #include "backends/backend_steps.hpp"
 #include "backends/cudagraphs_backend.hpp"
 
+#include "backends/captured_train_step.hpp"
 #include "backends/cuda_graph_capture.hpp"
 #include "backends/forward_side_effects.hpp"
 #include "torch_support/device_sync.hpp"
@@ -39,65 +40,19 @@ step_function eval_step(model_instance& model, const step_options& options) {
   };
 }
 
-/// The parameters' values, to put back after steps that must not count (warm-ups, a failed
-/// capture).
-class parameter_snapshot {
-public:
-  explicit parameter_snapshot(torch::nn::Module& module) : m_parameters(module.parameters()) {
-    for (const auto& p : m_parameters) m_values.push_back(p.detach().clone());
-  }
-  void restore() {
-    torch::NoGradGuard no_grad;
-    for (size_t i = 0; i < m_parameters.size(); ++i) m_parameters[i].copy_(m_values[i]);
-  }
-
-private:
-  std::vector<torch::Tensor> m_parameters;
-  std::vector<torch::Tensor> m_values;
-};
-
-/// The whole train step in one graph, as torch.compile(mode="reduce-overhead") of a step:
-/// zero_grad (to None: the captured backward allocates the gradients in the graph's pool, where
-/// every replay rewrites them), forward, loss, backward and a capture-safe optimizer step (Adam
-/// fused, its state and step counter on the device, created by the first warm-up step).
-/// The warm-ups' updates are undone before the capture, so the first replay is the first step.
-/// Throws std::runtime_error when the step cannot be captured; the parameters are then as before.
+/// The whole train step in one graph (backends/captured_train_step): eager's forward, loss and
+/// backward between zero_grad and the optimizer step.
 step_function whole_train_step(model_instance& model, const step_options& options) {
-  auto state = std::make_shared<replayed_step>();
-  auto optimizer = make_optimizer(model, options, /*capturable=*/true);
   const model_inputs& structure = model.example_inputs;
-  parameter_snapshot start(*model.module);
-  const auto back_to_start = [&] {
-    start.restore();
-    optimizer->reset_state();
-    optimizer->zero_grad();
-  };
-  try {
-    forward_side_effects_guard restore(*model.module);
-    state->graph = std::make_unique<captured_graph>(
-        tensor_leaves(model.example_inputs),
-        [&](const std::vector<torch::Tensor>& leaves) {
-          optimizer->zero_grad();
-          auto [prediction, loss] =
-              forward_and_loss(model.forward, with_tensor_leaves(structure, leaves), options);
-          loss.backward();
-          optimizer->step();
-          state->output_structure = c10::ivalue::Tuple::create({prediction, loss});
-          return tensor_leaves({state->output_structure});
-        },
-        warm_up_calls, back_to_start);
-  } catch (const std::runtime_error&) {
-    synchronize_device(options.device);
-    back_to_start();
-    throw;
-  }
-  return [&model, state, optimizer, options](const model_inputs& inputs) -> c10::IValue {
-    const auto outputs = state->graph->replay(tensor_leaves(inputs));
-    if (!options.collect_full_output) return c10::IValue();
-    const auto both = with_tensor_leaves({state->output_structure}, outputs).front();
-    const auto& elements = both.toTupleRef().elements();
-    return full_train_output(model, elements[0], elements[1].toTensor());
-  };
+  return capture_whole_train_step(
+      model, options,
+      [&model, &structure, options](const std::vector<torch::Tensor>& leaves) {
+        auto [prediction, loss] =
+            forward_and_loss(model.forward, with_tensor_leaves(structure, leaves), options);
+        loss.backward();
+        return std::pair{prediction, loss};
+      },
+      warm_up_calls);
 }
 
 /// Forward, loss and backward in the graph — gradients land in static tensors — and the optimizer

@@ -1,7 +1,6 @@
 #include "backends/inductor_train_step.hpp"
 
-#include "backends/cuda_graph_capture.hpp"
-#include "backends/forward_side_effects.hpp"
+#include "backends/captured_train_step.hpp"
 #include "backends/inductor_backend.hpp"
 #include "backends/traced_graph.hpp"
 #include "core/compile_cache.hpp"
@@ -259,24 +258,6 @@ private:
   size_t m_prediction_count = 0;
 };
 
-/// The parameters' values, to put back after the warm-up steps of a capture (they must not
-/// count) or a failed capture.
-class parameter_snapshot {
-public:
-  explicit parameter_snapshot(const std::vector<torch::Tensor>& parameters)
-      : m_parameters(parameters) {
-    for (const auto& p : m_parameters) m_values.push_back(p.detach().clone());
-  }
-  void restore() {
-    torch::NoGradGuard no_grad;
-    for (size_t i = 0; i < m_parameters.size(); ++i) m_parameters[i].copy_(m_values[i]);
-  }
-
-private:
-  std::vector<torch::Tensor> m_parameters;
-  std::vector<torch::Tensor> m_values;
-};
-
 /// The package call and the optimizer step, uncaptured.
 step_function plain_step(model_instance& model, std::shared_ptr<train_package> package,
                          const step_options& options) {
@@ -290,49 +271,16 @@ step_function plain_step(model_instance& model, std::shared_ptr<train_package> p
   };
 }
 
-/// The package call and a capture-safe optimizer step (Adam's state and step counter on the
-/// device) in one CUDA graph, as the cudagraphs backend's whole train step: the gradients are the
-/// graph's static outputs, rewritten by every replay. The warm-ups' updates are undone before the
-/// capture, so the first replay is the first step. Throws std::runtime_error when the step cannot
-/// be captured; the parameters, buffers and optimizer are then as before.
+/// The package call between zero_grad and a capture-safe optimizer step, all in one CUDA graph
+/// (backends/captured_train_step, as the cudagraphs backend's whole train step): the gradients are
+/// the graph's static outputs, rewritten by every replay. Throws std::runtime_error when the step
+/// cannot be captured; the parameters, buffers and optimizer are then as before.
 step_function captured_step(model_instance& model, std::shared_ptr<train_package> package,
                             const step_options& options) {
-  struct replayed {
-    std::unique_ptr<captured_graph> graph;
-    c10::IValue output_structure;  // (prediction, loss); its tensors are placeholders
-  };
-  auto state = std::make_shared<replayed>();
-  auto optimizer = make_optimizer(model, options, /*capturable=*/true);
-  parameter_snapshot start(model.module->parameters());
-  const auto back_to_start = [&] {
-    start.restore();
-    optimizer->reset_state();
-    optimizer->zero_grad();
-  };
-  try {
-    forward_side_effects_guard restore(*model.module);  // buffers and generators, as before
-    state->graph = std::make_unique<captured_graph>(
-        tensor_leaves(model.example_inputs),
-        [&](const std::vector<torch::Tensor>& leaves) {
-          optimizer->zero_grad();
-          auto [prediction, loss] = package->run(leaves);
-          optimizer->step();
-          state->output_structure = c10::ivalue::Tuple::create({prediction, loss});
-          return tensor_leaves({state->output_structure});
-        },
-        cuda_graph_warm_ups, back_to_start);
-  } catch (const std::runtime_error&) {
-    synchronize_device(options.device);
-    back_to_start();
-    throw;
-  }
-  return [&model, state, optimizer, options](const model_inputs& inputs) -> c10::IValue {
-    const auto outputs = state->graph->replay(tensor_leaves(inputs));
-    if (!options.collect_full_output) return c10::IValue();
-    const auto both = with_tensor_leaves({state->output_structure}, outputs).front();
-    const auto& elements = both.toTupleRef().elements();
-    return full_train_output(model, elements[0], elements[1].toTensor());
-  };
+  return capture_whole_train_step(
+      model, options,
+      [package](const std::vector<torch::Tensor>& leaves) { return package->run(leaves); },
+      cuda_graph_warm_ups);
 }
 
 }  // namespace

@@ -22,14 +22,7 @@ for step in "$@"; do
   echo "=== $step $(date +%T)"
   case $step in
     build)
-      if [ ! -x "$build/experiment_runner" ]; then
-        export TORCH_CUDA_ARCH_LIST=9.0
-        cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-          -DCMAKE_PREFIX_PATH="$(python3 -c 'import torch;print(torch.utils.cmake_prefix_path)')" \
-          > "$out/cmake.log" 2>&1
-      fi
-      cmake --build "$build" -j16 --target experiment_runner aggregate > "$out/build.log" 2>&1 \
-        || { tail -50 "$out/build.log"; exit 1; }
+      BUILD_DIR="$build" bench/build_gpu.sh "$out" experiment_runner aggregate
       ;;
     zoo)
       "$build/experiment_runner" --suite-name=torchbench --accelerator=cuda --xla=None \

@@ -27,6 +27,17 @@ std::string lower(std::string text) {
   return text;
 }
 
+/// The (model, batch size) keys of a table's cells, ordered by model name case-insensitively (as
+/// str.casefold for ASCII names), batch sizes in the map's order within a model.
+template <typename Cells>
+std::vector<std::pair<std::string, std::string>> keys_by_model(const Cells& cells) {
+  std::vector<std::pair<std::string, std::string>> keys;
+  for (const auto& [key, by_backend] : cells) keys.push_back(key);
+  std::stable_sort(keys.begin(), keys.end(),
+                   [](const auto& x, const auto& y) { return lower(x.first) < lower(y.first); });
+  return keys;
+}
+
 /// Lower-case alphanumeric words: "NVIDIA A100-SXM4-40GB" → nvidia, a100, sxm4, 40gb.
 std::vector<std::string> words(const std::string& text) {
   std::vector<std::string> out;
@@ -395,11 +406,7 @@ std::optional<report_table> make_report(const aggregated_results& results,
       }
     }
     if (cells.empty()) return std::nullopt;
-    std::vector<std::pair<std::string, std::string>> keys;
-    for (const auto& [key, by_backend] : cells) keys.push_back(key);
-    std::stable_sort(keys.begin(), keys.end(), [](const auto& x, const auto& y) {
-      return lower(x.first) < lower(y.first);
-    });
+    const auto keys = keys_by_model(cells);
     add_column(table, "ModelName", "ModelName");
     add_column(table, "BatchSize", "BatchSize");
     for (const auto& b : others) {
@@ -471,11 +478,7 @@ std::optional<report_table> make_report(const aggregated_results& results,
       }
     }
     if (cells.empty()) return std::nullopt;
-    std::vector<std::pair<std::string, std::string>> keys;
-    for (const auto& [key, by_backend] : cells) keys.push_back(key);
-    std::stable_sort(keys.begin(), keys.end(), [](const auto& x, const auto& y) {
-      return lower(x.first) < lower(y.first);
-    });
+    const auto keys = keys_by_model(cells);
     add_column(table, "ModelName", "ModelName");
     add_column(table, "BatchSize", "BatchSize");
     for (const auto& b : others) {

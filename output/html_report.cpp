@@ -9,6 +9,7 @@
 #include "output/memory_section.hpp"
 #include "output/record_figures.hpp"
 #include "output/speedup_statistics.hpp"
+#include "output/html_text.hpp"
 #include "output/svg_chart.hpp"
 #include "output/verification_codes.hpp"
 
@@ -27,32 +28,11 @@ namespace benchmatrix {
 namespace {
 
 using svg::escape_xml;
-
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
-bool case_insensitive_less(const std::string& a, const std::string& b) {
-  const auto la = lower(a), lb = lower(b);
-  return la != lb ? la < lb : a < b;
-}
-
-std::string utc_text(double seconds) {
-  const auto t = static_cast<std::time_t>(std::floor(seconds));
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char text[64];
-  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &tm);
-  return text;
-}
-
-std::string fixed(double v, int decimals) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, v);
-  return text;
-}
+using html::anchor;
+using html::case_insensitive_less;
+using html::fixed;
+using html::lower;
+using html::utc_text;
 
 /// The first non-blank line of a message, at most `limit` code points (then "…").
 std::string first_line(const std::string& text, size_t limit = 70) {
@@ -88,12 +68,6 @@ std::string escape_attribute(const std::string& text) {
 }
 
 /// An identifier usable in id attributes and fragment links.
-std::string anchor(const std::string& text) {
-  std::string out;
-  for (unsigned char c : text) out += std::isalnum(c) ? static_cast<char>(c) : '-';
-  return out;
-}
-
 std::string shell_quote(const std::string& word) {
   if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                               "0123456789@%+=:,./-_") == std::string::npos)

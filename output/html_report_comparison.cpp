@@ -3,6 +3,7 @@
 #include "core/python_json.hpp"
 #include "output/record_figures.hpp"
 #include "output/run_context_diff.hpp"
+#include "output/html_text.hpp"
 #include "output/svg_chart.hpp"
 
 #include <algorithm>
@@ -17,18 +18,8 @@ namespace benchmatrix {
 namespace {
 
 using svg::escape_xml;
-
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
-std::string fixed(double v, int decimals) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, v);
-  return text;
-}
+using html::fixed;
+using html::lower;
 
 /// The per-iteration median of a config's counted repeats, in ms, with its bootstrap interval.
 std::optional<median_interval> per_iter_ms(const night_config& c) {

@@ -1,6 +1,7 @@
 #include "output/html_report_trends.hpp"
 
 #include "core/median_interval.hpp"
+#include "output/html_text.hpp"
 #include "output/svg_chart.hpp"
 
 #include <algorithm>
@@ -16,29 +17,11 @@ namespace benchmatrix {
 namespace {
 
 using svg::escape_xml;
-
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
+using html::anchor;
+using html::lower;
 
 std::string utc_text(double seconds) {
-  if (!(seconds > 0))
-    return "unknown";
-  const auto t = static_cast<std::time_t>(std::floor(seconds));
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char text[64];
-  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &tm);
-  return text;
-}
-
-std::string anchor(const std::string& text) {
-  std::string out;
-  for (unsigned char c : text)
-    out += std::isalnum(c) ? static_cast<char>(c) : '-';
-  return out;
+  return seconds > 0 ? html::utc_text(seconds) : "unknown";
 }
 
 /// A config's series name within its model's chart: test/backend/bs<N>, plus the accelerator
