@@ -122,7 +122,9 @@ while time.time() < end:
         y = x @ x
     torch.cuda.synchronize()
 PY
-      # The hogs go with this script, whatever ends it (a timeout included).
+      # The hogs go with this script, whatever ends it (a timeout included; their pids are in
+      # WORK/hogs.pids for a caller that kills the script harder).
+      echo "$cpu_hog $gpu_hog" > "$work/hogs.pids"
       trap 'kill "$cpu_hog" "$gpu_hog" 2>/dev/null || true' EXIT
       sleep 5
       night planted_slow '^(mobilenet_v2|squeezenet1_1)$'
