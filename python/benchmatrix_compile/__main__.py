@@ -206,7 +206,7 @@ def main(argv=None):
     timings["freezing"] = args.device == "cuda"
     headers_in_cache_dir()
     timer = CompileTimer()
-    with timer.cpp_builds(), remembered_isa_probes(timer):
+    with timer.cpp_builds(), timer.freezing_compiler(), remembered_isa_probes(timer):
         try:
             compile_package(exported, args.out, freezing=timings["freezing"])
         except Exception as error:
