@@ -85,7 +85,8 @@ package_recipe make_recipe(const traced_forward& traced, model_instance& model,
   recipe.inputs.assign(pickled.begin(), pickled.end());
   recipe.description = "model " + model_name + "; torch " + TORCH_VERSION + "; " +
                        device_description(device) + "; batch size " +
-                       std::to_string(model.batch_size) + "; AOTInductor defaults";
+                       std::to_string(model.batch_size) + "; AOTInductor defaults" +
+                       compile_helper_settings();
   return recipe;
 }
 
@@ -111,7 +112,7 @@ void compile_package(const package_recipe& recipe, const torch::Device& device,
                      const std::filesystem::path& directory, bool cold_start) {
   write_file(directory / "traced.pt", recipe.torchscript);
   write_file(directory / "inputs.pt", recipe.inputs);
-  const std::vector<std::string> argv = {
+  std::vector<std::string> argv = {
       compile_helper_python(), "-m", "benchmatrix_compile",
       "--torchscript", (directory / "traced.pt").string(),
       "--inputs", (directory / "inputs.pt").string(),
@@ -119,6 +120,7 @@ void compile_package(const package_recipe& recipe, const torch::Device& device,
       "--out", (directory / package_name).string(),
       "--expect-torch-version", TORCH_VERSION,
       "--timings-json", (directory / timings_name).string()};
+  if (cold_start) argv.emplace_back("--fresh-caches");  // its caches are removed below
   auto environment = current_environment();
   environment["PYTHONPATH"] = python_path();
   // --cold-start as PyTorch's --cold-start-latency: Inductor's FX-graph/autotune caches and
@@ -162,6 +164,14 @@ void add_helper_timings(const std::filesystem::path& path, compile_report& repor
 std::string compile_helper_python() {
   if (const char* python = std::getenv("BENCHMATRIX_PYTHON"); python && *python) return python;
   return BENCHMATRIX_PYTHON;
+}
+
+std::string compile_helper_settings() {
+  std::string settings;
+  // Set but empty counts as set, as for Inductor and the helper (os.environ.get(...) is not None).
+  for (const char* name : {"AOT_INDUCTOR_COMPILE_WRAPPER_OPT_LEVEL", "TORCHINDUCTOR_VEC_ISA_OK"})
+    if (const char* value = std::getenv(name)) settings += "; " + std::string(name) + "=" + value;
+  return settings;
 }
 
 backend_step make_inductor_step(model_instance& model, const step_options& options,

@@ -14,6 +14,13 @@ namespace benchmatrix {
 /// was configured with (the project's virtual environment under make).
 [[nodiscard]] std::string compile_helper_python();
 
+/// The environment variables that change what the compile helper builds, as "; NAME=value" for
+/// each one set (empty when none is): AOT_INDUCTOR_COMPILE_WRAPPER_OPT_LEVEL (the wrapper's g++
+/// level; unset, CUDA forward packages build it at O0) and TORCHINDUCTOR_VEC_ISA_OK (the CPU vector
+/// ISA probes; unset, CUDA packages skip them). Part of each package's description, hence of its
+/// cache key, so that a package built under one setting is not reused under another.
+[[nodiscard]] std::string compile_helper_settings();
+
 [[nodiscard]] backend_step make_inductor_step(model_instance& model, const step_options& options,
                                               const backend_context& context);
 

@@ -167,6 +167,7 @@ void compile_train_package(const train_recipe& recipe, const torch::Device& devi
       "--out", (directory / package_name).string(),
       "--expect-torch-version", TORCH_VERSION};
   if (recipe.amp) argv.emplace_back("--amp");
+  if (cold_start) argv.emplace_back("--fresh-caches");  // its caches are removed below
   auto environment = current_environment();
   environment["PYTHONPATH"] = python_path();
   const auto cold_caches = directory / "cold-caches";  // as the eval compile's --cold-start
@@ -311,7 +312,8 @@ backend_step make_inductor_train_step(model_instance& model, const step_options&
   recipe.description = "train step of model " + context.model_name + "; torch " + TORCH_VERSION +
                        "; " + (options.device.is_cuda() ? "cuda" : "cpu") + "; batch size " +
                        std::to_string(model.batch_size) +
-                       (options.use_amp ? "; float16 autocast" : "") + "; AOTInductor defaults";
+                       (options.use_amp ? "; float16 autocast" : "") + "; AOTInductor defaults" +
+                       compile_helper_settings();
 
   compile_cache cache(context.cache_dir);
   const cache_entry entry = cache.get_or_build(

@@ -11,8 +11,9 @@
 #   hit       a rerun on the cold step's cache: a warm hit (load + CUDA-graph capture) per model
 #   anchor    Python torch.compile (default mode) of the pip originals, each in a fresh process
 #             with empty caches (bench/compile_time_anchor.py), same inputs as ours
-#   wrapper   aot_inductor.compile_wrapper_opt_level O0 vs the default O1: cold compile and paired
-#             per-iteration times (eager baseline) for each, to see that the step time does not move
+#   wrapper   aot_inductor.compile_wrapper_opt_level O1 (Inductor's default) vs O0 (the helper's
+#             default for CUDA forward packages): cold compile and paired per-iteration times (eager
+#             baseline) for each, to see that the step time does not move
 #   table     per model: our cold compile_time_s and its breakdown, Python's compile_s, the ratio
 # Usage: bench/compile_time_gpu.sh OUT_DIR STEP...   (MODELS=a,b,c overrides the model list)
 set -euo pipefail

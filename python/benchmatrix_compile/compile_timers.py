@@ -6,7 +6,9 @@ one place that runs the C++ compiler (g++) for AOTInductor's wrapper, kernels, w
 precompiled headers, and for the CPU's ISA probes. The phases (seconds of wall time; they add up to
 the compile's wall time):
 
-  lowering_s              FX passes, AOT dispatch, freezing, GraphLowering.run
+  lowering_s              FX passes, AOT dispatch, freezing, GraphLowering.run (with freezing on,
+                          Inductor's forward compiler is fw_compiler_freezing, which Inductor does
+                          not time: timed here, else its lowering fell into packaging_s)
   codegen_s               kernel and wrapper code generation (GraphLowering.codegen) less the
                           Triton compile, autotuning and C++ builds that run inside it
   triton_compile_s        Triton kernels compiled (async_compile.precompile / async_compile.wait)
@@ -28,6 +30,10 @@ import time
 _TRITON = ("async_compile.precompile", "async_compile.wait")
 _AUTOTUNE = ("CachingAutotuner.benchmark_all_configs", "CachingAutotuner.coordinate_descent_tuning")
 _AUTOTUNE_SUFFIXES = ("_template_autotuning", "_template_precompiling")
+# Inductor's forward compilers: fw_compiler_base times itself, the freezing one is timed by
+# CompileTimer.freezing_compiler under this name.
+_FORWARD_COMPILER = "compile_fx.<locals>.fw_compiler_base"
+FREEZING_COMPILER = "benchmatrix.fw_compiler_freezing"
 
 
 def _classify_build(builder):
@@ -70,6 +76,26 @@ class CompileTimer:
             self._probing = False
             where = "aot" if self._in_aot_compile else "codegen"
             self.isa_probe_s[where] += time.perf_counter() - started
+
+    @contextlib.contextmanager
+    def freezing_compiler(self):
+        """Times Inductor's forward compiler under freezing (compile_fx.fw_compiler_freezing) as
+        the Inductor timer FREEZING_COMPILER: torch 2.11 times fw_compiler_base but not its
+        freezing counterpart, which _compile_fx_main looks up when it builds the compiler."""
+        from torch._dynamo.utils import dynamo_timed
+        from torch._inductor import compile_fx
+
+        original = compile_fx.fw_compiler_freezing
+
+        def timed_freezing_compiler(*args, **kwargs):
+            with dynamo_timed(FREEZING_COMPILER):
+                return original(*args, **kwargs)
+
+        compile_fx.fw_compiler_freezing = timed_freezing_compiler
+        try:
+            yield
+        finally:
+            compile_fx.fw_compiler_freezing = original
 
     @contextlib.contextmanager
     def cpp_builds(self):
@@ -138,7 +164,7 @@ class CompileTimer:
         # joint/post-grad passes, freezing and GraphLowering.run (all but compile_to_fn).
         phases["lowering_s"] = max(0.0, timed("_recursive_pre_grad_passes",
                                               "create_aot_dispatcher_function") +
-                                   timed("compile_fx.<locals>.fw_compiler_base") - compile_to_fn)
+                                   timed(_FORWARD_COMPILER, FREEZING_COMPILER) - compile_to_fn)
         # compile_to_fn besides codegen is AotCodeCompiler.compile: its C++ builds (headers,
         # wrapper, kernels, link) plus its Python side (writing sources and the weights' blob),
         # which counts with the link.

@@ -138,6 +138,7 @@ class BackendTest(OutputDirTest):
             self.assertGreaterEqual(breakdown[phase], 0, phase)
         self.assertGreater(breakdown["cpp_wrapper_compile_s"], 0)
         self.assertGreater(breakdown["isa_probe_s"], 0)
+        self.assertEqual(breakdown["cpp_other_s"], 0)  # no precompiled headers for one compile
         self.assertLessEqual(sum(breakdown.values()), record["metrics"]["compile_helper_s"][0])
         self.assertGreaterEqual(record["compile"]["compile_threads"], 1)
 
@@ -204,6 +205,38 @@ class BackendTest(OutputDirTest):
                          "corrupt entry: model.pt2's SHA-256 differs from the manifest's")
         record = self.sweep(*args, cache=cache)[("dummy", "inductor", "eval")]
         self.assertIs(record["compile"]["cache_hit"], True)
+
+    def test_compile_settings_in_the_environment_key_the_package(self):
+        # A package built with AOT_INDUCTOR_COMPILE_WRAPPER_OPT_LEVEL set is another package: the
+        # setting is in its description and key, so neither package is reused for the other.
+        args = ("--suite-name=dummy", "--dynamo=inductor", "--test=eval")
+        setting = "AOT_INDUCTOR_COMPILE_WRAPPER_OPT_LEVEL"
+        default_env = {k: v for k, v in os.environ.items() if k != setting}
+        self.sweep(*args, env=default_env)  # the shared cache has the default entry; copy it
+        cache = os.path.join(self.out, "cache")
+        os.makedirs(cache)
+        for entry in os.listdir(SHARED_CACHE):
+            manifest = os.path.join(SHARED_CACHE, entry, "manifest.json")
+            if entry.startswith(".") or not os.path.exists(manifest):
+                continue
+            with open(manifest) as f:
+                description = json.load(f).get("description", "")
+            if description.startswith("model dummy;") and "AOTInductor defaults" in description:
+                shutil.copytree(os.path.join(SHARED_CACHE, entry), os.path.join(cache, entry))
+        before = set(os.listdir(cache))
+        env = dict(default_env, **{setting: "O0"})
+        record = self.sweep(*args, cache=cache, env=env)[("dummy", "inductor", "eval")]
+        self.assertNotIn("error", record["metrics"])
+        self.assertIs(record["compile"]["cache_hit"], False)
+        new = [e for e in set(os.listdir(cache)) - before
+               if os.path.exists(os.path.join(cache, e, "manifest.json"))]
+        self.assertEqual(len(new), 1, new)
+        with open(os.path.join(cache, new[0], "manifest.json")) as f:
+            self.assertTrue(json.load(f)["description"].endswith(f"; {setting}=O0"))
+        self.assertIs(self.sweep(*args, cache=cache, env=env)[("dummy", "inductor", "eval")]
+                      ["compile"]["cache_hit"], True)
+        self.assertIs(self.sweep(*args, cache=cache, env=default_env)[("dummy", "inductor", "eval")]
+                      ["compile"]["cache_hit"], True)
 
     def test_failed_compile_is_an_error_record_with_the_helper_output(self):
         env = dict(os.environ, BENCHMATRIX_PYTHON=os.path.join(HERE, "failing_compile_helper.sh"))
