@@ -20,6 +20,8 @@
 #                510: a 9-minute device call with the table and copies after it; a build in the
 #                same call comes out of it);
 #   IMPORT_JOBS  parallel imports (default 8; each holds a CUDA context and its model);
+#   PREFETCH_S   seconds the prefetch may take (default 150); imports not done by then are left to
+#                the sweeps' children, which import one at a time;
 #   REPEAT       timed repeats per config (default 3);
 #   INDUCTOR=0   leaves the inductor sweeps out (its column says "-"): eager breadth in one call;
 #   CHILD_TIMEOUT_S  seconds per child (default 300; an inductor compile of a large model is long);
@@ -89,8 +91,11 @@ for step in "$@"; do
       ;;
     coverage)
       rm -rf "$work/run"; mkdir -p "$work/run" "$work/cache"
+      prefetch_deadline=$(( $(date +%s) + ${PREFETCH_S:-150} ))
+      [ "$prefetch_deadline" -le "$deadline" ] || prefetch_deadline=$deadline
       coverage prefetch --config-dir="$config_dir" --models="$models" --device="$accelerator" \
-        --cache-dir="$work/cache/imported" --jobs="${IMPORT_JOBS:-8}" --deadline="$deadline" \
+        --cache-dir="$work/cache/imported" --jobs="${IMPORT_JOBS:-8}" \
+        --deadline="$prefetch_deadline" \
         --out="$work/run/prefetch.jsonl" \
         > "$out/prefetch.txt" 2>&1 || { echo "prefetch failed:"; tail -20 "$out/prefetch.txt"; }
       for suite in huggingface timm_models; do
