@@ -4,6 +4,7 @@ TorchScript file (--suite-name=exported --model-path). Small configs (fixtures/i
 keep each model to seconds on the CPU; nothing is downloaded."""
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -95,6 +96,23 @@ class ImportedSuitesTest(OutputDirTest):
     def test_timm_models_run_eval_and_train_and_pass_verify(self):
         records = self.sweep("--suite-name=timm_models", "--filter=deit|mobilenet")
         self.assert_pass(records, ["deit_tiny_patch16_224.fb_in1k", "mobilenetv2_100"])
+
+    def test_a_damaged_import_cache_entry_gives_an_error_record_saying_how_to_rebuild_it(self):
+        records = self.sweep("--suite-name=huggingface", "--filter=Bert", tests=("eval",))
+        entry = os.path.dirname(records[("BertForMaskedLM", "eval")]["model_source"]["program"])
+        # the same entry (its key is its content's hash, not its place) in a cache of our own
+        cache = os.path.join(self.out, "cache")
+        shutil.copytree(entry, os.path.join(cache, "imported", os.path.basename(entry)))
+        damaged = os.path.join(cache, "imported", os.path.basename(entry), "model.pt")
+        with open(damaged, "r+b") as f:
+            f.truncate(os.path.getsize(damaged) // 2)
+        records = self.sweep("--suite-name=huggingface", "--filter=Bert", f"--cache-dir={cache}",
+                             tests=("eval",))
+        error = records[("BertForMaskedLM", "eval")]["metrics"]["error"]
+        self.assertIn(f"cannot load {damaged} as a TorchScript archive", error)
+        self.assertIn("the file is not a zip archive, or a damaged (e.g. truncated) one", error)
+        self.assertIn(f"(an import cache entry: remove {os.path.dirname(damaged)} and the next run "
+                      "rebuilds it)", error)
 
     def test_filter_selects_within_an_imported_suite(self):
         records = self.sweep("--suite-name=huggingface", "--filter=Bert", tests=("eval",))
