@@ -102,8 +102,14 @@ fs::path import_model(const std::string& suite, const std::string& model,
 model_instance build_listed(const std::string& suite, const std::string& model,
                             const fs::path& overrides, const model_build_options& o) {
   const fs::path entry = import_model(suite, model, overrides, o);
-  model_instance instance =
-      load_torchscript_program(entry / "model.pt", entry / "inputs.pt", o.device);
+  model_instance instance;
+  try {
+    instance = load_torchscript_program(entry / "model.pt", entry / "inputs.pt", o.device);
+  } catch (const std::runtime_error& e) {
+    // The helper reuses an entry whose manifest.json exists: a damaged one stays until removed.
+    throw std::runtime_error(std::string(e.what()) + "\n(an import cache entry: remove " +
+                             entry.string() + " and the next run rebuilds it)");
+  }
   instance.source = {{"kind", "imported"},
                      {"runtime", torchscript_runtime},
                      {"program", (entry / "model.pt").string()},

@@ -1,9 +1,11 @@
 #include "suites/imported/torchscript_program.hpp"
 
+#include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/script.h>
 #include <torch/serialize.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -27,9 +29,52 @@ void mirror_state(torch::nn::Module& target, const torch::jit::Module& source) {
   }
 }
 
+/// The last non-empty line of `text` (the interpreter puts the error itself there, after the
+/// TorchScript traceback).
+std::string last_line(const std::string& text) {
+  const auto end = text.find_last_not_of(" \n\r");
+  if (end == std::string::npos) return text;
+  const auto begin = text.rfind('\n', end);
+  return text.substr(begin == std::string::npos ? 0 : begin + 1,
+                     end - (begin == std::string::npos ? 0 : begin + 1) + 1);
+}
+
+/// "Float[3, 8], Long[3]": the dtypes and shapes of a call's tensor arguments.
+std::string describe_arguments(const model_inputs& inputs) {
+  std::ostringstream out;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (i) out << ", ";
+    if (inputs[i].isTensor())
+      out << c10::toString(inputs[i].toTensor().scalar_type()) << inputs[i].toTensor().sizes();
+    else
+      out << inputs[i].tagKind();
+  }
+  return out.str();
+}
+
+/// An error the interpreter raised while running `program` (it rethrows every op's error as a
+/// std::runtime_error whose text is the TorchScript traceback and, last, the error) thrown again
+/// with what failed first: the program, the arguments' shapes, the error. A CUDA allocator failure
+/// becomes c10::OutOfMemoryError again, so that the child's record says "out of device memory" as
+/// it does for hand-written models.
+[[noreturn]] void rethrow_interpreter_error(const std::runtime_error& error,
+                                            const std::string& program,
+                                            const model_inputs& inputs) {
+  const std::string traceback = error.what();
+  const std::string cause = last_line(traceback);
+  const std::string context = program + " failed in the TorchScript interpreter on arguments (" +
+                              describe_arguments(inputs) + ")";
+  // The CUDA caching allocator's wording (c10/cuda/CUDACachingAllocator.cpp)
+  if (traceback.find("CUDA out of memory") != std::string::npos)
+    TORCH_CHECK_WITH(OutOfMemoryError, false, cause, "\n", context, "; its traceback:\n",
+                     traceback);
+  throw std::runtime_error(context + ": " + cause + "\nTorchScript traceback:\n" + traceback);
+}
+
 class torchscript_program_module : public torch::nn::Module {
 public:
-  explicit torchscript_program_module(torch::jit::Module program) : m_program(std::move(program)) {
+  torchscript_program_module(torch::jit::Module program, std::string path)
+      : m_program(std::move(program)), m_path(std::move(path)) {
     mirror_state(*this, m_program);
   }
 
@@ -42,12 +87,44 @@ public:
     // No profiling, fusion or differentiable-graph rewriting: each op runs and records autograd as
     // in eager mode, so "eager" on this model is eager (the torchscript backend optimises it).
     torch::jit::GraphOptimizerEnabledGuard eager_like(false);
-    return m_program.forward(std::vector<c10::IValue>(inputs));
+    try {
+      return m_program.forward(std::vector<c10::IValue>(inputs));
+    } catch (const std::runtime_error& e) {
+      // c10::Error (OutOfMemoryError among them) is no std::runtime_error: it passes unchanged
+      rethrow_interpreter_error(e, m_path, inputs);
+    }
   }
 
 private:
   torch::jit::Module m_program;
+  std::string m_path;  // the program's file, named by errors
 };
+
+/// Why torch::jit::load refused `program`, from what the file holds (read with the zip reader
+/// torch::jit::load uses): no zip or a damaged one, a torch.save'd object, a torch.export package;
+/// else the loader's own error.
+std::string load_failure_reason(const std::filesystem::path& program,
+                                const std::string& load_error) {
+  std::vector<std::string> records;
+  try {
+    caffe2::serialize::PyTorchStreamReader reader(program.string());
+    records = reader.getAllRecords();
+  } catch (const c10::Error& e) {
+    return "the file is not a zip archive, or a damaged (e.g. truncated) one: " +
+           e.msg().substr(0, e.msg().find('.'));
+  }
+  const auto has = [&](const std::string& name) {
+    return std::find(records.begin(), records.end(), name) != records.end();
+  };
+  if (has("archive_format") || has("models/model.json"))
+    return "it is a torch.export package (torch.export.save, a .pt2 ExportedProgram), which "
+           "benchmatrix does not run: trace the module with torch.jit.trace instead";
+  if (has("data.pkl") && !has("constants.pkl"))
+    return "it is a torch.save'd object (a pickled module or a state dict), not a program: save "
+           "one with torch.jit.trace(model, example_inputs).save(path)";
+  return load_error;
+}
+
 
 std::vector<char> read_bytes(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -101,7 +178,7 @@ model_instance load_torchscript_program(const std::filesystem::path& program,
     throw std::runtime_error("cannot load " + program.string() +
                              " as a TorchScript archive (expected a torch.jit.trace or "
                              "torch.jit.script module saved with .save()): " +
-                             e.what_without_backtrace());
+                             load_failure_reason(program, e.what_without_backtrace()));
   }
   if (!loaded.find_method("forward"))
     throw std::runtime_error("TorchScript program " + program.string() + " has no forward method");
@@ -116,7 +193,7 @@ model_instance load_torchscript_program(const std::filesystem::path& program,
                              "'s forward takes " + std::to_string(expected) + " (" +
                              signature.str() + ")");
   }
-  auto module = std::make_shared<torchscript_program_module>(std::move(loaded));
+  auto module = std::make_shared<torchscript_program_module>(std::move(loaded), program.string());
   model_instance instance;
   instance.module = module;
   const auto& first = inputs.front().toTensor();

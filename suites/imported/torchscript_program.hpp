@@ -25,7 +25,11 @@ inline constexpr const char* torchscript_runtime =
 /// tensors matching the forward's argument count, and wraps the program as a model_instance whose
 /// module exposes its parameters and buffers (same tensors, same dotted names) to the optimizer,
 /// the dtype casts and train()/eval(). The batch size is the first input's first dimension (1 for
-/// a scalar first input). Throws std::runtime_error naming the file and what was expected.
+/// a scalar first input). Throws std::runtime_error naming the file and what was expected (and,
+/// for a file torch::jit::load refuses, what it is instead: no zip or a damaged one, a torch.save'd
+/// object, a torch.export package). An error while the program runs is thrown again with the
+/// program, the arguments' dtypes and shapes and the error first, the TorchScript traceback after;
+/// a CUDA allocation failure inside the interpreter as c10::OutOfMemoryError.
 [[nodiscard]] model_instance load_torchscript_program(const std::filesystem::path& program,
                                                       const std::filesystem::path& inputs,
                                                       const torch::Device& device);

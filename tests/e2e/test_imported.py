@@ -3,6 +3,8 @@ python -m benchmatrix_import, run from C++ as loaded TorchScript programs) and a
 TorchScript file (--suite-name=exported --model-path). Small configs (fixtures/imported_configs)
 keep each model to seconds on the CPU; nothing is downloaded."""
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -23,6 +25,44 @@ model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Li
 x = torch.randn(3, 8)
 torch.jit.trace(model, (x,)).save(sys.argv[1] + "/mlp.pt")
 torch.save((x,), sys.argv[1] + "/mlp.inputs.pt")
+"""
+
+# What users bring by mistake, each with good inputs beside it: a pickled module (torch.save), an
+# archive cut short, a torch.export package named .pt.
+MAKE_WRONG_FILES = MAKE_PROGRAM + """
+import shutil
+torch.save(model, sys.argv[1] + "/pickled.pt")
+with open(sys.argv[1] + "/mlp.pt", "rb") as f:
+    archive = f.read()
+with open(sys.argv[1] + "/truncated.pt", "wb") as f:
+    f.write(archive[:len(archive) // 2])
+torch.export.save(torch.export.export(model, (x,)), sys.argv[1] + "/export_package.pt")
+for name in ("pickled", "truncated", "export_package"):
+    shutil.copy(sys.argv[1] + "/mlp.inputs.pt", sys.argv[1] + "/" + name + ".inputs.pt")
+"""
+
+# Programs whose inputs do not fit them: two inputs for a one-argument forward; inputs of the
+# wrong shape; and a program whose allocation fails inside the TorchScript interpreter, with the
+# CUDA caching allocator's wording (what a model too big for the GPU raises there). torch.jit.script
+# reads the class's source, so this runs from a file.
+MAKE_MISMATCHED_FILES = MAKE_PROGRAM + """
+program = torch.jit.trace(model, (x,))
+program.save(sys.argv[1] + "/two_inputs.pt")
+torch.save((x, x), sys.argv[1] + "/two_inputs.inputs.pt")
+program.save(sys.argv[1] + "/wrong_shape.pt")
+torch.save((torch.randn(3, 5),), sys.argv[1] + "/wrong_shape.inputs.pt")
+
+
+class AllocationFails(torch.nn.Module):
+    def forward(self, x):
+        if bool(x.sum() > -1e30):
+            raise RuntimeError("CUDA out of memory. Tried to allocate 20.00 GiB. GPU 0 has a total "
+                               "capacity of 79.19 GiB of which 1.00 GiB is free.")
+        return x
+
+
+torch.jit.script(AllocationFails()).save(sys.argv[1] + "/too_big.pt")
+torch.save((x,), sys.argv[1] + "/too_big.inputs.pt")
 """
 
 
@@ -57,44 +97,99 @@ class ImportedSuitesTest(OutputDirTest):
         records = self.sweep("--suite-name=timm_models", "--filter=deit|mobilenet")
         self.assert_pass(records, ["deit_tiny_patch16_224.fb_in1k", "mobilenetv2_100"])
 
+    def test_a_damaged_import_cache_entry_gives_an_error_record_saying_how_to_rebuild_it(self):
+        records = self.sweep("--suite-name=huggingface", "--filter=Bert", tests=("eval",))
+        entry = os.path.dirname(records[("BertForMaskedLM", "eval")]["model_source"]["program"])
+        # the same entry (its key is its content's hash, not its place) in a cache of our own
+        cache = os.path.join(self.out, "cache")
+        shutil.copytree(entry, os.path.join(cache, "imported", os.path.basename(entry)))
+        damaged = os.path.join(cache, "imported", os.path.basename(entry), "model.pt")
+        with open(damaged, "r+b") as f:
+            f.truncate(os.path.getsize(damaged) // 2)
+        records = self.sweep("--suite-name=huggingface", "--filter=Bert", f"--cache-dir={cache}",
+                             tests=("eval",))
+        error = records[("BertForMaskedLM", "eval")]["metrics"]["error"]
+        self.assertIn(f"cannot load {damaged} as a TorchScript archive", error)
+        self.assertIn("the file is not a zip archive, or a damaged (e.g. truncated) one", error)
+        self.assertIn(f"(an import cache entry: remove {os.path.dirname(damaged)} and the next run "
+                      "rebuilds it)", error)
+
     def test_filter_selects_within_an_imported_suite(self):
         records = self.sweep("--suite-name=huggingface", "--filter=Bert", tests=("eval",))
         self.assertEqual({model for model, _ in records}, {"BertForMaskedLM"})
 
     def test_own_torchscript_file_runs_and_a_corrupt_one_gives_an_error_record(self):
         models = tempfile.mkdtemp(dir=self.out)
-        subprocess.run([sys.executable, "-c", MAKE_PROGRAM, models], check=True)
+        subprocess.run([sys.executable, "-c", MAKE_WRONG_FILES, models], check=True)
         with open(os.path.join(models, "corrupt.pt"), "wb") as f:
             f.write(b"this is not a TorchScript archive")
         with open(os.path.join(models, "corrupt.inputs.pt"), "wb") as f:
             f.write(b"nor a pickle")
         records = self.sweep("--suite-name=exported", f"--model-path={models}")
-        self.assertEqual(sorted({m for m, _ in records}), ["corrupt", "mlp"])
+        # the sweep goes on past every bad file: one record per model and test
+        self.assertEqual(sorted({m for m, _ in records}),
+                         ["corrupt", "export_package", "mlp", "pickled", "truncated"])
+        why = {"corrupt": "the file is not a zip archive, or a damaged (e.g. truncated) one",
+               "truncated": "the file is not a zip archive, or a damaged (e.g. truncated) one",
+               "pickled": "it is a torch.save'd object (a pickled module or a state dict), not a "
+                          "program: save one with torch.jit.trace(model, example_inputs)",
+               "export_package": "it is a torch.export package (torch.export.save, a .pt2 "
+                                 "ExportedProgram), which benchmatrix does not run"}
         for test in ("eval", "train"):
             good = records[("mlp", test)]
             self.assertEqual(good["verification_code"], "PASS", good)
             self.assertEqual(good["model_source"]["kind"], "exported")
             self.assertEqual(good["experiment"]["batch_size"], 3)
-            bad = records[("corrupt", test)]
-            self.assertNotEqual(bad["verification_code"], "PASS")
-            self.assertIn("cannot load", bad["metrics"]["error"])
-            self.assertIn("as a TorchScript archive", bad["metrics"]["error"])
+            for name, reason in why.items():
+                bad = records[(name, test)]
+                self.assertNotEqual(bad["verification_code"], "PASS")
+                error = bad["metrics"]["error"]
+                self.assertIn(f"cannot load {os.path.join(models, name)}.pt as a TorchScript "
+                              "archive", error)
+                self.assertIn(reason, error)
 
-    def test_inputs_that_do_not_match_the_program_give_an_error_record(self):
+    def test_inputs_that_do_not_match_the_program_give_clear_error_records(self):
         models = tempfile.mkdtemp(dir=self.out)
-        subprocess.run([sys.executable, "-c", MAKE_PROGRAM + """
-torch.save((x, x), sys.argv[1] + "/mlp.inputs.pt")
-""", models], check=True)
-        records = self.sweep("--suite-name=exported", f"--model-path={models}/mlp.pt",
-                             tests=("eval",))
-        record = records[("mlp", "eval")]
-        self.assertNotEqual(record["verification_code"], "PASS")
-        self.assertIn("hold 2 tensors but", record["metrics"]["error"])
+        maker = os.path.join(self.out, "make_mismatched_files.py")
+        with open(maker, "w") as f:
+            f.write(MAKE_MISMATCHED_FILES)
+        subprocess.run([sys.executable, maker, models], check=True)
+        os.remove(os.path.join(models, "mlp.pt"))
+        records = self.sweep("--suite-name=exported", f"--model-path={models}")
+        self.assertEqual(sorted({m for m, _ in records}), ["too_big", "two_inputs", "wrong_shape"])
+        for test in ("eval", "train"):
+            for record in (records[(m, test)] for m in ("too_big", "two_inputs", "wrong_shape")):
+                self.assertNotEqual(record["verification_code"], "PASS")
+            self.assertIn("hold 2 tensors but", records[("two_inputs", test)]["metrics"]["error"])
+            # the first line of the error says it all; the TorchScript traceback follows
+            first = next(line for line in
+                         records[("wrong_shape", test)]["metrics"]["error"].splitlines()
+                         if "experiment_runner: error:" in line)
+            dtype = "BFloat16" if test == "eval" else "Float"  # CPU eval runs in bfloat16
+            self.assertIn(f"{models}/wrong_shape.pt failed in the TorchScript interpreter on "
+                          f"arguments ({dtype}[3, 5]): ", first)
+            self.assertIn("mat1 and mat2 shapes cannot be multiplied (3x5 and 8x16)", first)
+            # as for a hand-written model: the record says so first, then the allocator's message
+            error = records[("too_big", test)]["metrics"]["error"]
+            self.assertTrue(error.startswith("out of device memory"), error)
+            self.assertIn("CUDA out of memory. Tried to allocate 20.00 GiB", error)
+            self.assertIn("too_big.pt failed in the TorchScript interpreter", error)
 
     def test_model_path_is_required_by_and_only_for_the_exported_suite(self):
         proc = run(RUNNER, "--suite-name=exported", f"--output-dirname={self.out}", check=False)
         self.assertEqual(proc.returncode, 2)
         self.assertIn("--suite-name=exported needs --model-path", proc.stderr)
+
+    def test_model_path_names_one_program_file_or_a_directory_of_them(self):
+        models = tempfile.mkdtemp(dir=self.out)
+        for name in ("first.pt", "first.inputs.pt", "second.pt", "second.inputs.pt"):
+            open(os.path.join(models, name), "wb").close()
+        for path, expected in ((f"{models}/first.pt", ['"first"']),
+                               (models, ['"first"', '"second"'])):
+            proc = run(RUNNER, "--suite-name=exported", f"--model-path={path}", "--dry-run",
+                       "--accelerator=cpu", "--xla=None", "--dynamo=None", "--test=eval")
+            listed = re.findall(r'--model-config=\{"model_name": ("\w+")\}', proc.stderr)
+            self.assertEqual(sorted(listed), expected, proc.stderr)
 
 
 if __name__ == "__main__":

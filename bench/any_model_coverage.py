@@ -1,0 +1,364 @@
+"""Coverage of the huggingface and timm_models suites on the GPU machine (issue 25; run by
+bench/any_model_gpu.sh). Three commands:
+
+  prefetch   for each chosen model: can it be built offline (its constructor run on the meta
+             device: no memory, no download; python -m benchmatrix_import's own build code), and,
+             for those the sweep will run, its TorchScript programs built ahead by
+             python -m benchmatrix_import, --jobs at a time, into <cache-dir>/imported: the four the
+             CUDA sweep's children ask for (eval bfloat16 and train float32 as timed, and each in
+             float64 for --verify's reference), at the batch size the child resolves (the suite
+             YAML's batch_size.<test> entry, else the list's). The children then hit the cache
+             instead of building one at a time. Writes a JSON object per model (one per line).
+  summarize  joins the prefetch file and the sweeps' results.jsonl files into one line per model:
+             suite, buildable (and why not), and per column (eager eval, eager train, inductor eval)
+             status PASS, FAIL (a verification code other than PASS), ERROR (no timing: the
+             record's error), SKIP (the suite YAML's reason), NOT_RUN (no record: the time budget
+             ended first) or NOT_ASKED (a column --not-asked names), with the median per-iteration
+             time and the error line that says what went wrong.
+  table      prints the coverage table of one or more summarize outputs (a later line for the same
+             model wins, so several device calls' files merge) and, per suite, the share of the
+             buildable models that run (a timing record in all three columns) and that PASS.
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+SUITES = ("huggingface", "timm_models")
+LIST_FILES = {"huggingface": "huggingface_models_list.txt", "timm_models": "timm_models_list.txt"}
+COLUMNS = (("eager", "eval"), ("eager", "train"), ("inductor", "eval"))
+# (test, dtype) of the programs a sweep's children import (suites/precision_rule: eval casts to
+# bfloat16, train keeps float32, under autocast on CUDA; the verifier's reference is float64)
+IMPORTS = (("eval", "bfloat16"), ("eval", "float64"), ("train", "float32"), ("train", "float64"))
+
+
+def read_list(config_dir, suite):
+    """{model: batch size} in the list's order: 'Name,batch' (huggingface), 'name batch' (timm)."""
+    separator = "," if suite == "huggingface" else None
+    models = {}
+    with open(os.path.join(config_dir, LIST_FILES[suite])) as f:
+        for line in f:
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            name, batch = line.strip().rsplit(separator, 1) if separator else line.split()
+            models[name.strip()] = int(batch)
+    return models
+
+
+def read_yaml(config_dir, suite):
+    import yaml
+
+    path = os.path.join(config_dir, f"{suite}.yaml")
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        return yaml.safe_load(f) or {}
+
+
+def skip_all_reasons(config_dir, suite):
+    """{model: the comment above its skip.all entry} of <suite>.yaml: the YAML says why there."""
+    path = os.path.join(config_dir, f"{suite}.yaml")
+    reasons, comment, in_all, last_was_entry = {}, [], False, False
+    if not os.path.exists(path):
+        return reasons
+    with open(path) as f:
+        for line in f:
+            stripped = line.strip()
+            if re.match(r"^\s+all:\s*$", line):
+                in_all, comment = True, []
+            elif in_all and stripped.startswith("#"):
+                if last_was_entry:
+                    comment = []
+                comment.append(stripped.lstrip("# "))
+                last_was_entry = False
+            elif in_all and stripped.startswith("- "):
+                reasons[stripped[2:].strip()] = " ".join(comment)
+                last_was_entry = True
+            elif in_all and stripped:
+                in_all = False
+    return reasons
+
+
+def chosen_models(config_dir, names):
+    """[(suite, model, list batch)] for names ('all' or comma-separated), in the lists' order."""
+    lists = {suite: read_list(config_dir, suite) for suite in SUITES}
+    if names.strip() == "all":
+        return [(s, m, b) for s in SUITES for m, b in lists[s].items()]
+    wanted = [n.strip() for n in names.split(",") if n.strip()]
+    unknown = [n for n in wanted if not any(n in lists[s] for s in SUITES)]
+    if unknown:
+        sys.exit(f"any_model_coverage: {', '.join(unknown)} in neither "
+                 f"{config_dir}/huggingface_models_list.txt nor timm_models_list.txt")
+    return [(s, m, b) for s in SUITES for m, b in lists[s].items() if m in wanted]
+
+
+def batch_size(yaml_config, model, test, list_batch):
+    key = "training" if test == "train" else "inference"
+    return ((yaml_config.get("batch_size") or {}).get(key) or {}).get(model, list_batch)
+
+
+def skipped_on_cuda(yaml_config, model):
+    skip = yaml_config.get("skip") or {}
+    on_cuda = (skip.get("device") or {}).get("cuda") or []
+    return model in (skip.get("all") or []) or model in on_cuda
+
+
+def overrides_file(config_dir, suite):
+    """The per-model config keywords the child passes to the helper (suites/imported), if any."""
+    path = os.path.join(config_dir, f"{suite}_model_overrides.yaml")
+    return path if os.path.exists(path) else None
+
+
+def buildable_offline(suite, model, overrides):
+    """(True, "") or (False, why): the helper's constructor on the meta device, no network."""
+    import torch
+    from benchmatrix_import.__main__ import (Unbuildable, build_huggingface, build_timm,
+                                             model_overrides)
+
+    build = build_huggingface if suite == "huggingface" else build_timm
+    try:
+        with torch.device("meta"):
+            build(model, 1, "meta", model_overrides(overrides, model))
+        return True, ""
+    except Unbuildable as e:
+        return False, str(e)
+    except Exception as e:  # built by the sweep anyway; its record says what fails
+        return True, f"meta-device build failed ({type(e).__name__}: {str(e)[:200]})"
+
+
+def prefetch(args):
+    deadline = args.deadline or float("inf")
+    models = chosen_models(args.config_dir, args.models)
+    yamls = {suite: read_yaml(args.config_dir, suite) for suite in SUITES}
+    import torch
+
+    torch_version = torch.__version__.split("+")[0]
+    rows, jobs = {}, []
+    for suite, model, list_batch in models:
+        ok, why = buildable_offline(suite, model, overrides_file(args.config_dir, suite))
+        rows[(suite, model)] = {"suite": suite, "model": model, "buildable": ok, "build_note": why,
+                                "imports": []}
+        if not ok or skipped_on_cuda(yamls[suite], model):
+            continue
+        for test, dtype in IMPORTS:
+            jobs.append((suite, model, test, dtype,
+                         batch_size(yamls[suite], model, test, list_batch)))
+    os.makedirs(args.cache_dir, exist_ok=True)
+
+    def run(job):
+        suite, model, test, dtype, batch = job
+        left = deadline - time.time()
+        if left < 10:
+            return job, "not started (time budget)", 0.0
+        command = [sys.executable, "-m", "benchmatrix_import", "--suite", suite, "--model", model,
+                   "--batch-size", str(batch), "--test", test, "--device", args.device,
+                   "--dtype", dtype, "--cache-dir", args.cache_dir,
+                   "--expect-torch-version", torch_version]
+        if overrides_file(args.config_dir, suite):
+            command += ["--overrides", overrides_file(args.config_dir, suite)]
+        with tempfile.NamedTemporaryFile(dir=args.cache_dir, prefix=".prefetch-") as result:
+            started = time.time()
+            try:
+                proc = subprocess.run(command + ["--result", result.name], capture_output=True,
+                                      text=True, timeout=left)
+            except subprocess.TimeoutExpired:
+                return job, "stopped (time budget)", time.time() - started
+            outcome = "ok"
+            if proc.returncode != 0:  # the helper's last stderr line says why (3: not offline)
+                last = (proc.stderr.strip().splitlines() or [""])[-1]
+                outcome = f"exit {proc.returncode}: {last[:300]}"
+            return job, outcome, time.time() - started
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for (suite, model, test, dtype, batch), outcome, seconds in pool.map(run, jobs):
+            rows[(suite, model)]["imports"].append(
+                {"test": test, "dtype": dtype, "batch_size": batch, "outcome": outcome,
+                 "seconds": round(seconds, 1)})
+            print(f"{suite:12} {model:40} {test:5} {dtype:8} b={batch:<4} {seconds:6.1f}s "
+                  f"{outcome}", flush=True)
+    with open(args.out, "w") as f:
+        for row in rows.values():
+            f.write(json.dumps(row) + "\n")
+
+
+def error_reason(error):
+    """The line of a record's error that says what went wrong (the child's stderr tail holds
+    warnings and log lines too)."""
+    lines = [line.strip() for line in error.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    if lines[0].startswith(("out of device memory", "SKIP")):
+        return lines[0]
+    for i, line in enumerate(lines):
+        if "experiment_runner: error:" in line:
+            said = line.split("experiment_runner: error:", 1)[1].strip()
+            # "...the import helper ... exited with status 1 for huggingface/X:" then its output:
+            # the output's last line is the cause
+            return f"{said} {lines[-1]}" if said.endswith(":") and i + 1 < len(lines) else said
+    for line in reversed(lines):
+        if re.match(r"^(\w+\.)*\w*(Error|Exception)\b", line):
+            return line
+    return lines[0]
+
+
+def median_ms(record):
+    times = record["metrics"].get("per_iter_time") or []
+    counted = times[1:] if len(times) > 1 else times
+    return round(statistics.median(counted) * 1e3, 3) if counted else None
+
+
+def cell(record, skip_reasons):
+    if record is None:
+        return {"status": "NOT_RUN", "reason": "time budget ended first (no record)"}
+    error = record["metrics"].get("error")
+    if isinstance(error, str) and error.startswith("SKIP"):
+        # "SKIP: model is in skip.all of <yaml>" -> "skip.all: <the YAML's comment above it>"
+        where = re.sub(r"^SKIP:\s*(model is in )?", "", error.splitlines()[0])
+        where = re.sub(r" of /\S+$", "", where)
+        why = skip_reasons.get(record["model"]["model_name"]) if where == "skip.all" else None
+        return {"status": "SKIP", "reason": where + (f": {why}" if why else "")}
+    if error:
+        return {"status": "ERROR", "code": record.get("verification_code"),
+                "reason": error_reason(str(error))}
+    code = record.get("verification_code")
+    result = {"status": "PASS" if code == "PASS" else "FAIL", "code": code,
+              "per_iter_ms": median_ms(record), "batch_size": record["experiment"]["batch_size"]}
+    if code != "PASS":
+        v = record.get("verification") or {}
+        result["reason"] = error_reason(v["error"]) if "error" in v else (
+            f"{code}: worst {v.get('worst_output')} rmse vs fp64 {v.get('rmse_vs_fp64')} "
+            f"(eager {v.get('eager_rmse_vs_fp64')}), max abs {v.get('max_abs_error')}, "
+            f"tolerance {v.get('tolerance')}")
+    return result
+
+
+def summarize(args):
+    prefetched = {}
+    if args.prefetch and os.path.exists(args.prefetch):
+        with open(args.prefetch) as f:
+            for line in f:
+                row = json.loads(line)
+                prefetched[(row["suite"], row["model"])] = row
+    records = {}
+    for path in args.results:
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            for line in f:
+                r = json.loads(line)
+                key = (r["model"]["suite_name"], r["model"]["model_name"],
+                       r["experiment"]["dynamo"] or "eager", r["experiment"]["test"])
+                records[key] = r
+    reasons = {suite: skip_all_reasons(args.config_dir, suite) for suite in SUITES}
+    with open(args.out, "w") as f:
+        for suite, model, _ in chosen_models(args.config_dir, args.models):
+            known = prefetched.get((suite, model), {})
+            row = {"suite": suite, "model": model, "buildable": known.get("buildable"),
+                   "build_note": known.get("build_note", "")}
+            for backend, test in COLUMNS:
+                column = f"{backend}_{test}"
+                row[column] = {"status": "NOT_ASKED"} if column in args.not_asked else \
+                    cell(records.get((suite, model, backend, test)), reasons[suite])
+            f.write(json.dumps(row) + "\n")
+
+
+def short(c, width):
+    if c["status"] == "PASS":
+        return f"PASS {c['per_iter_ms']:.2f} ms" if c.get("per_iter_ms") is not None else "PASS"
+    if c["status"] == "FAIL":
+        return f"FAIL {c.get('code')}"[:width]
+    if c["status"] == "NOT_ASKED":
+        return "-"
+    return f"{c['status']} {c.get('reason', '')}"[:width]
+
+
+def table(args):
+    rows = {}
+    for path in args.coverage:
+        with open(path) as f:
+            for line in f:
+                row = json.loads(line)
+                rows[(row["suite"], row["model"])] = row
+    width = 36
+    header = f"{'model':40} {'suite':11} " + " ".join(
+        f"{backend + ' ' + test:{width}}" for backend, test in COLUMNS)
+    print(header)
+    print("-" * len(header))
+    details = []
+    for (suite, model), row in rows.items():
+        cells = [row[f"{b}_{t}"] for b, t in COLUMNS]
+        print(f"{model[:40]:40} {suite:11} " +
+              " ".join(f"{short(c, width):{width}}" for c in cells))
+        if row.get("buildable") is False:
+            details.append(f"{model}: not buildable offline: {row['build_note']}")
+        said = set()
+        for (b, t), c in zip(COLUMNS, cells):
+            if c["status"] in ("FAIL", "ERROR", "SKIP") and c.get("reason") not in said:
+                said.add(c.get("reason"))
+                details.append(f"{model} {b} {t}: {c['status']} {c.get('reason')}")
+    if details:
+        print("\nWhy (per model: each FAIL, ERROR or SKIP reason once, and what cannot be built "
+              "offline):")
+        for line in details:
+            print("  " + line[:400])
+    print("\nShare per suite (buildable: constructible offline; runs: a timing record in every "
+          "column asked for; PASS: --verify PASS in every one):")
+    for suite in SUITES:
+        chosen = [row for (s, _), row in rows.items() if s == suite]
+        if not chosen:
+            continue
+        buildable = [row for row in chosen if row.get("buildable") is not False]
+        def asked(row):
+            return [row[f"{b}_{t}"]["status"] for b, t in COLUMNS
+                    if row[f"{b}_{t}"]["status"] != "NOT_ASKED"]
+        runs = [row for row in buildable
+                if asked(row) and all(status in ("PASS", "FAIL") for status in asked(row))]
+        passes = [row for row in buildable
+                  if asked(row) and all(status == "PASS" for status in asked(row))]
+        not_run = sum(row[f"{b}_{t}"]["status"] == "NOT_RUN" for row in chosen for b, t in COLUMNS)
+
+        def share(part):
+            return f"{len(part)}/{len(buildable)}" + (
+                f" ({100 * len(part) / len(buildable):.0f}%)" if buildable else "")
+        print(f"  {suite:11} chosen {len(chosen)}, buildable {len(buildable)}, runs {share(runs)}, "
+              f"PASS {share(passes)}" + (f"; {not_run} configs not run (time budget)"
+                                         if not_run else ""))
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    p = commands.add_parser("prefetch")
+    p.add_argument("--config-dir", required=True)
+    p.add_argument("--models", required=True, help="'all' or comma-separated model names")
+    p.add_argument("--cache-dir", required=True, help="<sweep --cache-dir>/imported")
+    p.add_argument("--device", choices=["cuda", "cpu"], default="cuda",
+                   help="the sweep's accelerator (the programs are traced on it)")
+    p.add_argument("--jobs", type=int, default=8)
+    p.add_argument("--deadline", type=float, default=0,
+                   help="seconds since the epoch: imports not done by then are stopped")
+    p.add_argument("--out", required=True)
+    s = commands.add_parser("summarize")
+    s.add_argument("--config-dir", required=True)
+    s.add_argument("--models", required=True)
+    s.add_argument("--prefetch", default=None)
+    s.add_argument("--out", required=True)
+    s.add_argument("--not-asked", action="append", default=[],
+                   choices=[f"{b}_{t}" for b, t in COLUMNS], help="a column the sweeps left out")
+    s.add_argument("results", nargs="*", help="the sweeps' results.jsonl files")
+    t = commands.add_parser("table")
+    t.add_argument("coverage", nargs="+", help="summarize outputs; later lines win")
+    args = parser.parse_args(argv)
+    {"prefetch": prefetch, "summarize": summarize, "table": table}[args.command](args)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,127 @@
+#!/bin/bash
+# The any-model coverage bench on the GPU machine (issue 25, BENCHMARKS.md "Any model"): which
+# models of configs/huggingface_models_list.txt and timm_models_list.txt run from C++ as loaded
+# TorchScript programs, eager eval and train and inductor eval, each with --verify. Steps, in order:
+#   build     configure and build experiment_runner into build-gpu (bench/build_gpu.sh)
+#   coverage  1. prefetch: for each chosen model, whether it can be built offline (its constructor
+#                on the meta device), and its four TorchScript programs (eval bfloat16, train
+#                float32, each also float64 for the verifier) built by python -m benchmatrix_import,
+#                IMPORT_JOBS at a time, into the sweeps' cache (bench/any_model_coverage.py)
+#             2. eager eval and train of the chosen models, huggingface then timm_models
+#             3. inductor eval of the same (after every eager config: a short budget still covers
+#                eager)
+#             4. the coverage table (model, suite, eager eval/train, inductor eval: PASS with the
+#                median step time, FAIL with its verification code, SKIP with the YAML's reason,
+#                ERROR with the record's error, NOT_RUN when the time budget ended first) and the
+#                share of the buildable models that run and that PASS
+# Usage: bench/any_model_gpu.sh OUT_DIR STEP...
+#   MODELS=a,b   model names from either list, or "all" (default: two small models of each list);
+#   DEADLINE_S   seconds from the script's start after which no sweep or import goes on (default
+#                510: a 9-minute device call with the table and copies after it; a build in the
+#                same call comes out of it);
+#   IMPORT_JOBS  parallel imports (default 8; each holds a CUDA context and its model);
+#   PREFETCH_S   seconds the prefetch may take (default 150); imports not done by then are left to
+#                the sweeps' children, which import one at a time;
+#   REPEAT       timed repeats per config (default 3);
+#   INDUCTOR=0   leaves the inductor sweeps out (its column says "-"): eager breadth in one call;
+#   CHILD_TIMEOUT_S  seconds per child (default 300; an inductor compile of a large model is long);
+#   CONFIG_DIR   the lists and YAMLs (default configs; tests/e2e/fixtures/imported_configs holds
+#                reduced models) and ACCELERATOR (default cuda; cpu, with BUILD_DIR=build and those
+#                reduced models, runs this script on a machine without a GPU).
+# Nothing is downloaded: the helper builds from transformers' default configs and
+# timm.create_model(pretrained=False); HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE make any hub access fail
+# at once instead of waiting on the network the machine does not have (models whose configs are hub
+# downloads are SKIPs of configs/huggingface.yaml, and "not buildable offline" in the table).
+# Work (results, import and compile caches) stays in WORK (default /tmp/any_model; the caches are
+# reused by the next call on a warm machine); only summaries go to OUT_DIR: coverage.txt,
+# coverage.jsonl (one line per model; `python3 bench/any_model_coverage.py table A B ...` merges
+# several calls' files), prefetch.txt, sweeps.log (the runners' log tails), records.jsonl (the
+# records, errors cut to 2000 characters) and build_gpu.sh's logs.
+set -euo pipefail
+started=$(date +%s)
+out=$1; shift
+mkdir -p "$out"
+build=${BUILD_DIR:-build-gpu}
+work=${WORK:-/tmp/any_model}
+config_dir=${CONFIG_DIR:-configs}
+accelerator=${ACCELERATOR:-cuda}
+small_models=BertForMaskedLM,GPT2ForSequenceClassification,mobilenetv2_100
+models=${MODELS:-$small_models,deit_tiny_patch16_224.fb_in1k}
+deadline=$((started + ${DEADLINE_S:-510}))
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+export BENCHMATRIX_CONFIG_DIR="$PWD/$config_dir"  # the runner's lists and YAMLs, as the script's
+export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
+coverage() { python3 bench/any_model_coverage.py "$@"; }
+
+# The chosen models of one suite as an anchored --filter (regex metacharacters escaped: timm names
+# hold dots); empty when the suite has none of them.
+suite_filter() {
+  python3 - "$1" "$models" "$config_dir" <<'PY'
+import re, sys
+sys.path.insert(0, "bench")
+from any_model_coverage import chosen_models
+names = [m for s, m, _ in chosen_models(sys.argv[3], sys.argv[2]) if s == sys.argv[1]]
+if names:
+    print("^(" + "|".join(re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", n) for n in names) + ")$")
+PY
+}
+
+# experiment_runner over SUITE's chosen models with the given axes, stopped (SIGINT: it ends its
+# children and keeps the records written) when the deadline comes; resumes its results file.
+sweep() {
+  local suite=$1; shift
+  local filter; filter=$(suite_filter "$suite")
+  local left=$((deadline - $(date +%s)))
+  [ -n "$filter" ] || return 0
+  if [ "$left" -le 5 ]; then echo "$suite $*: not started (time budget)"; return 0; fi
+  echo "--- $suite $* ($left s left)"
+  timeout --signal=INT --kill-after=30 "$left" "$build/experiment_runner" \
+    --suite-name="$suite" --filter="$filter" --accelerator="$accelerator" --xla=None "$@" \
+    --repeat="${REPEAT:-3}" --verify --no-memory-pass \
+    --subprocess-timeout="${CHILD_TIMEOUT_S:-300}" \
+    --cache-dir="$work/cache" --output-dirname="$work/run/$suite" \
+    >> "$work/run/$suite.log" 2>&1 || echo "$suite $*: runner exit $? (see sweeps.log)"
+}
+
+for step in "$@"; do
+  echo "=== $step $(date +%T)"
+  case $step in
+    build)
+      BUILD_DIR="$build" bench/build_gpu.sh "$out" experiment_runner
+      ;;
+    coverage)
+      rm -rf "$work/run"; mkdir -p "$work/run" "$work/cache"
+      prefetch_deadline=$(( $(date +%s) + ${PREFETCH_S:-150} ))
+      [ "$prefetch_deadline" -le "$deadline" ] || prefetch_deadline=$deadline
+      coverage prefetch --config-dir="$config_dir" --models="$models" --device="$accelerator" \
+        --cache-dir="$work/cache/imported" --jobs="${IMPORT_JOBS:-8}" \
+        --deadline="$prefetch_deadline" \
+        --out="$work/run/prefetch.jsonl" \
+        > "$out/prefetch.txt" 2>&1 || { echo "prefetch failed:"; tail -20 "$out/prefetch.txt"; }
+      for suite in huggingface timm_models; do
+        sweep $suite --dynamo=None --test=eval --test=train
+      done
+      not_asked=()
+      if [ "${INDUCTOR:-1}" = 0 ]; then
+        not_asked=(--not-asked=inductor_eval)
+      else
+        for suite in huggingface timm_models; do sweep $suite --dynamo=inductor --test=eval; done
+      fi
+      results=$(ls "$work"/run/*/results.jsonl 2>/dev/null || true)
+      coverage summarize --config-dir="$config_dir" --models="$models" \
+        --prefetch="$work/run/prefetch.jsonl" --out="$out/coverage.jsonl" "${not_asked[@]}" $results
+      coverage table "$out/coverage.jsonl" | tee "$out/coverage.txt"
+      # the records, errors cut to 2000 characters (their telling lines are in the table)
+      for r in $results; do
+        python3 -c 'import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line); e = r["metrics"].get("error")
+    if isinstance(e, str): r["metrics"]["error"] = e[:2000]
+    print(json.dumps(r))' "$r"
+      done > "$out/records.jsonl"
+      for log in "$work"/run/*.log; do echo "##### $log"; tail -40 "$log"; done > "$out/sweeps.log"
+      ;;
+    *) echo "unknown step $step"; exit 2 ;;
+  esac
+done
+echo "=== done $(date +%T) ($(( $(date +%s) - started )) s)"
