@@ -2,6 +2,7 @@
 // per iteration. One folder/file per backend behind this interface; eager is the first.
 #pragma once
 
+#include "backends/capture_memory.hpp"
 #include "core/experiment_config.hpp"
 #include "suites/model.hpp"
 #include "torch_support/multi_tensor_optimizer.hpp"
@@ -109,6 +110,9 @@ struct backend_step {
   /// sources (inductor). Empty for backends that run the model's own C++ code.
   std::string ir_text;
   std::filesystem::path compiled_package;
+  /// What the CUDA graphs captured while the step was built needed (backends/capture_memory.hpp;
+  /// set by make_backend_step, not by the factories); nullopt when none was captured.
+  std::optional<capture_memory> graph_capture;
 };
 
 /// A backend that cannot run this config (e.g. a train step that CUDA graphs cannot capture): the

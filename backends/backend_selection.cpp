@@ -34,7 +34,9 @@ backend_step select_backend(const experiment_config& experiment, model_instance&
 
 backend_step make_backend_step(const experiment_config& experiment, model_instance& model,
                                const step_options& options, const backend_context& context) {
+  capture_memory_scope captures;  // the CUDA graphs this step's preparation captures
   backend_step result = select_backend(experiment, model, options, context);
+  result.graph_capture = captures.seen();
   if (const auto& wrap = test_backend_wrapper()) result.step = wrap(std::move(result.step));
   return result;
 }

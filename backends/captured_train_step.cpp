@@ -6,6 +6,7 @@
 #include "torch_support/ivalue_tensors.hpp"
 
 #include <memory>
+#include <optional>
 
 namespace benchmatrix {
 namespace {
@@ -29,7 +30,9 @@ private:
 
 struct replayed_step {
   std::unique_ptr<captured_graph> graph;
-  c10::IValue output_structure;  // (prediction, loss); its tensors are placeholders
+  /// (prediction, loss); its tensors are placeholders. Cleared after the warm-ups, as the
+  /// parameters' copy (see after_warm_ups).
+  c10::IValue output_structure;
 };
 
 }  // namespace
@@ -39,11 +42,21 @@ step_function capture_whole_train_step(model_instance& model, const step_options
                                        int warm_ups) {
   auto state = std::make_shared<replayed_step>();
   auto optimizer = make_optimizer(model, options, /*capturable=*/true);
-  parameter_snapshot start(*model.module);
+  std::optional<parameter_snapshot> start(std::in_place, *model.module);
   const auto back_to_start = [&] {
-    start.restore();
+    if (start) start->restore();
     optimizer->reset_state();
     optimizer->zero_grad();
+  };
+  // Between the warm-ups and the capture: back to the start, then the parameters' copy and the
+  // last warm-up's output freed, so that the capture's peak (backends/capture_memory.hpp) holds
+  // only what a replay needs, as eager's step would. A capture runs no kernel, so a capture that
+  // fails leaves the parameters as restored here.
+  const auto after_warm_ups = [&] {
+    back_to_start();
+    synchronize_device(options.device);  // the restoring copies read the copy: done before it goes
+    start.reset();
+    state->output_structure = c10::IValue();
   };
   try {
     forward_side_effects_guard restore(*model.module);  // buffers and generators, as before
@@ -56,7 +69,7 @@ step_function capture_whole_train_step(model_instance& model, const step_options
           state->output_structure = c10::ivalue::Tuple::create({prediction, loss});
           return tensor_leaves({state->output_structure});
         },
-        warm_ups, back_to_start);
+        warm_ups, after_warm_ups);
   } catch (const std::runtime_error&) {
     synchronize_device(options.device);
     back_to_start();

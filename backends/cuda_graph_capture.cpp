@@ -1,5 +1,8 @@
 #include "backends/cuda_graph_capture.hpp"
 
+#include "backends/capture_memory.hpp"
+#include "torch_support/device_memory_peaks.hpp"
+
 #include <ATen/cuda/CUDAGeneratorImpl.h>
 
 #include <ATen/autocast_mode.h>
@@ -75,6 +78,9 @@ captured_graph::captured_graph(const std::vector<torch::Tensor>& example_inputs,
       generator.graphsafe_set_state(before_capture);
     };
     m_graph = std::make_unique<at::cuda::CUDAGraph>();
+    // The capture's peak (backends/capture_memory.hpp: what a replay needs, which the replays
+    // themselves never show the allocator): from here, everything alive counted, to capture_end.
+    reset_device_peaks(device);
     m_graph->capture_begin();
     try {
       m_static_outputs = body(m_static_inputs);
@@ -96,6 +102,7 @@ captured_graph::captured_graph(const std::vector<torch::Tensor>& example_inputs,
       throw std::runtime_error(std::string("CUDA graph capture failed: ") +
                                e.what_without_backtrace());
     }
+    report_capture_peak(device_peaks_since_reset(device).allocated_bytes);
   }
   wait_for(c10::cuda::getCurrentCUDAStream(device), side_stream);
 }

@@ -4,7 +4,9 @@
 // As torch.cuda.graphs prescribes: warm-up calls on a side stream, capture on that stream into the
 // graph's private memory pool, autocast's weight-cast cache off while capturing. Inputs live in
 // static tensors that each replay first refreshes with copy_; outputs are the captured static
-// tensors, overwritten by the next replay.
+// tensors, overwritten by the next replay. A capture that succeeds reports the caching allocator's
+// peak allocated bytes from capture_begin to capture_end (backends/capture_memory.hpp: the memory
+// a replay needs, which the replays never show the allocator).
 #pragma once
 
 #include <torch/torch.h>

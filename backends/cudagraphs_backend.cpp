@@ -16,7 +16,10 @@ constexpr int warm_up_calls = 3;  // torch.cuda.graphs' examples warm up 3 times
 
 struct replayed_step {
   std::unique_ptr<captured_graph> graph;
-  c10::IValue output_structure;  // the forward's output; its tensors are placeholders
+  /// The forward's output; its tensors are placeholders. Set by every call of the captured body,
+  /// and cleared after the warm-ups: the last warm-up's output would otherwise live through the
+  /// capture and count in its peak (backends/capture_memory.hpp), which eager's step never holds.
+  c10::IValue output_structure;
 };
 
 step_function eval_step(model_instance& model, const step_options& options) {
@@ -33,7 +36,7 @@ step_function eval_step(model_instance& model, const step_options& options) {
         state->output_structure = output;
         return tensor_leaves({output});
       },
-      warm_up_calls);
+      warm_up_calls, [&] { state->output_structure = c10::IValue(); });
   return [state](const model_inputs& inputs) -> c10::IValue {
     return with_tensor_leaves({state->output_structure}, state->graph->replay(tensor_leaves(inputs)))
         .front();
@@ -62,8 +65,9 @@ step_function forward_backward_step(model_instance& model, const step_options& o
   auto state = std::make_shared<replayed_step>();
   auto optimizer = make_optimizer(model, options);
   const model_inputs& structure = model.example_inputs;
-  const auto clear_gradients = [&model] {
+  const auto clear_warm_up_results = [&model, &state] {
     for (auto& p : model.module->parameters()) p.mutable_grad() = torch::Tensor();
+    state->output_structure = c10::IValue();
   };
   {
     forward_side_effects_guard restore(*model.module);
@@ -76,7 +80,7 @@ step_function forward_backward_step(model_instance& model, const step_options& o
           state->output_structure = c10::ivalue::Tuple::create({prediction, loss});
           return tensor_leaves({state->output_structure});
         },
-        warm_up_calls, clear_gradients);
+        warm_up_calls, clear_warm_up_results);
   }
   return [&model, state, optimizer, options](const model_inputs& inputs) -> c10::IValue {
     const auto outputs = state->graph->replay(tensor_leaves(inputs));

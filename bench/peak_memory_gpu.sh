@@ -39,8 +39,11 @@ import json, statistics, sys
 MIB = 1024 * 1024
 def median(values):
     return statistics.median(values[1:] if len(values) > 1 else values)
+# peak alloc: the record's figure (a CUDA graph config's: the larger of the pass's own peak,
+# "pass", and the largest capture's, "capture": worker/memory_pass.hpp)
 print(f"{'model':24} {'test':5} {'backend':10} {'peak alloc':>10} {'peak resv':>10} "
-      f"{'resident':>9} {'params':>7} {'optim':>7} {'driver':>8}  (MiB)")
+      f"{'resident':>9} {'params':>7} {'optim':>7} {'driver':>8} {'capture':>8} {'pass':>6}"
+      "  (MiB)")
 for r in map(json.loads, open(sys.argv[1])):
     m, e = r["metrics"], r["experiment"]
     name = f"{r['model']['model_name']:24} {e['test']:5} {e['dynamo'] or 'eager':10}"
@@ -48,12 +51,15 @@ for r in map(json.loads, open(sys.argv[1])):
         print(f"{name} {str(m.get('error', 'no memory figures')).splitlines()[0][:90]}")
         continue
     mem, dev = r.get("memory", {}), r.get("memory", {}).get("device", {})
+    replay = dev.get("pass_peak_allocated_bytes")
     def mib(v):
         return f"{v / MIB:.0f}" if isinstance(v, (int, float)) else "-"
     print(f"{name} {mib(median(m['peak_device_allocated_bytes'])):>10} "
           f"{mib(median(m['peak_device_reserved_bytes'])):>10} "
           f"{mib(dev.get('allocated_bytes_before_pass')):>9} {mib(mem.get('parameters_bytes')):>7} "
-          f"{mib(mem.get('optimizer_state_bytes')):>7} {mib(dev.get('driver_used_bytes')):>8}")
+          f"{mib(mem.get('optimizer_state_bytes')):>7} {mib(dev.get('driver_used_bytes')):>8} "
+          f"{mib(dev.get('capture_peak_allocated_bytes')):>8} "
+          f"{mib(median(replay) if replay else None):>6}")
 PY
       ;;
     oom)

@@ -374,8 +374,9 @@ int run_config(const child_job& job, const suite_config* config) {
     json_value memory = model_memory_json(
         model, prepared.step,
         display_backend_name(experiment.dynamo, experiment.xla, experiment.torch_xla2),
-        d.GetAllocator());
-    run_memory_pass(step, model.example_inputs, timing, metrics, memory, d.GetAllocator());
+        backend.graph_capture, d.GetAllocator());
+    run_memory_pass(step, model.example_inputs, timing, backend.graph_capture, metrics, memory,
+                    d.GetAllocator());
     extras.AddMember("memory", memory, d.GetAllocator());
   }
   // --metrics accuracy: after the timed repeats, never inside them.

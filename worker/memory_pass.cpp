@@ -1,12 +1,14 @@
 #include "worker/memory_pass.hpp"
 
 #include "core/host_peak_rss.hpp"
+#include "torch_support/device_memory_peaks.hpp"
 
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <optional>
 #include <unordered_set>
 
@@ -30,37 +32,44 @@ int64_t distinct_bytes(const std::vector<torch::Tensor>& tensors) {
   return bytes;
 }
 
-/// What the device figures of a backend's record include (worker/memory_pass.hpp says why).
-std::string how_seen(const std::string& backend, bool cuda) {
+/// What the device figures of a backend's record include (worker/memory_pass.hpp says why);
+/// `captured`: the step replays CUDA graphs.
+std::string how_seen(const std::string& backend, bool cuda, bool captured) {
   if (!cuda)
     return "the accelerator is the CPU: host peak RSS only (the process's, model and inputs "
            "included)";
-  const std::string allocator = "the CUDA caching allocator's statistics";
+  std::string seen = "the CUDA caching allocator's statistics: ";
   if (backend == "cudagraphs")
-    return allocator + ": the CUDA graph's private pool is reserved through it (in reserved, "
-                       "from capture on), but a replay writes its intermediates into the pool's "
-                       "blocks without allocator calls, so allocated counts only the tensors "
-                       "alive outside the replay (weights, static inputs and outputs): compare "
-                       "cudagraphs by peak_device_reserved_bytes";
-  if (backend == "inductor")
-    return allocator + ": AOTInductor's buffers (aoti_torch_empty_strided) are counted; its "
-                       "constants blob (frozen weights) is cudaMalloc'ed outside the allocator "
-                       "(torch 2.11, aot_inductor.weight_use_caching_allocator off) and is not; "
-                       "device.driver_used_bytes includes it";
-  if (backend.find("xla") != std::string::npos)
-    return allocator + ": PJRT allocates outside it, so these figures show the LibTorch side only";
-  return allocator + ": every tensor of the step";
+    seen += "every tensor of the step, the CUDA graph's private pool included (reserved through "
+            "the allocator: in reserved from capture on)";
+  else if (backend == "inductor")
+    seen += "AOTInductor's buffers (aoti_torch_empty_strided) are counted; its constants blob "
+            "(frozen weights) is cudaMalloc'ed outside the allocator (torch 2.11, "
+            "aot_inductor.weight_use_caching_allocator off) and is not; "
+            "device.driver_used_bytes includes it";
+  else if (backend.find("xla") != std::string::npos)
+    seen += "PJRT allocates outside it, so these figures show the LibTorch side only";
+  else
+    seen += "every tensor of the step";
+  if (captured)
+    seen += ". CUDA graphs: a replay allocates nothing (it writes its intermediates into the "
+            "blocks the capture allocated in the graph's pool and freed), so the pass's own "
+            "allocated peak (device.pass_peak_allocated_bytes) misses them; "
+            "peak_device_allocated_bytes is the larger of it and the capture's allocated peak "
+            "(device.capture_peak_allocated_bytes: peak stats reset right before capture_begin, "
+            "read after capture_end), the memory a replay needs";
+  return seen;
 }
 
 json_value device_json(const torch::Device& device, const std::string& accelerator,
-                       json_allocator& a) {
+                       const std::optional<capture_memory>& captures, json_allocator& a) {
   json_value out(rapidjson::kObjectType);
   if (!device.is_cuda()) {
     out.AddMember("unavailable", json_value(("accelerator is " + accelerator).c_str(), a), a);
     return out;
   }
   const auto index = index_of(device);
-  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(index);
+  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(index);  // current figures
   // Resident between steps: parameters, buffers, optimizer state, gradients, a graph's pool.
   out.AddMember("allocated_bytes_before_pass",
                 static_cast<int64_t>(stats.allocated_bytes[aggregate].current), a);
@@ -75,6 +84,10 @@ json_value device_json(const torch::Device& device, const std::string& accelerat
   } else {
     (void)cudaGetLastError();  // leave no sticky error for the next CUDA call
   }
+  if (captures) {  // backends/capture_memory.hpp
+    out.AddMember("captured_graphs", captures->captures, a);
+    out.AddMember("capture_peak_allocated_bytes", captures->peak_allocated_bytes, a);
+  }
   return out;
 }
 
@@ -87,7 +100,10 @@ json_value number_list(const std::vector<double>& values, json_allocator& a) {
 }  // namespace
 
 json_value model_memory_json(const model_instance& model, const step_options& step,
-                             const std::string& backend, json_allocator& a) {
+                             const std::string& backend,
+                             const std::optional<capture_memory>& captures, json_allocator& a) {
+  const bool cuda = step.device.is_cuda();
+  const bool captured = cuda && captures.has_value();
   json_value memory(rapidjson::kObjectType);
   const auto parameters = model.module->parameters();
   memory.AddMember("parameters_bytes", distinct_bytes(parameters), a);
@@ -106,14 +122,14 @@ json_value model_memory_json(const model_instance& model, const step_options& st
     }
     memory.AddMember("optimizer_state_bytes", state, a);
   }
-  memory.AddMember("device", device_json(step.device, step.device.str(), a), a);
-  memory.AddMember("how_seen", json_value(how_seen(backend, step.device.is_cuda()).c_str(), a), a);
+  memory.AddMember("device", device_json(step.device, step.device.str(), captures, a), a);
+  memory.AddMember("how_seen", json_value(how_seen(backend, cuda, captured).c_str(), a), a);
   return memory;
 }
 
 void run_memory_pass(const step_function& step, const model_inputs& example_inputs,
-                     const timing_options& timing, json_value& metrics, json_value& memory,
-                     json_allocator& a) {
+                     const timing_options& timing, const std::optional<capture_memory>& captures,
+                     json_value& metrics, json_value& memory, json_allocator& a) {
   const bool cuda = timing.device.is_cuda();
   const auto index = cuda ? index_of(timing.device) : c10::DeviceIndex{-1};
   std::vector<double> allocated, reserved, host_rss;
@@ -123,7 +139,7 @@ void run_memory_pass(const step_function& step, const model_inputs& example_inpu
   for (int r = 0; r < timing.repeat; ++r) {
     prepare_repeat_inputs(example_inputs, timing, inputs);  // untimed, as the timed loop's
     synchronize_device(timing.device);
-    if (cuda) c10::cuda::CUDACachingAllocator::resetPeakStats(index);
+    if (cuda) reset_device_peaks(index);
     // When the reset is not permitted, VmHWM stays the process's lifetime peak (build and
     // compilation included): still recorded, and memory.host_rss labels it so.
     const host_peak_reset reset = reset_host_peak_rss();
@@ -131,14 +147,21 @@ void run_memory_pass(const step_function& step, const model_inputs& example_inpu
     for (const auto& in : inputs) (void)step(in);
     synchronize_device(timing.device);
     if (cuda) {
-      const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(index);
-      allocated.push_back(static_cast<double>(stats.allocated_bytes[aggregate].peak));
-      reserved.push_back(static_cast<double>(stats.reserved_bytes[aggregate].peak));
+      const device_peaks peaks = device_peaks_since_reset(index);
+      allocated.push_back(static_cast<double>(peaks.allocated_bytes));
+      reserved.push_back(static_cast<double>(peaks.reserved_bytes));
     }
     if (const auto peak = host_peak_rss_bytes())
       host_rss.push_back(static_cast<double>(*peak));
     else
       host_available = false;
+  }
+  if (cuda && captures) {
+    // A replay allocates nothing: the step's allocated peak is at least the capture's
+    // (backends/capture_memory.hpp); the pass's own peaks stay in the memory key.
+    memory["device"].AddMember("pass_peak_allocated_bytes", number_list(allocated, a), a);
+    for (double& peak : allocated)
+      peak = std::max(peak, static_cast<double>(captures->peak_allocated_bytes));
   }
   if (cuda) {
     metrics.AddMember("peak_device_allocated_bytes", number_list(allocated, a), a);
@@ -162,10 +185,12 @@ std::string out_of_memory_text(const c10::OutOfMemoryError& error, const torch::
     const auto index = index_of(device);
     const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(index);
     // Read after the config's frames unwound: its tensors are freed (allocated is low again), but
-    // the peak and the reserved (cached, not returned) blocks still show how full it got; the
-    // allocator's own message, appended below, has the figures at the failed allocation.
+    // the peak (the child's, whichever capture or memory pass reset the allocator's counters:
+    // torch_support/device_memory_peaks) and the reserved (cached, not returned) blocks still show
+    // how full it got; the allocator's own message, appended below, has the figures at the
+    // failed allocation.
     text += " on " + device.str() + ": caching allocator peak allocated " +
-            std::to_string(stats.allocated_bytes[aggregate].peak) + " bytes, reserved " +
+            std::to_string(process_peak_allocated_bytes(index)) + " bytes, reserved " +
             std::to_string(stats.reserved_bytes[aggregate].current) + " bytes (allocated " +
             std::to_string(stats.allocated_bytes[aggregate].current) +
             " bytes after the config's tensors were freed)";

@@ -55,6 +55,15 @@ class DummySweepTest(OutputDirTest):
             for total, per_iter in zip(metrics["total_time"], metrics["per_iter_time"]):
                 self.assertGreater(total, 0)
                 self.assertAlmostEqual(per_iter, total / 2)
+            # On the CPU the memory key has the host's figures only: no device figures, so no
+            # CUDA graph capture peak (device.capture_peak_allocated_bytes) either, and it says why.
+            memory = record["memory"]
+            self.assertEqual(list(memory), ["parameters_bytes", "buffers_bytes"]
+                             + (["optimizer_state_bytes"] if test == "train" else [])
+                             + ["device", "how_seen", "host_rss"])
+            self.assertEqual(memory["device"], {"unavailable": "accelerator is cpu"})
+            self.assertTrue(memory["how_seen"].startswith("the accelerator is the CPU: host peak "
+                                                          "RSS only"), memory["how_seen"])
         self.assertIn("per-iter median ms", proc.stdout)  # the summary table
         # the sweep's context for html_report: command, versions, host
         with open(os.path.join(self.out, "run_context.json"), encoding="utf-8") as f:
