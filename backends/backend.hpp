@@ -97,6 +97,11 @@ struct compile_report {
   std::vector<std::pair<std::string, double>> breakdown_s;
   std::optional<int> compile_threads;  // the helper's Inductor compile threads (from its affinity)
   std::string freezing_failure;        // why Inductor freezing failed, if it did (then off)
+  /// The AOTInductor package the step runs (the compile cache entry's artifact; the record's
+  /// compile.package), and how its random ops draw (inductor train; compile.random_ops). The
+  /// verifier reports the same two for the package it ran (verification.package, .random_ops).
+  std::string package;
+  std::string random_ops;
 };
 
 /// A compile_report whose compile_time_s is the wall time since `started`.

@@ -226,6 +226,7 @@ backend_step make_inductor_step(model_instance& model, const step_options& optio
     add_helper_timings(entry.artifact.parent_path() / timings_name, report);
   }
   report.cache_note = entry.rebuilt_because;
+  report.package = entry.artifact.string();
   result.compile = report;
   result.ir_text = "# traced graph (the compile helper's input)\n" + traced->graph->toString();
   result.compiled_package = entry.artifact;

@@ -30,6 +30,14 @@ namespace benchmatrix {
 namespace {
 
 constexpr const char* package_name = "train_step.pt2";  // apart from eval's model.pt2
+
+/// How the train package draws random numbers (the record's compile.random_ops and, for the
+/// package the verifier ran, verification.random_ops): train_step.py compiles with Inductor's
+/// fallback_random, as PyTorch's harness compiles for --accuracy, and keeps eager's draw order.
+/// The timed package is the verified one (one cache entry): see compile_train_step there.
+constexpr const char* package_random_ops =
+    "ATen's kernels on the default generator in eager's order (Inductor fallback_random, as "
+    "PyTorch's --accuracy), so a step seeded as eager's draws eager's dropout masks";
 constexpr int cuda_graph_warm_ups = 3;  // as the cudagraphs backend's train step
 
 /// The parameters (each tensor once: tied weights are one graph input, as Python's
@@ -342,6 +350,8 @@ backend_step make_inductor_train_step(model_instance& model, const step_options&
   report.cache_hit = entry.hit;
   if (entry.built) report.compiler_s = entry.build_seconds;
   report.cache_note = entry.rebuilt_because;
+  report.package = entry.artifact.string();
+  report.random_ops = package_random_ops;
   report.capture_fallback = fallback_reason;
   result.compile = report;
   result.ir_text = "# traced train forward (the compile helper's input: inputs, parameters, "

@@ -125,6 +125,10 @@ void add_compile_metrics(json_value& metrics, json_value& compile, const compile
   if (report.compile_threads) compile.AddMember("compile_threads", *report.compile_threads, a);
   if (!report.freezing_failure.empty())
     compile.AddMember("freezing_failure", json_value(report.freezing_failure.c_str(), a), a);
+  if (!report.package.empty())
+    compile.AddMember("package", json_value(report.package.c_str(), a), a);
+  if (!report.random_ops.empty())
+    compile.AddMember("random_ops", json_value(report.random_ops.c_str(), a), a);
 }
 
 namespace {

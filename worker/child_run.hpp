@@ -19,8 +19,9 @@ bool report_child_result(const child_job& job, const std::string& line);
 
 /// Adds compile_time_s (seconds) and compile_helper_s (seconds, when a helper compiled) to a
 /// record's metrics, each a per-repeat list with the value in repeat 0 (once_per_record_list, as
-/// xla_CompileTime_time_s), and cache_hit (bool, cached backends) and cache_rebuilt (why a cached
-/// entry was replaced) to `compile` (the record's top-level "compile" object).
+/// xla_CompileTime_time_s), and cache_hit (bool, cached backends), cache_rebuilt (why a cached
+/// entry was replaced), package and random_ops (compile_report's) to `compile` (the record's
+/// top-level "compile" object).
 void add_compile_metrics(json_value& metrics, json_value& compile, const compile_report& report,
                          int repeat, json_allocator& a);
 

@@ -29,6 +29,8 @@ enum class run_kind { eager, backend };
 struct run_result {
   c10::IValue output;       // the last step's full output, on the CPU
   precision_plan precision;  // what it computed in (sets the tolerance)
+  std::string package;      // the compiled package the backend ran (inductor), else empty
+  std::string random_ops;   // how that package draws random numbers, where the backend says
 };
 
 /// One verifier run: a fresh model, `verify_iterations` steps on one copy of the inputs, the last
@@ -38,12 +40,22 @@ run_result run_once(const model_definition& definition, const child_job& job,
                     run_kind kind, std::optional<torch::ScalarType> force_dtype = {}) {
   prepared_model prepared = prepare_model(definition, job.settings, config, experiment, force_dtype);
   prepared.step.collect_full_output = true;
-  const step_function step =
-      kind == run_kind::eager
-          ? make_eager_step(prepared.model, prepared.step)
-          : make_backend_step(experiment, prepared.model, prepared.step,
-                              make_backend_context(job))
-                .step;
+  std::string package, random_ops;
+  step_function step;
+  if (kind == run_kind::eager) {
+    step = make_eager_step(prepared.model, prepared.step);
+  } else {
+    // The backend's own step: for inductor the package of the content-addressed compile cache
+    // entry that the timing child ran (the same recipe hashes to the same entry), not one
+    // compiled for verification, so that a PASS speaks for the timed code.
+    backend_step backend =
+        make_backend_step(experiment, prepared.model, prepared.step, make_backend_context(job));
+    step = std::move(backend.step);
+    if (backend.compile) {
+      package = backend.compile->package;
+      random_ops = backend.compile->random_ops;
+    }
+  }
   model_inputs inputs;
   for (const auto& input : prepared.model.example_inputs)
     inputs.push_back(map_tensors(input, [](const torch::Tensor& t) { return t.clone(); }));
@@ -60,7 +72,7 @@ run_result run_once(const model_definition& definition, const child_job& job,
                         const auto cpu = t.detach().cpu();
                         return cpu.is_sparse() ? cpu.to_dense() : cpu;
                       }),
-          prepared.precision};
+          prepared.precision, package, random_ops};
 }
 
 /// same()'s path of a failing leaf, from the outputs' root: "output", "output[1]",
@@ -147,8 +159,10 @@ void verify(verification& v, const model_definition& definition, const child_job
   }
   // --backend-library: the references above ran without its overrides; the backend runs with them.
   if (!o.backend_library.empty()) load_kernel_library(o.backend_library);
-  const c10::IValue actual =
-      run_once(definition, job, config, experiment, run_kind::backend).output;
+  const run_result backend_run = run_once(definition, job, config, experiment, run_kind::backend);
+  const c10::IValue& actual = backend_run.output;
+  if (!backend_run.package.empty()) v.set_text("package", backend_run.package);
+  if (!backend_run.random_ops.empty()) v.set_text("random_ops", backend_run.random_ops);
 
   same_options options;
   options.tol = tolerance.tolerance;

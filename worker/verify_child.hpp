@@ -16,6 +16,8 @@
 // parameter gradient and every updated parameter. A FAIL names the first failing leaf
 // (failed_output, e.g. "output[1]" or "output[2]['fc.weight.grad']") and the figures of the worst
 // failing leaf (worst_output, max_abs_error, rmse_vs_fp64, eager_rmse_vs_fp64, cosine_similarity).
+// A backend with a compiled package (inductor) names the one it ran (package: the timing child's
+// own cache entry) and, for train, how it draws random numbers (random_ops).
 #pragma once
 
 #include "core/child_job.hpp"

@@ -22,11 +22,13 @@ stitched by an autograd function: one call per step, no saved activations crossi
 boundary, and one graph Inductor can fuse across the forward/backward seam.
 
 Random ops (dropout): the joint graph draws dropout's mask as LibTorch's eager kernel does
-(_eager_dropout), and Inductor's fallback_random runs the random ops through the ATen kernels on
-the device's default generator, so a step seeded as eager's draws the same numbers where the
-draws keep eager's order (squeezenet1_1 on the CPU: verified). Inductor may schedule independent
-draws in another order (hf_GPT2 on the CPU, 37 dropouts: all hoisted to the step's start, and its
-train step FAILs --verify on the prediction, RMSE 0.38 against fp64).
+(_eager_dropout), each draw reading the tensor it masks so that Inductor keeps the draws in the
+network's order (_bernoulli_after), and Inductor's fallback_random runs the random ops through the
+ATen kernels on the device's default generator, so a step seeded as eager's draws eager's masks.
+
+LibTorch's C++ API passes an int for an `int[2]` argument as a one-element list
+(`torch::max_pool2d(x, 3, 2, 1)`); those are repeated as Python's argument parser does
+(_expanded_int_lists), since Inductor's max_pool2d_with_indices_backward lowering needs both.
 """
 
 import json
@@ -144,6 +146,26 @@ class _TrainStep(torch.nn.Module):
         return (*user, *grads, *(updates[j] for j in self.update_order))
 
 
+def _bernoulli_after(input, p):
+    """empty_like(input).bernoulli_(p), the noise of LibTorch's eager dropout, drawn as an op that
+    reads `input` (aten.bernoulli.p of the detached input: a draw has no gradient), so that
+    Inductor schedules each draw after the layer feeding it and the draws keep the network's
+    order. A noise tensor from empty_like depends on nothing, and Inductor hoisted such draws
+    ahead of one another (hf_GPT2 on the CPU: the 25 embedding and residual dropouts before the
+    12 attention ones), giving eager's masks to other layers: its train step FAILed --verify.
+    ATen's bernoulli(input, p) fills a new contiguous tensor with bernoulli_(p), the same kernel
+    and generator; eager's empty_like keeps the input's strides and its CPU kernel draws in memory
+    order, so the input is viewed in its memory order (a permutation) for the draw and the noise
+    permuted back. An input that no permutation makes contiguous (overlapping or with gaps) keeps
+    the empty_like draw."""
+    order = sorted(range(input.dim()), key=lambda d: input.stride(d), reverse=True)
+    in_memory_order = input.permute(order)
+    if not in_memory_order.is_contiguous():
+        return torch.empty_like(input).bernoulli_(p)
+    inverse = [order.index(d) for d in range(input.dim())]
+    return torch.bernoulli(in_memory_order.detach(), p).permute(inverse)
+
+
 def _eager_dropout(input, p, train):
     """aten.dropout as LibTorch's eager kernel draws it, so that a seeded step draws the same mask:
     on CUDA the fused native_dropout; elsewhere (_dropout_impl) a float noise tensor filled by
@@ -155,7 +177,7 @@ def _eager_dropout(input, p, train):
         return torch.ops.aten.native_dropout(input, p, train)[0]
     if p == 1:
         return input * torch.zeros_like(input)
-    noise = torch.empty_like(input).bernoulli_(1 - p)
+    noise = _bernoulli_after(input, 1 - p)
     return input * (noise / (1 - p))
 
 
@@ -195,6 +217,34 @@ def _eager_dropouts(module):
     return module
 
 
+def _expanded_int_lists(module):
+    """`module` with each one-element list passed to a fixed-size `int[N]` argument of an ATen op
+    repeated N times, as Python's argument parser expands `max_pool2d(x, 3, 2, 1)` to
+    kernel_size=[3, 3]. LibTorch's C++ API passes such an int as a one-element IntArrayRef
+    (`torch::max_pool2d(x, 3, 2, 1)` in the C++ models), which eager kernels repeat but some
+    Inductor lowerings do not accept (max_pool2d_with_indices_backward asserts
+    len(kernel_size) == 2: resnet18's train step failed to lower), so the traced graph is made
+    what torch.compile sees from Python. Empty lists (stride=[] means "the kernel size") stay."""
+    for node in module.graph.nodes:
+        if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
+            continue
+        arguments = node.target._schema.arguments
+        args = list(node.args)
+        for position, argument in enumerate(arguments):
+            size = getattr(argument, "N", None)
+            if not size or size < 2 or not str(argument.type).startswith("List[int]"):
+                continue
+            if position < len(args) and isinstance(args[position], (list, tuple)) \
+                    and len(args[position]) == 1:
+                args[position] = list(args[position]) * size
+            elif isinstance(node.kwargs.get(argument.name), (list, tuple)) \
+                    and len(node.kwargs[argument.name]) == 1:
+                node.update_kwarg(argument.name, list(node.kwargs[argument.name]) * size)
+        node.args = tuple(args)
+    module.recompile()
+    return module
+
+
 def _constants_as_buffers(module):
     """`module` with its tensor constants (the traced graph's literals, lifted by the export) as
     buffers: aot_export_module turns only parameters and buffers into fake tensors while tracing,
@@ -222,7 +272,7 @@ def export_train_step(exported, example, state, parameter_count, amp, loss_struc
 
     parameters = list(state[:parameter_count])
     buffers = list(state[parameter_count:])
-    forward = _eager_dropouts(_constants_as_buffers(exported.module()))
+    forward = _eager_dropouts(_expanded_int_lists(_constants_as_buffers(exported.module())))
     forward_and_loss = _ForwardAndLoss(forward, parameters, buffers, loss_structure, amp)
     joint, signature = aot_export_module(forward_and_loss, tuple(example), trace_joint=True,
                                          output_loss_index=0)
@@ -266,7 +316,16 @@ def compile_train_step(args, static_shapes):
         raise SystemExit(EXPORT_FAILED)
 
     started = time.perf_counter()
-    # Random ops (dropout) through the ATen kernels and the default generator, as eager draws them.
+    # Random ops (dropout) through the ATen kernels and the default generator, as eager draws them:
+    # what PyTorch's dynamo harness compiles under --accuracy (benchmarks/dynamo/common.py sets
+    # inductor fallback_random there; its --performance runs keep Inductor's own RNG). There, the
+    # timed and the verified code are two compiles in two runs (and a torchbench model's accuracy
+    # run is in eval mode: no dropout, BatchNorm on running statistics). Here they are one package
+    # on purpose: the verifier child loads the cache entry the timing child ran (same recipe, same
+    # key; the record's compile.package and verification.package name it), so a PASS speaks for
+    # the code that was timed, in train mode with dropout masks and BatchNorm batch statistics.
+    # The price: the timed step draws through ATen's kernels, not Inductor's fused RNG (on CUDA one
+    # native_dropout kernel per dropout).
     torch._inductor.config.fallback_random = True
     metadata = {"benchmatrix_updated_buffers": ",".join(map(str, updated_buffers)),
                 "benchmatrix_parameters_without_gradient": ",".join(map(str, without_gradient))}

@@ -37,6 +37,28 @@ def wait_until_dead(pid, seconds=10):
     return False
 
 
+# A stem as the C++ models write it (conv, BatchNorm, ReLU, then torch::max_pool2d(x, 3, 2, 1), i.e.
+# one-element kernel/stride/padding/dilation lists), a dropout and a linear head, traced in train
+# mode.
+LIBTORCH_STYLE_POOLING = """
+import sys, torch
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = torch.nn.BatchNorm2d(8)
+        self.fc = torch.nn.Linear(8 * 4 * 4, 10)
+    def forward(self, x):
+        y = torch.relu(self.bn(self.conv(x)))
+        y = torch.ops.aten.max_pool2d(y, [3], [2], [1], [1], False)
+        return self.fc(torch.nn.functional.dropout(y.flatten(1), 0.5, self.training))
+torch.manual_seed(0)
+x = torch.randn(2, 3, 8, 8)
+torch.jit.trace(Net().train(), (x,), check_trace=False).save(sys.argv[1] + "/pooling.pt")
+torch.save((x,), sys.argv[1] + "/pooling.inputs.pt")
+"""
+
+
 class BackendTest(OutputDirTest):
     def sweep(self, *args, cache=SHARED_CACHE, env=None):
         run(RUNNER, "--accelerator=cpu", "--xla=None", "--repeat=2", f"--output-dirname={self.out}",
@@ -91,6 +113,23 @@ class BackendTest(OutputDirTest):
                 self.assertEqual(len(record["metrics"]["per_iter_time"]), 2)
                 self.assertGreater(record["metrics"]["compile_time_s"][0], 0)
                 self.assertEqual(record["verification_code"], "PASS", record["verification"])
+
+    def test_pooling_called_as_libtorch_calls_it_trains_under_inductor(self):
+        # LibTorch's torch::max_pool2d(x, 3, 2, 1) passes one-element lists, which Inductor's
+        # max_pool2d_with_indices_backward lowering rejected (resnet18's train step); the record
+        # names the package it timed and verified and how its dropout draws.
+        models = os.path.join(self.out, "models")
+        os.makedirs(models)
+        subprocess.run([sys.executable, "-c", LIBTORCH_STYLE_POOLING, models], check=True)
+        records = self.sweep("--suite-name=exported", f"--model-path={models}/pooling.pt",
+                             "--dynamo=inductor", "--test=train", "--verify",
+                             "--verify-iterations=2")
+        record = records[("pooling", "inductor", "train")]
+        self.assertNotIn("error", record["metrics"])
+        self.assertEqual(record["verification_code"], "PASS", record["verification"])
+        self.assertTrue(record["compile"]["package"].endswith("train_step.pt2"), record["compile"])
+        self.assertEqual(record["verification"]["package"], record["compile"]["package"])
+        self.assertIn("fallback_random", record["verification"]["random_ops"])
 
     def test_unexportable_train_step_is_a_skip_naming_the_model(self):
         env = dict(os.environ,
