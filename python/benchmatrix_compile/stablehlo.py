@@ -67,7 +67,14 @@ def export_stablehlo(exported_program, example_inputs, device, out_dir, train=No
     from torchax import export as torchax_export
 
     expand_pooling_arguments(exported_program)
-    exported_program = exported_program.run_decompositions(embedding_bag_decompositions())
+    decompositions = embedding_bag_decompositions()
+    if train is not None:
+        # The CUDA joint graph draws dropout's mask with aten.native_dropout (train_step.py's
+        # _eager_dropout), a core ATen op torchax has no lowering for: torch's decomposition
+        # into rand, lt and mul, which torchax lowers (with the seed's key).
+        native_dropout = torch.ops.aten.native_dropout.default
+        decompositions[native_dropout] = torch._decomp.decomposition_table[native_dropout]
+    exported_program = exported_program.run_decompositions(decompositions)
     weights, function = torchax_export.exported_program_to_jax(exported_program)
     weights = [numpy.asarray(w) for w in weights]
     input_avals = tuple(jax.ShapeDtypeStruct(tuple(x.shape), torchax_to_numpy(x).dtype)
