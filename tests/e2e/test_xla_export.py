@@ -242,6 +242,36 @@ class XlaExportTest(OutputDirTest):
         self.assertTrue(any(name.endswith(".txt") for name in os.listdir(dump_to)), os.listdir(dump_to))
 
 
+@unittest.skipUnless(HAVE_JAX, "needs torchax and jax (scripts/install_dependencies.sh)")
+class TrainStepRandomOpsTest(unittest.TestCase):
+    """A train step's random ops (dropout; on CUDA aten.native_dropout, which torchax cannot lower
+    as such) draw from the module's seed argument: another seed, another mask; the same seed, the
+    same mask; kept elements scaled by 1/(1-p) as torch's dropout does."""
+
+    def test_dropout_mask_follows_the_seed(self):
+        import tempfile
+
+        import torch
+        from benchmatrix_compile.stablehlo import export_stablehlo, load_program, run_with_jax
+
+        class Dropout(torch.nn.Module):
+            def forward(self, x):
+                return (torch.ops.aten.native_dropout(x, 0.5, True)[0],)
+
+        x = torch.ones(64, 64)
+        with tempfile.TemporaryDirectory() as directory:
+            export_stablehlo(torch.export.export(Dropout(), (x,)), (x,), "cpu", directory,
+                             train={"parameter_count": 0})
+            kinds = [a["kind"] for a in load_program(directory)["arguments"]]
+            self.assertEqual(kinds, ["input", "seed"])
+            first, again, other = (run_with_jax(directory, [x.numpy()], seed=s)[0]
+                                   for s in (1, 1, 2))
+        self.assertTrue(numpy.array_equal(first, again))
+        self.assertGreater(numpy.mean(first != other), 0.3)
+        self.assertEqual(set(numpy.unique(first).tolist()), {0.0, 2.0})
+        self.assertAlmostEqual(float(numpy.mean(first == 0)), 0.5, delta=0.05)
+
+
 class EmbeddingBagDecompositionTest(unittest.TestCase):
     """stablehlo.py's embedding_bag decomposition (what dlrm's bags become for XLA) against torch's
     own kernel, on the cases dlrm does not exercise: every mode, empty bags, padding_idx,
