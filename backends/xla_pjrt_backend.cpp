@@ -275,7 +275,8 @@ exported_program read_program(const std::filesystem::path& json_path) {
     train.parameter_count = t["parameter_count"].GetUint64();
     train.state_count = t["state_count"].GetUint64();
     train.prediction_count = t["prediction_count"].GetUint64();
-    for (const auto& i : t["updated_buffers"].GetArray()) train.updated_buffers.push_back(i.GetUint64());
+    for (const auto& i : t["updated_buffers"].GetArray())
+      train.updated_buffers.push_back(i.GetUint64());
     for (const auto& i : t["parameters_without_gradient"].GetArray())
       train.without_gradient.insert(i.GetUint64());
     p.train = std::move(train);
@@ -565,7 +566,8 @@ step_function make_train_program_step(model_instance& model, std::shared_ptr<run
       program.outputs.size() !=
           1 + prediction_count + train.parameter_count + train.updated_buffers.size())
     throw std::runtime_error("the StableHLO train step returns " +
-                             std::to_string(program.outputs.size()) + " values; expected the loss, " +
+                             std::to_string(program.outputs.size()) +
+                             " values; expected the loss, " +
                              std::to_string(prediction_count) + " prediction leaves, " +
                              std::to_string(train.parameter_count) + " gradients and " +
                              std::to_string(train.updated_buffers.size()) + " updated buffers");
@@ -662,7 +664,8 @@ exported_step export_step(model_instance& model, const step_options& options,
   if (options.training != step.program.train.has_value())
     throw std::runtime_error(step.program.directory.string() + " is not the " +
                              (options.training ? "train step" : "forward") + " it should be");
-  const size_t leaves = tensor_leaves(std::vector<c10::IValue>{step.traced->output_structure}).size();
+  const size_t leaves =
+      tensor_leaves(std::vector<c10::IValue>{step.traced->output_structure}).size();
   if (!options.training && step.program.outputs.size() != leaves)
     throw std::runtime_error("the StableHLO module returns " +
                              std::to_string(step.program.outputs.size()) +
