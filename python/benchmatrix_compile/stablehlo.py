@@ -212,7 +212,10 @@ def export_train_stablehlo(args, static_shapes, attention):
 def train_step_lowerings():
     """What torchax (0.0.13) lacks for a joint train graph, added to its registry for this
     process: aten.convolution_backward (no lowering: dcgan, resnets) as the VJP of torchax's own
-    convolution lowering, and the environment for ops that draw random numbers (bernoulli,
+    convolution lowering; aten.max_pool2d_with_indices_backward as the VJP of its max pooling
+    (its own lowering spreads each gradient over the whole window instead of the maximum, in a
+    Python loop per element: minutes of tracing); and the environment for ops that draw random
+    numbers (bernoulli,
     dropout's mask), which its JaxInterpreter calls without one (AttributeError "'NoneType'
     object has no attribute 'get_and_rotate_prng_key'")."""
     import jax
@@ -240,6 +243,21 @@ def train_step_lowerings():
 
         ops_registry.register_torch_dispatch_op(backward, convolution_backward)
 
+    pool_backward = torch.ops.aten.max_pool2d_with_indices_backward.default
+    if not getattr(jaten, "benchmatrix_max_pool2d_backward", False):
+        def max_pool2d_backward(grad_output, input, kernel_size, stride, padding, dilation,
+                                ceil_mode, indices):
+            def pool(x):
+                return jaten.max_pool(x, kernel_size, stride, padding, dilation, ceil_mode)
+
+            _, vjp = jax.vjp(pool, input)
+            return vjp(grad_output.astype(input.dtype))[0]
+
+        jaten.benchmatrix_max_pool2d_backward = True  # replaced once per process
+        ops_registry.all_aten_ops.pop(pool_backward, None)
+        ops_registry.all_aten_ops.pop(pool_backward.overloadpacket, None)
+        ops_registry.register_torch_dispatch_op(pool_backward, max_pool2d_backward)
+
     interpreter = torchax_export.JaxInterpreter
     if not getattr(interpreter, "benchmatrix_passes_env", False):
         call_function = interpreter.call_function
@@ -266,6 +284,7 @@ def expand_pooling_arguments(exported_program):
 
     aten = torch.ops.aten
     window_arguments = {aten.max_pool2d_with_indices.default: (1, 2, 3, 4),
+                        aten.max_pool2d_with_indices_backward.default: (2, 3, 4, 5),
                         aten.max_pool2d.default: (1, 2, 3, 4),
                         aten.avg_pool2d.default: (1, 2, 3)}
     for node in exported_program.graph_module.graph.nodes:

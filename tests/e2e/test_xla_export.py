@@ -272,6 +272,61 @@ class TrainStepRandomOpsTest(unittest.TestCase):
         self.assertAlmostEqual(float(numpy.mean(first == 0)), 0.5, delta=0.05)
 
 
+@unittest.skipUnless(HAVE_JAX, "needs torchax and jax (scripts/install_dependencies.sh)")
+class TrainStepLoweringsTest(unittest.TestCase):
+    """The joint graph's backward ops that torchax lowers wrongly or not at all
+    (convolution_backward, max_pool2d_with_indices_backward), through the compile helper's
+    --train --format=stablehlo on a traced forward(x, *parameters, *buffers): JAX's CPU client must
+    give torch autograd's loss, gradients and BatchNorm statistics."""
+
+    def test_convolution_and_max_pooling_gradients_match_autograd(self):
+        import subprocess
+        import tempfile
+
+        import torch
+        import torch.nn.functional as F
+        from benchmatrix_compile.stablehlo import load_program, run_with_jax, torchax_to_numpy
+
+        class Forward(torch.nn.Module):
+            def forward(self, x, weight, bias, scale, shift, fc_weight, fc_bias, mean, var):
+                y = F.conv2d(x, weight, bias, stride=1, padding=1)
+                y = F.batch_norm(y, mean, var, scale, shift, training=True)
+                y = F.max_pool2d(F.relu(y), 3, 2, 1)  # overlapping windows
+                return F.linear(y.flatten(1), fc_weight, fc_bias)
+
+        generator = torch.Generator().manual_seed(3)
+        randn = lambda *shape: torch.randn(*shape, generator=generator)
+        inputs = (randn(4, 3, 8, 8),)
+        parameters = (randn(6, 3, 3, 3), randn(6), randn(6), randn(6), randn(5, 96), randn(5))
+        buffers = (torch.zeros(6), torch.ones(6))
+        state = parameters + buffers
+        python = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
+        with tempfile.TemporaryDirectory() as directory:
+            path = lambda name: os.path.join(directory, name)
+            traced = torch.jit.trace(Forward(), inputs + tuple(t.clone() for t in state))
+            traced.save(path("traced.pt"))
+            torch.save(inputs, path("inputs.pt"))
+            torch.save(state, path("state.pt"))
+            subprocess.run([sys.executable, "-m", "benchmatrix_compile", "--format=stablehlo",
+                            "--train", "--torchscript", path("traced.pt"), "--inputs",
+                            path("inputs.pt"), "--state", path("state.pt"),
+                            "--parameter-count", str(len(parameters)), "--device=cpu",
+                            "--out", path("out")], check=True, capture_output=True, timeout=600,
+                           env=dict(os.environ, PYTHONPATH=python))
+            self.assertEqual(load_program(path("out"))["train"]["updated_buffers"], [0, 1])
+            outputs = run_with_jax(path("out"), [torchax_to_numpy(t) for t in state + inputs])
+
+        leaves = [p.clone().requires_grad_() for p in parameters]
+        statistics = [b.clone() for b in buffers]
+        prediction = Forward()(*inputs, *leaves, *statistics)
+        loss = prediction.sum() / prediction.numel()
+        expected = [loss, prediction, *torch.autograd.grad(loss, leaves), *statistics]
+        self.assertEqual(len(outputs), len(expected))
+        for i, (actual, reference) in enumerate(zip(outputs, expected)):
+            numpy.testing.assert_allclose(actual, reference.detach().numpy(), rtol=1e-4,
+                                          atol=1e-5, err_msg=f"output {i}")
+
+
 class EmbeddingBagDecompositionTest(unittest.TestCase):
     """stablehlo.py's embedding_bag decomposition (what dlrm's bags become for XLA) against torch's
     own kernel, on the cases dlrm does not exercise: every mode, empty bags, padding_idx,
