@@ -214,8 +214,9 @@ def train_step_lowerings():
     process: aten.convolution_backward (no lowering: dcgan, resnets) as the VJP of torchax's own
     convolution lowering; aten.max_pool2d_with_indices_backward as the VJP of its max pooling
     (its own lowering spreads each gradient over the whole window instead of the maximum, in a
-    Python loop per element: minutes of tracing); and the environment for ops that draw random
-    numbers (bernoulli,
+    Python loop per element: minutes of tracing); avg_pool2d_backward and
+    _adaptive_avg_pool2d_backward (no lowering: resnets, mobilenets) as the VJPs of its average
+    poolings; and the environment for ops that draw random numbers (bernoulli,
     dropout's mask), which its JaxInterpreter calls without one (AttributeError "'NoneType'
     object has no attribute 'get_and_rotate_prng_key'")."""
     import jax
@@ -258,6 +259,26 @@ def train_step_lowerings():
         ops_registry.all_aten_ops.pop(pool_backward.overloadpacket, None)
         ops_registry.register_torch_dispatch_op(pool_backward, max_pool2d_backward)
 
+    def pooling_vjp(grad_output, input, pool):
+        _, vjp = jax.vjp(pool, input)
+        return vjp(grad_output.astype(input.dtype))[0]
+
+    def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode,
+                            count_include_pad, divisor_override=None):
+        return pooling_vjp(grad_output, input, lambda x: jaten._aten_avg_pool(
+            x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
+
+    def adaptive_avg_pool2d_backward(grad_output, input):
+        size = tuple(grad_output.shape[-2:])
+        return pooling_vjp(grad_output, input,
+                           lambda x: jaten.adaptive_avg_pool2or3d(x, size))
+
+    for aten_op, lowering in ((torch.ops.aten.avg_pool2d_backward.default, avg_pool2d_backward),
+                              (torch.ops.aten._adaptive_avg_pool2d_backward.default,
+                               adaptive_avg_pool2d_backward)):
+        if aten_op not in ops_registry.all_aten_ops:
+            ops_registry.register_torch_dispatch_op(aten_op, lowering)
+
     interpreter = torchax_export.JaxInterpreter
     if not getattr(interpreter, "benchmatrix_passes_env", False):
         call_function = interpreter.call_function
@@ -286,7 +307,8 @@ def expand_pooling_arguments(exported_program):
     window_arguments = {aten.max_pool2d_with_indices.default: (1, 2, 3, 4),
                         aten.max_pool2d_with_indices_backward.default: (2, 3, 4, 5),
                         aten.max_pool2d.default: (1, 2, 3, 4),
-                        aten.avg_pool2d.default: (1, 2, 3)}
+                        aten.avg_pool2d.default: (1, 2, 3),
+                        aten.avg_pool2d_backward.default: (2, 3, 4)}
     for node in exported_program.graph_module.graph.nodes:
         positions = window_arguments.get(node.target) if node.op == "call_function" else None
         if not positions:

@@ -275,11 +275,12 @@ class TrainStepRandomOpsTest(unittest.TestCase):
 @unittest.skipUnless(HAVE_JAX, "needs torchax and jax (scripts/install_dependencies.sh)")
 class TrainStepLoweringsTest(unittest.TestCase):
     """The joint graph's backward ops that torchax lowers wrongly or not at all
-    (convolution_backward, max_pool2d_with_indices_backward), through the compile helper's
+    (convolution_backward, max_pool2d_with_indices_backward, avg_pool2d_backward,
+    _adaptive_avg_pool2d_backward), through the compile helper's
     --train --format=stablehlo on a traced forward(x, *parameters, *buffers): JAX's CPU client must
     give torch autograd's loss, gradients and BatchNorm statistics."""
 
-    def test_convolution_and_max_pooling_gradients_match_autograd(self):
+    def test_convolution_and_pooling_gradients_match_autograd(self):
         import subprocess
         import tempfile
 
@@ -292,12 +293,13 @@ class TrainStepLoweringsTest(unittest.TestCase):
                 y = F.conv2d(x, weight, bias, stride=1, padding=1)
                 y = F.batch_norm(y, mean, var, scale, shift, training=True)
                 y = F.max_pool2d(F.relu(y), 3, 2, 1)  # overlapping windows
+                y = torch.cat([F.adaptive_avg_pool2d(y, (2, 2)), F.avg_pool2d(y, 2)], 1)
                 return F.linear(y.flatten(1), fc_weight, fc_bias)
 
         generator = torch.Generator().manual_seed(3)
         randn = lambda *shape: torch.randn(*shape, generator=generator)
         inputs = (randn(4, 3, 8, 8),)
-        parameters = (randn(6, 3, 3, 3), randn(6), randn(6), randn(6), randn(5, 96), randn(5))
+        parameters = (randn(6, 3, 3, 3), randn(6), randn(6), randn(6), randn(5, 48), randn(5))
         buffers = (torch.zeros(6), torch.ones(6))
         state = parameters + buffers
         python = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
