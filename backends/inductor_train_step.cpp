@@ -360,4 +360,23 @@ backend_step make_inductor_train_step(model_instance& model, const step_options&
   return result;
 }
 
+train_step_inputs trace_joint_train_step(model_instance& model, const step_options& options,
+                                         const std::string& model_name, const std::string& dynamo,
+                                         traced_forward& traced) {
+  model.module->train();
+  model_state state(*model.module);
+  try {
+    traced = trace_train_forward(model, state.all(), options);
+  } catch (const std::runtime_error& e) {
+    throw backend_unsupported(dynamo + " cannot trace the train step of " + model_name + ": " +
+                              e.what());
+  }
+  train_step_inputs result{state.parameters, state.buffers, ""};
+  size_t first_leaf = 0;
+  result.loss_structure = loss_structure(traced.output_structure, first_leaf);
+  return result;
+}
+
+std::string pickled_tensors(const std::vector<torch::Tensor>& tensors) { return pickled(tensors); }
+
 }  // namespace benchmatrix

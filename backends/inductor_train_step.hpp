@@ -13,6 +13,7 @@
 #pragma once
 
 #include "backends/backend.hpp"
+#include "backends/traced_graph.hpp"
 
 namespace benchmatrix {
 
@@ -21,5 +22,25 @@ namespace benchmatrix {
 [[nodiscard]] backend_step make_inductor_train_step(model_instance& model,
                                                     const step_options& options,
                                                     const backend_context& context);
+
+/// What the joint train step takes and how its loss nests, as this backend gives them to the
+/// compile helper (the openxla train step exports the same graph: xla_pjrt_backend.cpp).
+struct train_step_inputs {
+  std::vector<torch::Tensor> parameters;  // each tensor once (tied weights are one input)
+  std::vector<torch::Tensor> buffers;
+  std::string loss_structure;  // the output's nesting, the helper's --loss-structure
+};
+
+/// The parameters and buffers of `model` in the order of trace_train_forward's state; throws
+/// backend_unsupported naming the model when `dynamo` (e.g. "dynamo=openxla") cannot trace its
+/// train step. Returns the traced forward in `traced`.
+[[nodiscard]] train_step_inputs trace_joint_train_step(model_instance& model,
+                                                       const step_options& options,
+                                                       const std::string& model_name,
+                                                       const std::string& dynamo,
+                                                       traced_forward& traced);
+
+/// `tensors` (moved to the CPU) pickled as a tuple, the compile helper's --inputs and --state.
+[[nodiscard]] std::string pickled_tensors(const std::vector<torch::Tensor>& tensors);
 
 }  // namespace benchmatrix

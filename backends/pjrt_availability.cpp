@@ -6,10 +6,11 @@ namespace benchmatrix {
 
 std::optional<std::string> pjrt_export_unavailable_reason(const experiment_config& e,
                                                           const std::string& selected_by) {
-  if (e.test == "train")
+  // The joint train step runs as dynamo=openxla; torch_xla2=torch_export is the forward's export.
+  if (e.test == "train" && e.dynamo != "openxla")
     return "xla=PJRT " + selected_by +
-           " compiles the forward exported by torch.export, which gives no backward; benchmatrix "
-           "runs it for test=eval";
+           " exports the forward only; benchmatrix runs the train step's StableHLO as xla=PJRT "
+           "dynamo=openxla";
   const char* plugin = std::getenv("BENCHMATRIX_PJRT_PLUGIN");
   const char* export_only = std::getenv("BENCHMATRIX_XLA_EXPORT_ONLY");
   const bool exporting = export_only && *export_only && std::string(export_only) != "0";

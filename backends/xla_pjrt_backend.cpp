@@ -2,6 +2,7 @@
 #include "backends/xla_pjrt_backend.hpp"
 
 #include "backends/inductor_backend.hpp"  // compile_helper_python
+#include "backends/inductor_train_step.hpp"  // trace_joint_train_step: the same joint graph
 #include "backends/traced_graph.hpp"
 #include "backends/warm_up.hpp"
 #include "backends/xla_metrics.hpp"
@@ -28,8 +29,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <sstream>
+#include <unordered_set>
 
 #ifndef BENCHMATRIX_PYTHON_PATH
 #error "BENCHMATRIX_PYTHON_PATH (the folder holding benchmatrix_compile) must be defined"
@@ -98,21 +101,37 @@ std::string python_path() {
   return path;
 }
 
+/// The train step's part of an export: the joint graph of forward(*inputs, *parameters, *buffers)
+/// (train_step.py), exported with the state as module inputs.
+struct train_export {
+  std::string state;  // the parameters' then buffers' pickled bytes (example values)
+  size_t parameter_count = 0;
+  std::string loss_structure;
+  bool amp = false;
+};
+
 struct export_recipe {
   std::string torchscript;
   std::string inputs;
   std::string description;
+  std::optional<train_export> train;  // nullopt: the forward (eval)
 
   [[nodiscard]] std::string key() const {
     const std::string helper = std::string(BENCHMATRIX_PYTHON_PATH) + "/benchmatrix_compile/";
-    return sha256_hasher()
-        .add_field("format", "stablehlo")
+    sha256_hasher hasher;
+    hasher.add_field("format", "stablehlo")
         .add_field("torchscript", torchscript)
         .add_field("inputs", inputs)
         .add_field("description", description)
         .add_field("helper", read_text_file(helper + "__main__.py"))
-        .add_field("stablehlo", read_text_file(helper + "stablehlo.py"))
-        .hex();
+        .add_field("stablehlo", read_text_file(helper + "stablehlo.py"));
+    if (train)  // eval's keys stay as they were
+      hasher.add_field("state", train->state)
+          .add_field("parameter_count", std::to_string(train->parameter_count))
+          .add_field("loss_structure", train->loss_structure)
+          .add_field("amp", train->amp ? "float16" : "none")
+          .add_field("train_helper", read_text_file(helper + "train_step.py"));
+    return hasher.hex();
   }
 };
 
@@ -130,21 +149,40 @@ std::string read_binary(const std::filesystem::path& path) {
   return bytes.str();
 }
 
+/// The helper's exit status when the model's train step cannot be exported (train_step.py
+/// EXPORT_FAILED): a SKIP record naming the model, not an error.
+constexpr int export_failed_status = 4;
+
 void export_stablehlo(const export_recipe& recipe, const torch::Device& device,
-                      const std::filesystem::path& directory) {
+                      const std::filesystem::path& directory, const std::string& model_name) {
   write_file(directory / "traced.pt", recipe.torchscript);
   write_file(directory / "inputs.pt", recipe.inputs);
-  const std::vector<std::string> argv = {
+  std::vector<std::string> argv = {
       compile_helper_python(), "-m", "benchmatrix_compile", "--format", "stablehlo",
       "--torchscript", (directory / "traced.pt").string(),
       "--inputs", (directory / "inputs.pt").string(),
       "--device", device.is_cuda() ? "cuda" : "cpu",
       "--out", directory.string(),
       "--expect-torch-version", TORCH_VERSION};
+  if (recipe.train) {
+    write_file(directory / "state.pt", recipe.train->state);
+    argv.insert(argv.end(), {"--train", "--state", (directory / "state.pt").string(),
+                             "--parameter-count", std::to_string(recipe.train->parameter_count),
+                             "--loss-structure", recipe.train->loss_structure});
+    if (recipe.train->amp) argv.emplace_back("--amp");
+  }
   auto environment = current_environment();
   environment["PYTHONPATH"] = python_path();
   log_info("exporting StableHLO (" + recipe.description + ")");
   const helper_result result = run_helper(argv, environment, directory / "compile.log");
+  if (recipe.train && !result.exit.signaled && result.exit.exit_code == export_failed_status) {
+    const std::string marker = "the train step cannot be exported: ";
+    const auto at = result.output_tail.rfind(marker);
+    std::string reason = at == std::string::npos ? "see compile.log in " + directory.string()
+                                                 : result.output_tail.substr(at + marker.size());
+    throw backend_unsupported("dynamo=openxla cannot export the train step of " + model_name +
+                              " to StableHLO: " + reason.substr(0, reason.find('\n')));
+  }
   if (!result.exit.success())
     throw std::runtime_error("the StableHLO export helper (" + compile_helper_python() +
                              " -m benchmatrix_compile --format=stablehlo; it needs torchax and "
@@ -156,7 +194,8 @@ void export_stablehlo(const export_recipe& recipe, const torch::Device& device,
 /// One module parameter or result, from xla_program.json.
 struct program_value {
   bool is_weight = false;
-  size_t index = 0;  // weight or input leaf index
+  bool is_seed = false;  // a train step's seed of its random ops (an int64 scalar)
+  size_t index = 0;  // weight or input leaf index (a train step's: of parameters, buffers, inputs)
   at::ScalarType dtype = at::kFloat;
   std::vector<int64_t> shape;
   size_t offset = 0, bytes = 0;
@@ -173,7 +212,16 @@ at::ScalarType scalar_type(const std::string& name) {
   return it->second;
 }
 
+/// What a train step's outputs (loss, prediction leaves, one gradient per parameter, updated
+/// buffers) and inputs (parameters, buffers, model inputs) are: xla_program.json's "train".
+struct train_program {
+  size_t parameter_count = 0, state_count = 0, prediction_count = 0;
+  std::vector<size_t> updated_buffers;
+  std::unordered_set<size_t> without_gradient;  // parameters the loss does not reach
+};
+
 struct exported_program {
+  std::optional<train_program> train;
   std::filesystem::path directory;
   std::string platform;
   std::vector<program_value> arguments, outputs;
@@ -206,6 +254,7 @@ exported_program read_program(const std::filesystem::path& json_path) {
   for (const auto& a : d["arguments"].GetArray()) {
     program_value v;
     v.is_weight = std::string(a["kind"].GetString()) == "weight";
+    v.is_seed = std::string(a["kind"].GetString()) == "seed";
     v.index = a["index"].GetUint64();
     v.dtype = scalar_type(a["dtype"].GetString());
     v.shape = read_shape(a);
@@ -220,6 +269,18 @@ exported_program read_program(const std::filesystem::path& json_path) {
     v.dtype = scalar_type(o["dtype"].GetString());
     v.shape = read_shape(o);
     p.outputs.push_back(std::move(v));
+  }
+  if (d.HasMember("train") && d["train"].IsObject()) {
+    const auto& t = d["train"];
+    train_program train;
+    train.parameter_count = t["parameter_count"].GetUint64();
+    train.state_count = t["state_count"].GetUint64();
+    train.prediction_count = t["prediction_count"].GetUint64();
+    for (const auto& i : t["updated_buffers"].GetArray())
+      train.updated_buffers.push_back(i.GetUint64());
+    for (const auto& i : t["parameters_without_gradient"].GetArray())
+      train.without_gradient.insert(i.GetUint64());
+    p.train = std::move(train);
   }
   // The cache checks the manifest's SHA-256 of xla_program.json; the other files by size.
   for (const auto& f : d["files"].GetObject()) {
@@ -366,50 +427,260 @@ executable_source load_or_compile(pjrt::session& session, const exported_program
   }
   return source;
 }
+
+/// The compiled program of a session and its weights in device buffers (from weights.bin); the
+/// other arguments are bound per call by bind_arguments.
+struct running_program {
+  std::shared_ptr<pjrt::session> session;
+  std::vector<std::unique_ptr<pjrt::buffer>> weights;  // by argument position (null for others)
+  std::vector<torch::Tensor> viewed;                   // the tensors the views below look at
+  std::vector<std::unique_ptr<pjrt::buffer>> bound;    // by argument position
+  executable_source executable;
+};
+
+std::shared_ptr<running_program> open_program(const exported_program& program,
+                                              const std::string& program_key,
+                                              const torch::Device& device,
+                                              const backend_context& context) {
+  const std::string plugin_path = find_plugin(device);
+  pass_cuda_data_dir(program);
+  auto s = std::make_shared<running_program>();
+  s->session = pjrt::session::open(plugin_path);
+  log_info("PJRT: " + s->session->describe());
+  s->executable = load_or_compile(*s->session, program, program_key, plugin_path, device, context,
+                                  process_xla_counters());
+  const std::string blob = read_binary(program.directory / program.weights_file);
+  for (const auto& a : program.arguments) {
+    if (!a.is_weight) {
+      s->weights.emplace_back();
+      continue;
+    }
+    if (a.offset + a.bytes > blob.size())
+      throw std::runtime_error("weights.bin is shorter than xla_program.json says");
+    s->weights.push_back(s->session->from_host(blob.data() + a.offset, a.dtype, a.shape));
+  }
+  s->bound.resize(program.arguments.size());
+  return s;
+}
+
+/// The module's arguments for one call: the weights, and `wanted[i]` (defined for every other
+/// argument) viewed in place when it is the same CUDA tensor as last time, else re-bound (CUDA: a
+/// view of the tensor's memory after torch's stream finished writing it; otherwise a host-to-device
+/// copy). `always_synchronize`: wait for torch's stream even when nothing is re-bound (a train
+/// step's parameters, written in place by the optimizer).
+std::vector<pjrt::buffer*> bind_arguments(running_program& s, const exported_program& program,
+                                          const std::vector<torch::Tensor>& wanted,
+                                          const torch::Device& device, bool always_synchronize) {
+  bool synchronized = false;
+  const auto synchronize = [&] {
+    if (!synchronized && device.is_cuda()) c10::cuda::getCurrentCUDAStream().synchronize();
+    synchronized = true;
+  };
+  if (always_synchronize) synchronize();
+  bool rebound = false;
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    if (!wanted[i].defined()) continue;
+    const bool same = i < s.viewed.size() && s.viewed[i].defined() &&
+                      s.viewed[i].data_ptr() == wanted[i].data_ptr() && s.bound[i];
+    if (same && device.is_cuda()) continue;
+    synchronize();
+    rebound = true;
+    if (device.is_cuda()) {
+      s.bound[i] = s.session->view_of(wanted[i]);
+    } else {
+      const auto host = wanted[i].cpu();
+      s.bound[i] = s.session->from_host(host.data_ptr(), program.arguments[i].dtype,
+                                        program.arguments[i].shape);
+    }
+  }
+  if (rebound || s.viewed.empty()) s.viewed = wanted;
+  std::vector<pjrt::buffer*> arguments;
+  for (size_t i = 0; i < program.arguments.size(); ++i)
+    arguments.push_back(program.arguments[i].is_weight ? s.weights[i].get() : s.bound[i].get());
+  return arguments;
+}
+
+/// Executes the program (timed into the process's XLA counters) and returns its outputs as torch
+/// tensors on `device`.
+std::vector<torch::Tensor> execute_program(running_program& s, const exported_program& program,
+                                           const std::vector<pjrt::buffer*>& arguments,
+                                           const torch::Device& device) {
+  xla_counters& counters = process_xla_counters();
+  const auto execute_started = std::chrono::steady_clock::now();
+  auto outputs = s.session->execute(arguments);
+  counters.execute_time_s +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - execute_started).count();
+  counters.execute_number += 1;
+  if (outputs.size() != program.outputs.size())
+    throw std::runtime_error("the PJRT program returned " + std::to_string(outputs.size()) +
+                             " outputs, xla_program.json says " +
+                             std::to_string(program.outputs.size()));
+  std::vector<torch::Tensor> results;
+  for (size_t i = 0; i < outputs.size(); ++i)
+    results.push_back(s.session->to_tensor(std::move(outputs[i]), program.outputs[i].dtype,
+                                           program.outputs[i].shape, device));
+  return results;
+}
+
+/// The train step's arguments: the current parameters and buffers, the model inputs, and a fresh
+/// seed for the random ops (drawn from torch's default CPU generator, so a seeded run draws the
+/// same seeds; JAX's generator makes the masks, which differ from eager's).
+std::vector<torch::Tensor> train_arguments(const exported_program& program,
+                                           const std::vector<torch::Tensor>& state,
+                                           const std::vector<torch::Tensor>& leaves,
+                                           const torch::Device& device) {
+  std::vector<torch::Tensor> wanted(program.arguments.size());
+  for (size_t i = 0; i < program.arguments.size(); ++i) {
+    const auto& a = program.arguments[i];
+    if (a.is_weight) continue;
+    if (a.is_seed) {
+      wanted[i] = torch::randint(0, std::numeric_limits<int64_t>::max(), {},
+                                 torch::TensorOptions().dtype(at::kLong))
+                      .to(device);
+      continue;
+    }
+    if (a.index >= state.size() + leaves.size())
+      throw std::runtime_error("the StableHLO train step wants more inputs than the model has");
+    const torch::Tensor& t =
+        a.index < state.size() ? state[a.index] : leaves[a.index - state.size()];
+    wanted[i] = t.detach().to(device, a.dtype).contiguous();
+  }
+  return wanted;
+}
+
+/// The openxla train step: the joint forward+backward StableHLO run through PJRT, its gradients
+/// written into the parameters' .grad and its updated buffers copied back, then eager's optimizer
+/// step (as the inductor train step, without a CUDA graph: a PJRT execute cannot be captured).
+step_function make_train_program_step(model_instance& model, std::shared_ptr<running_program> s,
+                                      const exported_program& program,
+                                      const train_step_inputs& state,
+                                      std::shared_ptr<traced_forward> traced,
+                                      const step_options& options) {
+  const train_program& train = *program.train;
+  if (train.parameter_count != state.parameters.size() ||
+      train.state_count != state.parameters.size() + state.buffers.size())
+    throw std::runtime_error("the StableHLO train step takes " +
+                             std::to_string(train.state_count) + " state tensors, the model has " +
+                             std::to_string(state.parameters.size() + state.buffers.size()));
+  const size_t prediction_count = tensor_leaves({traced->output_structure}).size();
+  if (train.prediction_count != prediction_count ||
+      program.outputs.size() !=
+          1 + prediction_count + train.parameter_count + train.updated_buffers.size())
+    throw std::runtime_error("the StableHLO train step returns " +
+                             std::to_string(program.outputs.size()) +
+                             " values; expected the loss, " +
+                             std::to_string(prediction_count) + " prediction leaves, " +
+                             std::to_string(train.parameter_count) + " gradients and " +
+                             std::to_string(train.updated_buffers.size()) + " updated buffers");
+  auto optimizer = make_optimizer(model, options);
+  std::vector<torch::Tensor> all_state = state.parameters;
+  all_state.insert(all_state.end(), state.buffers.begin(), state.buffers.end());
+  // The last step's outputs (PJRT memory under the gradients and buffer copies), held until
+  // torch's stream is done with them: freeing them frees the PJRT buffers at once.
+  auto held = std::make_shared<std::vector<torch::Tensor>>();
+  const auto device = options.device;
+  return [&model, s, program, train, all_state, state, traced, optimizer, options, device,
+          held](const model_inputs& inputs) -> c10::IValue {
+    const auto host_started = std::chrono::steady_clock::now();
+    // Torch's stream (last step's optimizer and buffer copies) finishes before those outputs go
+    // and before XLA reads the parameters it wrote.
+    if (device.is_cuda()) c10::cuda::getCurrentCUDAStream().synchronize();
+    held->clear();
+    optimizer->zero_grad();  // set_to_none, as eager's step
+    const auto wanted = train_arguments(program, all_state, tensor_leaves(inputs), device);
+    const auto arguments = bind_arguments(*s, program, wanted, device, /*always_synchronize=*/true);
+    std::vector<torch::Tensor> outputs = execute_program(*s, program, arguments, device);
+    torch::NoGradGuard no_grad;
+    const size_t first_gradient = 1 + train.prediction_count;
+    for (size_t i = 0; i < train.parameter_count; ++i) {
+      torch::Tensor p = state.parameters[i];  // shares the parameter's TensorImpl
+      if (p.requires_grad() && !train.without_gradient.count(i))
+        p.mutable_grad() = outputs[first_gradient + i];
+    }
+    const size_t first_update = first_gradient + train.parameter_count;
+    for (size_t j = 0; j < train.updated_buffers.size(); ++j)
+      state.buffers.at(train.updated_buffers[j]).copy_(outputs[first_update + j]);
+    process_xla_counters().trace_time_s +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - host_started).count();
+    optimizer->step();
+    *held = outputs;
+    if (!options.collect_full_output) return c10::IValue();
+    std::vector<torch::Tensor> prediction(outputs.begin() + 1,
+                                          outputs.begin() + static_cast<long>(first_gradient));
+    return full_train_output(model, traced->unflatten(prediction), outputs[0]);
+  };
+}
 #endif
+
+/// The forward (eval) or the joint train step (train) traced and exported to StableHLO through
+/// the compile cache: the program, its cache key and entry.
+struct exported_step {
+  std::shared_ptr<traced_forward> traced;
+  std::optional<train_step_inputs> state;  // train only
+  exported_program program;
+  std::string program_key;
+  cache_entry entry;
+};
+
+exported_step export_step(model_instance& model, const step_options& options,
+                          const backend_context& context) {
+  exported_step step;
+  export_recipe recipe;
+  {
+    math_attention_scope math_attention;
+    if (options.training) {
+      traced_forward traced;
+      step.state = trace_joint_train_step(model, options, context.model_name, "dynamo=openxla",
+                                          traced);
+      step.traced = std::make_shared<traced_forward>(std::move(traced));
+      std::vector<torch::Tensor> state_tensors = step.state->parameters;
+      state_tensors.insert(state_tensors.end(), step.state->buffers.begin(),
+                           step.state->buffers.end());
+      recipe.train = train_export{pickled_tensors(state_tensors), step.state->parameters.size(),
+                                  step.state->loss_structure, options.use_amp};
+    } else {
+      model.module->eval();
+      step.traced = std::make_shared<traced_forward>(
+          trace_forward(model, /*parameters_as_inputs=*/false, options));
+    }
+  }
+  std::ostringstream bytes;
+  to_script_module(*step.traced).save(bytes);
+  recipe.torchscript = bytes.str();
+  recipe.inputs = pickled_tensors(tensor_leaves(model.example_inputs));
+  recipe.description = std::string(options.training ? "train step of model " : "model ") +
+                       context.model_name + "; torch " + TORCH_VERSION + "; StableHLO for " +
+                       (options.device.is_cuda() ? "cuda" : "cpu") + "; batch size " +
+                       std::to_string(model.batch_size) +
+                       (options.training && options.use_amp ? "; float16 autocast" : "");
+  compile_cache cache(context.cache_dir);
+  step.program_key = recipe.key();
+  step.entry = cache.get_or_build(
+      step.program_key, program_name, recipe.description, context.cold_start,
+      [&](const std::filesystem::path& directory) {
+        export_stablehlo(recipe, options.device, directory, context.model_name);
+      },
+      context.sweep_token);
+  step.program = read_program(step.entry.artifact);
+  if (options.training != step.program.train.has_value())
+    throw std::runtime_error(step.program.directory.string() + " is not the " +
+                             (options.training ? "train step" : "forward") + " it should be");
+  const size_t leaves =
+      tensor_leaves(std::vector<c10::IValue>{step.traced->output_structure}).size();
+  if (!options.training && step.program.outputs.size() != leaves)
+    throw std::runtime_error("the StableHLO module returns " +
+                             std::to_string(step.program.outputs.size()) +
+                             " values, the traced forward " + std::to_string(leaves));
+  return step;
+}
 
 }  // namespace
 
 backend_step make_xla_pjrt_step(model_instance& model, const step_options& options,
                                 const backend_context& context) {
-  if (options.training)
-    throw backend_unsupported(
-        "xla=PJRT dynamo=openxla compiles the forward exported by torch.export, which gives no "
-        "backward; benchmatrix runs openxla for test=eval");
   const auto started = std::chrono::steady_clock::now();
-  model.module->eval();
-  const auto traced = [&] {
-    math_attention_scope math_attention;
-    return std::make_shared<traced_forward>(
-        trace_forward(model, /*parameters_as_inputs=*/false, options));
-  }();
-
-  export_recipe recipe;
-  {
-    std::ostringstream bytes;
-    to_script_module(*traced).save(bytes);
-    recipe.torchscript = bytes.str();
-    std::vector<c10::IValue> cpu_inputs;
-    for (const auto& t : tensor_leaves(model.example_inputs)) cpu_inputs.push_back(t.cpu());
-    const auto pickled = torch::pickle_save(c10::ivalue::Tuple::create(std::move(cpu_inputs)));
-    recipe.inputs.assign(pickled.begin(), pickled.end());
-    recipe.description = "model " + context.model_name + "; torch " + TORCH_VERSION +
-                         "; StableHLO for " + (options.device.is_cuda() ? "cuda" : "cpu") +
-                         "; batch size " + std::to_string(model.batch_size);
-  }
-  compile_cache cache(context.cache_dir);
-  const std::string program_key = recipe.key();
-  const cache_entry entry = cache.get_or_build(
-      program_key, program_name, recipe.description, context.cold_start,
-      [&](const std::filesystem::path& directory) {
-        export_stablehlo(recipe, options.device, directory);
-      },
-      context.sweep_token);
-  const exported_program program = read_program(entry.artifact);
-  if (program.outputs.size() != tensor_leaves(std::vector<c10::IValue>{traced->output_structure}).size())
-    throw std::runtime_error("the StableHLO module returns " + std::to_string(program.outputs.size()) +
-                             " values, the traced forward " +
-                             std::to_string(tensor_leaves(std::vector<c10::IValue>{traced->output_structure}).size()));
+  exported_step exported = export_step(model, options, context);
+  const exported_program& program = exported.program;
 
   if (env_set("BENCHMATRIX_XLA_EXPORT_ONLY"))
     throw backend_unsupported("BENCHMATRIX_XLA_EXPORT_ONLY is set: StableHLO exported to " +
@@ -420,98 +691,41 @@ backend_step make_xla_pjrt_step(model_instance& model, const step_options& optio
       "scripts/fetch_pjrt_header.sh (it extracts the header into third_party_cache/pjrt) and "
       "reconfigure, or pass -DBENCHMATRIX_PJRT_INCLUDE_DIR=<dir holding xla/pjrt/c>");
 #else
-  const std::string plugin_path = find_plugin(options.device);
-  pass_cuda_data_dir(program);
-  auto session = pjrt::session::open(plugin_path);
-  log_info("PJRT: " + session->describe());
-  xla_counters& counters = process_xla_counters();
-  const executable_source executable = load_or_compile(*session, program, program_key, plugin_path,
-                                                       options.device, context, counters);
-  // The weights: device buffers once, from weights.bin.
-  struct state {
-    std::shared_ptr<pjrt::session> session;
-    std::vector<std::unique_ptr<pjrt::buffer>> weights;  // by argument position (null for inputs)
-    std::vector<torch::Tensor> viewed;                   // the inputs the views below look at
-    std::vector<std::unique_ptr<pjrt::buffer>> inputs;   // by argument position
-  };
-  auto s = std::make_shared<state>();
-  s->session = session;
-  {
-    const std::string blob = read_binary(program.directory / program.weights_file);
-    for (const auto& a : program.arguments) {
-      if (!a.is_weight) {
-        s->weights.emplace_back();
-        continue;
-      }
-      if (a.offset + a.bytes > blob.size())
-        throw std::runtime_error("weights.bin is shorter than xla_program.json says");
-      s->weights.push_back(session->from_host(blob.data() + a.offset, a.dtype, a.shape));
-    }
-  }
-  s->inputs.resize(program.arguments.size());
+  auto s = open_program(program, exported.program_key, options.device, context);
+  const auto traced = exported.traced;
   const auto device = options.device;
-  const forward_function forward = [s, traced, program, device](const model_inputs& inputs) -> c10::IValue {
-    xla_counters& counters = process_xla_counters();
-    const auto host_started = std::chrono::steady_clock::now();
-    const std::vector<torch::Tensor> leaves = tensor_leaves(inputs);
-    // Inputs: viewed in place when they are the same CUDA tensors as last time, else re-bound
-    // (CUDA: a view of the tensor's memory after torch's stream finished writing it; otherwise a
-    // host-to-device copy).
-    bool rebound = false;
-    std::vector<torch::Tensor> wanted(program.arguments.size());
-    for (size_t i = 0; i < program.arguments.size(); ++i) {
-      const auto& a = program.arguments[i];
-      if (a.is_weight) continue;
-      if (a.index >= leaves.size()) throw std::runtime_error("the StableHLO module wants more inputs");
-      wanted[i] = leaves[a.index].to(device, a.dtype).contiguous();
-    }
-    for (size_t i = 0; i < wanted.size(); ++i) {
-      if (!wanted[i].defined()) continue;
-      const bool same = i < s->viewed.size() && s->viewed[i].defined() &&
-                        s->viewed[i].data_ptr() == wanted[i].data_ptr() && s->inputs[i];
-      if (same && device.is_cuda()) continue;
-      if (!rebound && device.is_cuda()) c10::cuda::getCurrentCUDAStream().synchronize();
-      rebound = true;
-      if (device.is_cuda()) {
-        s->inputs[i] = s->session->view_of(wanted[i]);
-      } else {
-        const auto host = wanted[i].cpu();
-        s->inputs[i] = s->session->from_host(host.data_ptr(), program.arguments[i].dtype,
-                                             program.arguments[i].shape);
+  backend_step result;
+  if (options.training) {
+    result.step = make_train_program_step(model, s, program, *exported.state, traced, options);
+  } else {
+    const forward_function forward = [s, traced, program, device](const model_inputs& inputs) {
+      const auto host_started = std::chrono::steady_clock::now();
+      const std::vector<torch::Tensor> leaves = tensor_leaves(inputs);
+      std::vector<torch::Tensor> wanted(program.arguments.size());
+      for (size_t i = 0; i < program.arguments.size(); ++i) {
+        const auto& a = program.arguments[i];
+        if (a.is_weight) continue;
+        if (a.index >= leaves.size())
+          throw std::runtime_error("the StableHLO module wants more inputs");
+        wanted[i] = leaves[a.index].to(device, a.dtype).contiguous();
       }
-    }
-    if (rebound || s->viewed.empty()) s->viewed = wanted;
-    std::vector<pjrt::buffer*> arguments;
-    for (size_t i = 0; i < program.arguments.size(); ++i)
-      arguments.push_back(program.arguments[i].is_weight ? s->weights[i].get() : s->inputs[i].get());
-    const auto execute_started = std::chrono::steady_clock::now();
-    auto outputs = s->session->execute(arguments);
-    counters.execute_time_s +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - execute_started).count();
-    counters.execute_number += 1;
-    if (outputs.size() != program.outputs.size())
-      throw std::runtime_error("the PJRT program returned " + std::to_string(outputs.size()) +
-                               " outputs, xla_program.json says " +
-                               std::to_string(program.outputs.size()));
-    std::vector<torch::Tensor> results;
-    for (size_t i = 0; i < outputs.size(); ++i)
-      results.push_back(s->session->to_tensor(std::move(outputs[i]), program.outputs[i].dtype,
-                                              program.outputs[i].shape, device));
-    c10::IValue output = traced->unflatten(results);
-    counters.trace_time_s +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - host_started).count();
-    return output;
-  };
-  warm_up(model, forward, options, warm_ups);
+      const auto arguments = bind_arguments(*s, program, wanted, device,
+                                            /*always_synchronize=*/false);
+      c10::IValue output = traced->unflatten(execute_program(*s, program, arguments, device));
+      process_xla_counters().trace_time_s +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - host_started).count();
+      return output;
+    };
+    warm_up(model, forward, options, warm_ups);
+    result.step = make_eval_step(forward, options);
+  }
   synchronize_device(options.device);
 
-  backend_step result;
-  result.step = make_eval_step(forward, options);
   compile_report report = compile_report_since(started);
   // A hit: the StableHLO and the XLA executable both came from the cache (no export, no compile).
-  report.cache_hit = entry.hit && !executable.compiled;
-  report.cache_note = !entry.rebuilt_because.empty() ? entry.rebuilt_because
-                                                     : executable.rebuilt_because;
+  report.cache_hit = exported.entry.hit && !s->executable.compiled;
+  report.cache_note = !exported.entry.rebuilt_because.empty() ? exported.entry.rebuilt_because
+                                                              : s->executable.rebuilt_because;
   result.compile = report;
   result.ir_text = read_text_file(program.directory / program.module_text_file);
   return result;

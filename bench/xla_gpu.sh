@@ -16,7 +16,9 @@
 #   table   the table of every record so far
 # Usage: bench/xla_gpu.sh OUT_DIR STEP...
 # Env: BENCHMATRIX_PJRT_PLUGIN=/path/xla_cuda_plugin.so (default: found through python3's
-#      jax_plugins.xla_cuda13), BENCHMATRIX_PYTHON (the export helper's Python: torch 2.11 and jax).
+#      jax_plugins.xla_cuda13), BENCHMATRIX_PYTHON (the export helper's Python: torch 2.11 and jax),
+#      TESTS (default "--test=eval"; "--test=train" for the joint train step, "--test=eval
+#      --test=train" for both).
 set -euo pipefail
 out=$1; shift
 mkdir -p "$out"
@@ -24,8 +26,9 @@ build=build-gpu
 cache=$build/compile_cache
 models=${MODELS:-'^(resnet18|resnet50|mobilenet_v2|squeezenet1_1|alexnet|hf_Bert|nanogpt)$'}
 backends=${BACKENDS:-"--dynamo=None --dynamo=inductor --dynamo=openxla"}
+tests=${TESTS:-"--test=eval"}
 runner() { "$build/experiment_runner" --accelerator=cuda --xla=None --xla=PJRT $backends \
-             --test=eval --repeat=5 --iterations-per-run=10 \
+             $tests --repeat=5 --iterations-per-run=10 \
              --verify --cache-dir="$cache" --output-dirname="$out/results" "$@"; }
 for step in "$@"; do
   echo "=== $step $(date +%T)"
@@ -53,7 +56,7 @@ for step in "$@"; do
     export)
       for p in 0 1 2 3; do
         BENCHMATRIX_XLA_EXPORT_ONLY=1 "$build/experiment_runner" --accelerator=cuda \
-          --suite-name=torchbench --filter="$models" --xla=PJRT --dynamo=openxla --test=eval \
+          --suite-name=torchbench --filter="$models" --xla=PJRT --dynamo=openxla $tests \
           --repeat=1 --total-partitions=4 --partition-id=$p --cache-dir="$cache" \
           --output-dirname="$out/export-$p" > "$out/export-$p.log" 2>&1 &
       done
@@ -87,13 +90,13 @@ import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 name = lambda r: ("torch_xla2" if r["experiment"]["torch_xla2"] else "openxla") if r["experiment"]["xla"] \
     else (r["experiment"]["dynamo"] or "eager")
-print(f"{'model':16} {'backend':9} {'bs':>4} {'ms/iter med':>11} {'min':>8} {'max':>8} {'compile s':>9} "
+print(f"{'model':16} {'backend':9} {'test':5} {'bs':>4} {'ms/iter med':>11} {'min':>8} {'max':>8} {'compile s':>9} "
       f"{'xla exec ms/iter':>16} {'verify':20} note")
-for r in sorted(rows, key=lambda r: (r["model"]["model_name"], name(r))):
+for r in sorted(rows, key=lambda r: (r["model"]["model_name"], r["experiment"]["test"], name(r))):
     m = r["metrics"]
     if r["experiment"]["xla"] and not r["experiment"]["dynamo"] and not r["experiment"]["torch_xla2"]:
         continue  # the lazy-tensor SKIP
-    head = f"{r['model']['model_name']:16} {name(r):9} {r['experiment'].get('batch_size') or m.get('batch_size') or '':>4}"
+    head = f"{r['model']['model_name']:16} {name(r):9} {r['experiment']['test']:5} {r['experiment'].get('batch_size') or m.get('batch_size') or '':>4}"
     if "error" in m:
         print(f"{head} {'':>11} {'':>8} {'':>8} {'':>9} {'':>16} {r['verification_code']:20} {m['error'][:150]!r}")
         continue

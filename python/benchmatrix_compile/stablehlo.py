@@ -14,16 +14,25 @@ can compile and run without Python, JAX or protobuf:
     weights.bin            the weights' raw bytes (little endian, row-major, 64-byte aligned)
 
 xla_program.json: {"format": "benchmatrix-stablehlo-1", "platform", "module", "module_text",
-"compile_options", "weights", "arguments": [{"kind": "weight"|"input", "index", "dtype", "shape",
-"offset", "bytes"}], "outputs": [{"dtype", "shape"}], "cuda_data_dir": path|null, "files": {name:
-bytes}, "versions": {...}}.
+"compile_options", "weights", "arguments": [{"kind": "weight"|"input"|"seed", "index", "dtype",
+"shape", "offset", "bytes"}], "outputs": [{"dtype", "shape"}], "cuda_data_dir": path|null, "files":
+{name: bytes}, "versions": {...}}, and for a train step (export_train_stablehlo) "train":
+{"parameter_count", "state_count", "prediction_count", "updated_buffers": [...],
+"parameters_without_gradient": [...]}.
 `arguments` are the module's parameters in order: JAX drops unused ones (module_kept_var_idx), so
-each names the weight (its bytes in weights.bin at offset) or the model input (the index-th tensor
-leaf) it is. dtypes are numpy names (float32, bfloat16, int64, bool, ...).
+each names the weight (its bytes in weights.bin at offset), the model input (the index-th tensor
+leaf; for a train step the index-th of (*parameters, *buffers, *inputs)) or the seed it is. dtypes
+are numpy names (float32, bfloat16, int64, bool, ...).
+
+The seed (train steps only, and only where the step draws random numbers, e.g. dropout): an int64
+scalar from which the module derives torchax's PRNG key, so each call draws fresh numbers (the key
+torchax would otherwise bake into the traced program makes every step draw the same mask). JAX's
+generator is not torch's: the masks differ from eager's whatever the seed.
 """
 
 import json
 import os
+import sys
 
 import numpy
 
@@ -46,9 +55,11 @@ def _write(path, data):
     return len(data)
 
 
-def export_stablehlo(exported_program, example_inputs, device, out_dir):
+def export_stablehlo(exported_program, example_inputs, device, out_dir, train=None):
     """Writes the export of `exported_program` (an ExportedProgram taking `example_inputs`, a tuple of
-    tensors) for `device` ("cpu" or "cuda") into `out_dir`. Returns a dict of facts for the log."""
+    tensors) for `device` ("cpu" or "cuda") into `out_dir`. Returns a dict of facts for the log.
+    `train`: the train step's facts for xla_program.json (export_train_stablehlo); a train step also
+    takes the seed of its random ops."""
     jax = _jax_for_export()
     import jaxlib
     import torch
@@ -56,14 +67,34 @@ def export_stablehlo(exported_program, example_inputs, device, out_dir):
     from torchax import export as torchax_export
 
     expand_pooling_arguments(exported_program)
-    exported_program = exported_program.run_decompositions(embedding_bag_decompositions())
+    decompositions = embedding_bag_decompositions()
+    if train is not None:
+        # The CUDA joint graph draws dropout's mask with aten.native_dropout (train_step.py's
+        # _eager_dropout), a core ATen op torchax has no lowering for: torch's decomposition
+        # into rand, lt and mul, which torchax lowers (with the seed's key).
+        native_dropout = torch.ops.aten.native_dropout.default
+        decompositions[native_dropout] = torch._decomp.decomposition_table[native_dropout]
+    exported_program = exported_program.run_decompositions(decompositions)
     weights, function = torchax_export.exported_program_to_jax(exported_program)
     weights = [numpy.asarray(w) for w in weights]
     input_avals = tuple(jax.ShapeDtypeStruct(tuple(x.shape), torchax_to_numpy(x).dtype)
                         for x in example_inputs)
     weight_avals = [jax.ShapeDtypeStruct(w.shape, w.dtype) for w in weights]
     platform = "cuda" if device == "cuda" else "cpu"
-    exported = jax.export.export(jax.jit(function), platforms=[platform])(weight_avals, (input_avals,))
+    if train is None:
+        exported = jax.export.export(jax.jit(function), platforms=[platform])(
+            weight_avals, (input_avals,))
+    else:
+        env = torchax.default_env()
+        train_step_lowerings()
+
+        def seeded(weights, inputs, seed):
+            with env.override_property(prng=jax.random.key(seed)):
+                return function(weights, inputs)
+
+        seed_aval = jax.ShapeDtypeStruct((), numpy.int64)
+        exported = jax.export.export(jax.jit(seeded), platforms=[platform])(
+            weight_avals, (input_avals,), seed_aval)
 
     os.makedirs(out_dir, exist_ok=True)
     files = {}
@@ -77,6 +108,8 @@ def export_stablehlo(exported_program, example_inputs, device, out_dir):
     # Flattened parameters of the jitted function: the weights, then the model inputs.
     flat = [("weight", i, w.dtype, w.shape) for i, w in enumerate(weights)]
     flat += [("input", i, a.dtype, a.shape) for i, a in enumerate(input_avals)]
+    if train is not None:
+        flat.append(("seed", 0, numpy.dtype(numpy.int64), ()))
     kept = sorted(exported.module_kept_var_idx)
     arguments = []
     offset = 0
@@ -114,11 +147,153 @@ def export_stablehlo(exported_program, example_inputs, device, out_dir):
                      "jaxlib": jaxlib.__version__,
                      "torchax": getattr(torchax, "__version__", "unknown")},
     }
+    if train is not None:
+        program["train"] = train
     # Written last: its presence means the directory is complete.
     with open(os.path.join(out_dir, "xla_program.json"), "w", encoding="utf-8") as f:
         json.dump(program, f, indent=1)
     return {"platform": platform, "arguments": len(arguments), "weights_bytes": offset,
             "outputs": len(outputs), "module_bytes": files["module.mlirbc"]}
+
+
+def export_train_stablehlo(args, static_shapes, attention):
+    """The --train --format=stablehlo export of __main__: the joint train step of train_step.py
+    (export_train_step: loss, prediction, every parameter's gradient and the updated buffers of
+    forward(*parameters, *buffers, *inputs), the same graph the inductor train step compiles)
+    exported to StableHLO in args.out as export_stablehlo writes it, "train" added to
+    xla_program.json. The state is the module's inputs, not weights: the optimizer changes it.
+    Exits with train_step.EXPORT_FAILED when the model's train step cannot be exported. Returns
+    the phases' seconds. `static_shapes` and `attention` make __main__'s context managers
+    (TS2EPConverter's static shapes; attention in its math form, which torchax lowers)."""
+    import time
+    import traceback
+
+    import torch
+    from torch._export.converter import TS2EPConverter
+
+    from benchmatrix_compile.train_step import EXPORT_FAILED, export_train_step
+
+    timings = {}
+    started = time.perf_counter()
+    # As the eval export: on the GPU where there is one (CUDA constants of a CUDA trace), else CPU.
+    device = args.device if args.device == "cuda" and torch.cuda.is_available() else "cpu"
+    module = torch.jit.load(args.torchscript, map_location=device)
+    example = tuple(x.to(device) for x in torch.load(args.inputs, weights_only=True))
+    state = tuple(x.to(device) for x in torch.load(args.state, weights_only=True))
+    try:
+        with static_shapes(), attention():
+            exported = TS2EPConverter(module, example + state).convert()
+            timings["export_s"] = time.perf_counter() - started
+            started = time.perf_counter()
+            loss_structure = json.loads(args.loss_structure) if args.loss_structure else None
+            step_exported, updated_buffers, without_gradient = export_train_step(
+                exported, example, state, args.parameter_count, args.amp, loss_structure)
+        timings["joint_export_s"] = time.perf_counter() - started
+        started = time.perf_counter()
+        prediction_count = (len(step_exported.graph_signature.user_outputs) - 1
+                            - args.parameter_count - len(updated_buffers))
+        train = {"parameter_count": args.parameter_count, "state_count": len(state),
+                 "prediction_count": prediction_count, "updated_buffers": updated_buffers,
+                 "parameters_without_gradient": without_gradient}
+        with attention():
+            timings.update(export_stablehlo(step_exported, state + example, args.device, args.out,
+                                            train=train))
+        timings["stablehlo_export_s"] = time.perf_counter() - started
+    except Exception as error:
+        # The model's forward or an op torchax cannot lower: the child makes this a SKIP record.
+        traceback.print_exc()
+        message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        print(f"benchmatrix_compile: the train step cannot be exported: "
+              f"{type(error).__name__}: {message}", file=sys.stderr)
+        raise SystemExit(EXPORT_FAILED)
+    return timings
+
+
+def train_step_lowerings():
+    """What torchax (0.0.13) lacks for a joint train graph, added to its registry for this
+    process: aten.convolution_backward (no lowering: dcgan, resnets) as the VJP of torchax's own
+    convolution lowering; aten.max_pool2d_with_indices_backward as the VJP of its max pooling
+    (its own lowering spreads each gradient over the whole window instead of the maximum, in a
+    Python loop per element: minutes of tracing); avg_pool2d_backward and
+    _adaptive_avg_pool2d_backward (no lowering: resnets, mobilenets) as the VJPs of its average
+    poolings; and the environment for ops that draw random numbers (bernoulli,
+    dropout's mask), which its JaxInterpreter calls without one (AttributeError "'NoneType'
+    object has no attribute 'get_and_rotate_prng_key'")."""
+    import jax
+    import jax.numpy as jnp
+    import torch
+    import torchax
+    from torchax import export as torchax_export
+    from torchax.ops import jaten, ops_registry
+
+    backward = torch.ops.aten.convolution_backward.default
+    if backward not in ops_registry.all_aten_ops:
+        def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
+                                 transposed, output_padding, groups, output_mask):
+            def convolution(x, w):
+                return jaten._aten_convolution(x, w, None, stride, padding, dilation, transposed,
+                                               output_padding, groups)
+
+            _, vjp = jax.vjp(convolution, input, weight)
+            grad_input, grad_weight = vjp(grad_output.astype(input.dtype))
+            grad_bias = None
+            if output_mask[2]:
+                grad_bias = jnp.sum(grad_output, axis=(0, *range(2, grad_output.ndim)))
+            return (grad_input if output_mask[0] else None,
+                    grad_weight if output_mask[1] else None, grad_bias)
+
+        ops_registry.register_torch_dispatch_op(backward, convolution_backward)
+
+    pool_backward = torch.ops.aten.max_pool2d_with_indices_backward.default
+    if not getattr(jaten, "benchmatrix_max_pool2d_backward", False):
+        def max_pool2d_backward(grad_output, input, kernel_size, stride, padding, dilation,
+                                ceil_mode, indices):
+            def pool(x):
+                return jaten.max_pool(x, kernel_size, stride, padding, dilation, ceil_mode)
+
+            _, vjp = jax.vjp(pool, input)
+            return vjp(grad_output.astype(input.dtype))[0]
+
+        jaten.benchmatrix_max_pool2d_backward = True  # replaced once per process
+        ops_registry.all_aten_ops.pop(pool_backward, None)
+        ops_registry.all_aten_ops.pop(pool_backward.overloadpacket, None)
+        ops_registry.register_torch_dispatch_op(pool_backward, max_pool2d_backward)
+
+    def pooling_vjp(grad_output, input, pool):
+        _, vjp = jax.vjp(pool, input)
+        return vjp(grad_output.astype(input.dtype))[0]
+
+    def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode,
+                            count_include_pad, divisor_override=None):
+        return pooling_vjp(grad_output, input, lambda x: jaten._aten_avg_pool(
+            x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
+
+    def adaptive_avg_pool2d_backward(grad_output, input):
+        size = tuple(grad_output.shape[-2:])
+        return pooling_vjp(grad_output, input,
+                           lambda x: jaten.adaptive_avg_pool2or3d(x, size))
+
+    for aten_op, lowering in ((torch.ops.aten.avg_pool2d_backward.default, avg_pool2d_backward),
+                              (torch.ops.aten._adaptive_avg_pool2d_backward.default,
+                               adaptive_avg_pool2d_backward)):
+        if aten_op not in ops_registry.all_aten_ops:
+            ops_registry.register_torch_dispatch_op(aten_op, lowering)
+
+    interpreter = torchax_export.JaxInterpreter
+    if not getattr(interpreter, "benchmatrix_passes_env", False):
+        call_function = interpreter.call_function
+
+        def call_function_with_env(self, target, args, kwargs):
+            op = None
+            if isinstance(target, (torch._ops.OpOverloadPacket, torch._ops.OpOverload)):
+                op = ops_registry.all_aten_ops.get(target) or ops_registry.all_aten_ops.get(
+                    getattr(target, "overloadpacket", None))
+            if op is not None and op.needs_env:
+                kwargs = dict(kwargs, env=torchax.default_env())
+            return call_function(self, target, args, kwargs)
+
+        interpreter.call_function = call_function_with_env
+        interpreter.benchmatrix_passes_env = True
 
 
 def expand_pooling_arguments(exported_program):
@@ -130,8 +305,10 @@ def expand_pooling_arguments(exported_program):
 
     aten = torch.ops.aten
     window_arguments = {aten.max_pool2d_with_indices.default: (1, 2, 3, 4),
+                        aten.max_pool2d_with_indices_backward.default: (2, 3, 4, 5),
                         aten.max_pool2d.default: (1, 2, 3, 4),
-                        aten.avg_pool2d.default: (1, 2, 3)}
+                        aten.avg_pool2d.default: (1, 2, 3),
+                        aten.avg_pool2d_backward.default: (2, 3, 4)}
     for node in exported_program.graph_module.graph.nodes:
         positions = window_arguments.get(node.target) if node.op == "call_function" else None
         if not positions:
@@ -304,10 +481,12 @@ def load_program(directory):
         return json.load(f)
 
 
-def run_with_jax(directory, inputs):
+def run_with_jax(directory, inputs, seed=0):
     """Runs an exported directory on JAX's CPU client the way the C++ PJRT backend does (the module
     bytecode, the compile options, weights.bin and the kept arguments in order). `inputs`: the model
-    input tensors' numpy arrays. Returns the outputs as numpy arrays. For tests."""
+    input tensors' numpy arrays (a train step's: the parameters, buffers, then the inputs); `seed`:
+    a train step's seed argument, where it kept one. Returns the outputs as numpy arrays. For
+    tests."""
     jax = _jax_for_export()
     from jax.extend import backend as jax_backend
 
@@ -326,7 +505,9 @@ def run_with_jax(directory, inputs):
     arguments = []
     for argument in program["arguments"]:
         dtype = _numpy_dtype(argument["dtype"])
-        if argument["kind"] == "weight":
+        if argument["kind"] == "seed":
+            value = numpy.asarray(seed, dtype=dtype)
+        elif argument["kind"] == "weight":
             value = numpy.frombuffer(blob, dtype=dtype, count=int(numpy.prod(argument["shape"])),
                                      offset=argument["offset"]).reshape(argument["shape"])
         else:

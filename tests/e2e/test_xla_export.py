@@ -4,6 +4,8 @@ traces the model and has the compile helper export StableHLO + weights + compile
 compile cache; JAX's CPU client then compiles that module the way the C++ PJRT backend does
 (bytecode, compile options, weights.bin, the kept arguments in order) and runs it on the inputs that
 eager (--export both) ran on; the outputs must match eager's within the verifier's eval tolerance.
+--test=train exports the joint train step the same way; JAX's CPU client runs it and its loss,
+gradients and updated buffers must be torch autograd's for the same traced forward and state.
 Needs torchax and jax (scripts/install_dependencies.sh installs them); skipped without them."""
 import glob
 import json
@@ -29,6 +31,8 @@ except ImportError:
 # dlrm: embedding bags decomposed (torchax's lowering needs concrete offsets).
 MODELS = [("dummy", "dummy"), ("torchbench", "resnet18"), ("torchbench", "dcgan"),
           ("torchbench", "nanogpt"), ("torchbench", "dlrm")]
+# The train step's: dummy (the plain path) and dcgan (convolutions, BatchNorm buffers).
+TRAIN_MODELS = [("dummy", "dummy"), ("torchbench", "dcgan")]
 TOLERANCE = 1e-2  # --verify-tolerance's eval default
 
 
@@ -94,6 +98,85 @@ class XlaExportTest(OutputDirTest):
                     self.assertTrue(close_enough(actual, reference),
                                     f"{model} output {i}: max abs error {error}")
 
+    def test_train_step_exports_and_runs_on_jax_with_eagers_loss_and_gradients(self):
+        """--test=train: the joint train step (loss, prediction, every gradient, the updated
+        BatchNorm buffers) exported to StableHLO with the parameters and buffers as inputs; JAX's
+        CPU client runs it the way the C++ side does, and it must give what torch's autograd gives
+        for the same traced forward, state and inputs (the helper's traced.pt, state.pt and
+        inputs.pt in the export's directory): dummy, and dcgan (convolution_backward, which torchax
+        lacks, and BatchNorm buffers)."""
+        import torch
+        from benchmatrix_compile.stablehlo import load_program, run_with_jax, torchax_to_numpy
+        from benchmatrix_compile.train_step import reduce_to_scalar_loss
+
+        env = dict(os.environ, BENCHMATRIX_XLA_EXPORT_ONLY="1")
+        for suite, model in TRAIN_MODELS:
+            run(RUNNER, "--accelerator=cpu", "--test=train", "--repeat=1", f"--suite-name={suite}",
+                f"--filter=^{model}$", "--xla=PJRT", "--dynamo=openxla",
+                f"--cache-dir={SHARED_CACHE}", f"--output-dirname={self.out}", env=env,
+                timeout=900)
+        records = read_records(self.results)
+        self.assertEqual(len(records), len(TRAIN_MODELS))
+        for record in records:
+            model = record["model"]["model_name"]
+            with self.subTest(model=model):
+                error = record["metrics"].get("error", "")
+                match = re.search(r"StableHLO exported to (\S+) \(not run\)", error)
+                self.assertIsNotNone(match, error)
+                directory = match.group(1)
+                program = load_program(directory)
+                train = program["train"]
+                load = lambda name: list(torch.load(os.path.join(directory, name),
+                                                    weights_only=True))
+                inputs, state = load("inputs.pt"), load("state.pt")
+                self.assertEqual(train["state_count"], len(state))
+                outputs = run_with_jax(directory, [torchax_to_numpy(t) for t in state + inputs])
+
+                count = train["parameter_count"]
+                parameters = [p.clone().requires_grad_(p.is_floating_point())
+                              for p in state[:count]]
+                buffers = [b.clone() for b in state[count:]]
+                forward = torch.jit.load(os.path.join(directory, "traced.pt"))
+                prediction = forward(*inputs, *parameters, *buffers)
+                if isinstance(prediction, torch.Tensor):
+                    prediction = (prediction,)
+                loss = reduce_to_scalar_loss(prediction, list(range(len(prediction))), False)
+                gradients = torch.autograd.grad(loss, parameters)
+                updated = [buffers[i] for i in train["updated_buffers"]]
+                expected = [loss, *prediction, *gradients, *updated]
+                self.assertEqual(len(outputs), len(expected))
+                self.assertEqual(train["prediction_count"], len(prediction))
+                for i, (actual, reference) in enumerate(zip(outputs, expected)):
+                    reference = reference.detach().numpy()
+                    self.assertEqual(actual.shape, reference.shape, f"{model} output {i}")
+                    # float32 convolutions of XLA's and oneDNN's kernels, through BatchNorm's
+                    # backward (dcgan, batch 16: 8e-5 on a gradient of scale 0.02): the error's
+                    # RMS within 1e-3 of the tensor's, its largest within 1e-2 of the largest
+                    # value. A wrong gradient is off by its own size.
+                    error = actual.astype(numpy.float64) - reference
+                    rms = lambda x: float(numpy.sqrt(numpy.mean(numpy.square(x))))
+                    message = (f"{model} output {i}: error RMS {rms(error)}, max "
+                               f"{numpy.abs(error).max()}; value RMS {rms(reference)}")
+                    self.assertLessEqual(rms(error), 1e-3 * rms(reference) + 1e-9, message)
+                    self.assertLessEqual(numpy.abs(error).max(),
+                                         1e-2 * numpy.abs(reference).max() + 1e-9, message)
+                if model == "dcgan":  # a comparison of real gradients and buffer updates
+                    self.assertGreater(max(float(g.abs().max()) for g in gradients), 0.1)
+                    self.assertEqual(len(updated), 9)  # 3 BatchNorms' mean, var, count
+
+    def test_unexportable_train_step_is_a_skip_naming_the_model(self):
+        env = dict(os.environ, BENCHMATRIX_XLA_EXPORT_ONLY="1",
+                   BENCHMATRIX_PYTHON=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                   "unexportable_train_helper.sh"))
+        run(RUNNER, "--suite-name=dummy", "--accelerator=cpu", "--repeat=1", "--xla=PJRT",
+            "--dynamo=openxla", "--test=train", f"--cache-dir={os.path.join(self.out, 'cache')}",
+            f"--output-dirname={self.out}", env=env)
+        (record,) = read_records(self.results)
+        self.assertEqual(record["metrics"]["error"],
+                         "SKIP: dynamo=openxla cannot export the train step of dummy to StableHLO: "
+                         "GuardOnDataDependentSymNode: Could not guard on data-dependent "
+                         "expression Eq(u0, 1)")
+
     def test_axis_rules_give_skip_records_with_reasons(self):
         run(RUNNER, "--suite-name=dummy", "--accelerator=cpu", "--repeat=1", "--xla=PJRT",
             "--dynamo=None", "--dynamo=openxla", "--test=eval", "--test=train",
@@ -103,7 +186,7 @@ class XlaExportTest(OutputDirTest):
         by_config = {(r["experiment"]["dynamo"], r["experiment"]["test"]): r["metrics"]["error"]
                      for r in read_records(self.results)}
         self.assertIn("lazy tensor mode", by_config[(None, "eval")])
-        self.assertIn("gives no backward", by_config[("openxla", "train")])
+        self.assertIn("BENCHMATRIX_PJRT_PLUGIN", by_config[("openxla", "train")])
         self.assertIn("BENCHMATRIX_PJRT_PLUGIN", by_config[("openxla", "eval")])
         for error in by_config.values():
             self.assertTrue(error.startswith("SKIP: "), error)
@@ -157,6 +240,93 @@ class XlaExportTest(OutputDirTest):
             env=dict(os.environ, XLA_FLAGS=f"--xla_dump_to={dump_to}",
                      PYTHONPATH=python_dir + os.pathsep + os.environ.get("PYTHONPATH", "")))
         self.assertTrue(any(name.endswith(".txt") for name in os.listdir(dump_to)), os.listdir(dump_to))
+
+
+@unittest.skipUnless(HAVE_JAX, "needs torchax and jax (scripts/install_dependencies.sh)")
+class TrainStepRandomOpsTest(unittest.TestCase):
+    """A train step's random ops (dropout; on CUDA aten.native_dropout, which torchax cannot lower
+    as such) draw from the module's seed argument: another seed, another mask; the same seed, the
+    same mask; kept elements scaled by 1/(1-p) as torch's dropout does."""
+
+    def test_dropout_mask_follows_the_seed(self):
+        import tempfile
+
+        import torch
+        from benchmatrix_compile.stablehlo import export_stablehlo, load_program, run_with_jax
+
+        class Dropout(torch.nn.Module):
+            def forward(self, x):
+                return (torch.ops.aten.native_dropout(x, 0.5, True)[0],)
+
+        x = torch.ones(64, 64)
+        with tempfile.TemporaryDirectory() as directory:
+            export_stablehlo(torch.export.export(Dropout(), (x,)), (x,), "cpu", directory,
+                             train={"parameter_count": 0})
+            kinds = [a["kind"] for a in load_program(directory)["arguments"]]
+            self.assertEqual(kinds, ["input", "seed"])
+            first, again, other = (run_with_jax(directory, [x.numpy()], seed=s)[0]
+                                   for s in (1, 1, 2))
+        self.assertTrue(numpy.array_equal(first, again))
+        self.assertGreater(numpy.mean(first != other), 0.3)
+        self.assertEqual(set(numpy.unique(first).tolist()), {0.0, 2.0})
+        self.assertAlmostEqual(float(numpy.mean(first == 0)), 0.5, delta=0.05)
+
+
+@unittest.skipUnless(HAVE_JAX, "needs torchax and jax (scripts/install_dependencies.sh)")
+class TrainStepLoweringsTest(unittest.TestCase):
+    """The joint graph's backward ops that torchax lowers wrongly or not at all
+    (convolution_backward, max_pool2d_with_indices_backward, avg_pool2d_backward,
+    _adaptive_avg_pool2d_backward), through the compile helper's
+    --train --format=stablehlo on a traced forward(x, *parameters, *buffers): JAX's CPU client must
+    give torch autograd's loss, gradients and BatchNorm statistics."""
+
+    def test_convolution_and_pooling_gradients_match_autograd(self):
+        import subprocess
+        import tempfile
+
+        import torch
+        import torch.nn.functional as F
+        from benchmatrix_compile.stablehlo import load_program, run_with_jax, torchax_to_numpy
+
+        class Forward(torch.nn.Module):
+            def forward(self, x, weight, bias, scale, shift, fc_weight, fc_bias, mean, var):
+                y = F.conv2d(x, weight, bias, stride=1, padding=1)
+                y = F.batch_norm(y, mean, var, scale, shift, training=True)
+                y = F.max_pool2d(F.relu(y), 3, 2, 1)  # overlapping windows
+                y = torch.cat([F.adaptive_avg_pool2d(y, (2, 2)), F.avg_pool2d(y, 2)], 1)
+                return F.linear(y.flatten(1), fc_weight, fc_bias)
+
+        generator = torch.Generator().manual_seed(3)
+        randn = lambda *shape: torch.randn(*shape, generator=generator)
+        inputs = (randn(4, 3, 8, 8),)
+        parameters = (randn(6, 3, 3, 3), randn(6), randn(6), randn(6), randn(5, 48), randn(5))
+        buffers = (torch.zeros(6), torch.ones(6))
+        state = parameters + buffers
+        python = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
+        with tempfile.TemporaryDirectory() as directory:
+            path = lambda name: os.path.join(directory, name)
+            traced = torch.jit.trace(Forward(), inputs + tuple(t.clone() for t in state))
+            traced.save(path("traced.pt"))
+            torch.save(inputs, path("inputs.pt"))
+            torch.save(state, path("state.pt"))
+            subprocess.run([sys.executable, "-m", "benchmatrix_compile", "--format=stablehlo",
+                            "--train", "--torchscript", path("traced.pt"), "--inputs",
+                            path("inputs.pt"), "--state", path("state.pt"),
+                            "--parameter-count", str(len(parameters)), "--device=cpu",
+                            "--out", path("out")], check=True, capture_output=True, timeout=600,
+                           env=dict(os.environ, PYTHONPATH=python))
+            self.assertEqual(load_program(path("out"))["train"]["updated_buffers"], [0, 1])
+            outputs = run_with_jax(path("out"), [torchax_to_numpy(t) for t in state + inputs])
+
+        leaves = [p.clone().requires_grad_() for p in parameters]
+        statistics = [b.clone() for b in buffers]
+        prediction = Forward()(*inputs, *leaves, *statistics)
+        loss = prediction.sum() / prediction.numel()
+        expected = [loss, prediction, *torch.autograd.grad(loss, leaves), *statistics]
+        self.assertEqual(len(outputs), len(expected))
+        for i, (actual, reference) in enumerate(zip(outputs, expected)):
+            numpy.testing.assert_allclose(actual, reference.detach().numpy(), rtol=1e-4,
+                                          atol=1e-5, err_msg=f"output {i}")
 
 
 class EmbeddingBagDecompositionTest(unittest.TestCase):
