@@ -166,29 +166,21 @@ def export_train_stablehlo(args, static_shapes, attention):
     the phases' seconds. `static_shapes` and `attention` make __main__'s context managers
     (TS2EPConverter's static shapes; attention in its math form, which torchax lowers)."""
     import time
-    import traceback
 
     import torch
-    from torch._export.converter import TS2EPConverter
 
-    from benchmatrix_compile.train_step import EXPORT_FAILED, export_train_step
+    from benchmatrix_compile.train_step import (export_failure_is_a_skip,
+                                                load_train_step_arguments, trace_train_step)
 
     timings = {}
-    started = time.perf_counter()
     # As the eval export: on the GPU where there is one (CUDA constants of a CUDA trace), else CPU.
     device = args.device if args.device == "cuda" and torch.cuda.is_available() else "cpu"
-    module = torch.jit.load(args.torchscript, map_location=device)
-    example = tuple(x.to(device) for x in torch.load(args.inputs, weights_only=True))
-    state = tuple(x.to(device) for x in torch.load(args.state, weights_only=True))
-    try:
+    module, example, state = load_train_step_arguments(args, device)
+    # A failure anywhere, the model's forward or an op torchax cannot lower: a SKIP record.
+    with export_failure_is_a_skip():
         with static_shapes(), attention():
-            exported = TS2EPConverter(module, example + state).convert()
-            timings["export_s"] = time.perf_counter() - started
-            started = time.perf_counter()
-            loss_structure = json.loads(args.loss_structure) if args.loss_structure else None
-            step_exported, updated_buffers, without_gradient = export_train_step(
-                exported, example, state, args.parameter_count, args.amp, loss_structure)
-        timings["joint_export_s"] = time.perf_counter() - started
+            step_exported, updated_buffers, without_gradient = trace_train_step(
+                args, module, example, state, timings)
         started = time.perf_counter()
         prediction_count = (len(step_exported.graph_signature.user_outputs) - 1
                             - args.parameter_count - len(updated_buffers))
@@ -199,13 +191,6 @@ def export_train_stablehlo(args, static_shapes, attention):
             timings.update(export_stablehlo(step_exported, state + example, args.device, args.out,
                                             train=train))
         timings["stablehlo_export_s"] = time.perf_counter() - started
-    except Exception as error:
-        # The model's forward or an op torchax cannot lower: the child makes this a SKIP record.
-        traceback.print_exc()
-        message = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        print(f"benchmatrix_compile: the train step cannot be exported: "
-              f"{type(error).__name__}: {message}", file=sys.stderr)
-        raise SystemExit(EXPORT_FAILED)
     return timings
 
 

@@ -31,6 +31,7 @@ LibTorch's C++ API passes an int for an `int[2]` argument as a one-element list
 (_expanded_int_lists), since Inductor's max_pool2d_with_indices_backward lowering needs both.
 """
 
+import contextlib
 import json
 import math
 import sys
@@ -283,37 +284,60 @@ def export_train_step(exported, example, state, parameter_count, amp, loss_struc
     return step_exported, step.updated_buffers, step.without_gradient
 
 
+def load_train_step_arguments(args, device):
+    """The module (args.torchscript), its example inputs (args.inputs) and its state (args.state:
+    parameters then buffers) of a --train compile or export, loaded onto `device`."""
+    module = torch.jit.load(args.torchscript, map_location=device)
+    example = tuple(x.to(device) for x in torch.load(args.inputs, weights_only=True))
+    state = tuple(x.to(device) for x in torch.load(args.state, weights_only=True))
+    return module, example, state
+
+
+def trace_train_step(args, module, example, state, timings):
+    """The module converted to an ExportedProgram (export_s in `timings`), then its joint train
+    step (export_train_step; joint_export_s). Returns export_train_step's triple. Call it under
+    __main__'s static_shapes (and whatever else the caller's toolchain needs)."""
+    import time
+
+    from torch._export.converter import TS2EPConverter
+
+    started = time.perf_counter()
+    exported = TS2EPConverter(module, example + state).convert()
+    timings["export_s"] = time.perf_counter() - started
+    started = time.perf_counter()
+    loss_structure = json.loads(args.loss_structure) if args.loss_structure else None
+    result = export_train_step(exported, example, state, args.parameter_count, args.amp,
+                               loss_structure)
+    timings["joint_export_s"] = time.perf_counter() - started
+    return result
+
+
+@contextlib.contextmanager
+def export_failure_is_a_skip():
+    """Any exception inside: its traceback and a one-line reason on stderr, then exit status
+    EXPORT_FAILED, which the child turns into a SKIP record whose reason is that last line (the
+    model's forward or an op the toolchain cannot export, not a broken toolchain)."""
+    try:
+        yield
+    except Exception as error:
+        traceback.print_exc()
+        message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        print(f"benchmatrix_compile: the train step cannot be exported: "
+              f"{type(error).__name__}: {message}", file=sys.stderr)
+        raise SystemExit(EXPORT_FAILED)
+
+
 def compile_train_step(args, static_shapes):
     """The --train compile of __main__: loads args.torchscript, args.inputs and args.state, writes
     the train step's package to args.out; returns the phases' seconds. `static_shapes` is
     __main__'s context manager that keeps TS2EPConverter's shapes static."""
     import time
 
-    from torch._export.converter import TS2EPConverter
-
     timings = {}
-    started = time.perf_counter()
-    module = torch.jit.load(args.torchscript, map_location=args.device)
-    example = tuple(x.to(args.device) for x in torch.load(args.inputs, weights_only=True))
-    state = tuple(x.to(args.device) for x in torch.load(args.state, weights_only=True))
-    try:
-        with static_shapes():
-            exported = TS2EPConverter(module, example + state).convert()
-        timings["export_s"] = time.perf_counter() - started
-
-        started = time.perf_counter()
-        loss_structure = json.loads(args.loss_structure) if args.loss_structure else None
-        step_exported, updated_buffers, without_gradient = export_train_step(
-            exported, example, state, args.parameter_count, args.amp, loss_structure)
-        timings["joint_export_s"] = time.perf_counter() - started
-    except Exception as error:
-        # The model's forward, not the toolchain: the child makes this a SKIP record (status 4,
-        # its reason the last line).
-        traceback.print_exc()
-        message = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        print(f"benchmatrix_compile: the train step cannot be exported: "
-              f"{type(error).__name__}: {message}", file=sys.stderr)
-        raise SystemExit(EXPORT_FAILED)
+    module, example, state = load_train_step_arguments(args, args.device)
+    with export_failure_is_a_skip(), static_shapes():
+        step_exported, updated_buffers, without_gradient = trace_train_step(
+            args, module, example, state, timings)
 
     started = time.perf_counter()
     # Random ops (dropout) through the ATen kernels and the default generator, as eager draws them:
