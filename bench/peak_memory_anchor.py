@@ -32,21 +32,10 @@ import statistics
 import subprocess
 import sys
 
+from anchor_steps import reduce_to_scalar_loss  # bench/anchor_steps.py, beside this script
+
 SGD_MODELS = {"resnet18", "mobilenet_v2", "timm_vision_transformer"}  # of TRAIN_WITH_SGD
 MIB = 1024 * 1024
-
-
-def reduce_to_scalar_loss(out):
-    import torch
-    if isinstance(out, torch.Tensor):
-        return out.sum() / out.numel()
-    if isinstance(out, (list, tuple)):
-        return sum(reduce_to_scalar_loss(x) for x in out) / len(out)
-    if isinstance(out, dict):
-        return sum(reduce_to_scalar_loss(v) for v in out.values()) / len(out)
-    if hasattr(out, "logits"):  # a transformers ModelOutput without loss
-        return reduce_to_scalar_loss(out.logits)
-    raise TypeError(f"cannot reduce {type(out)}")
 
 
 def python_model(name, batch, test):

@@ -30,6 +30,8 @@ import time
 
 import torch
 
+from anchor_steps import reduce_to_scalar_loss  # bench/anchor_steps.py, beside this script
+
 # Of TRAIN_WITH_SGD (backends/eager_backend.cpp trains_with_sgd); the others train with Adam.
 SGD_MODELS = {"resnet18", "mobilenet_v2", "timm_vision_transformer", "alexnet", "densenet121",
               "shufflenet_v2_x1_0", "squeezenet1_1", "vgg16"}
@@ -40,16 +42,6 @@ TIMM = {"timm_vision_transformer": "vit_small_patch16_224", "timm_efficientnet":
 TRANSFORMERS = {"hf_GPT2": ("GPT2LMHeadModel", "GPT2Config", 50257),
                 "hf_Bert": ("BertForMaskedLM", "BertConfig", 30522)}
 TRAIN_SEQUENCE_LENGTH = 512  # TorchBench's hf_GPT2 and hf_Bert train inputs: [batch, 512] ids
-
-
-def reduce_to_scalar_loss(out):
-    if isinstance(out, torch.Tensor):
-        return out.sum() / out.numel()
-    if isinstance(out, (list, tuple)):
-        return sum(reduce_to_scalar_loss(x) for x in out) / len(out)
-    if isinstance(out, dict):
-        return sum(reduce_to_scalar_loss(v) for v in out.values()) / len(out)
-    raise TypeError(f"cannot reduce {type(out)}")
 
 
 class Logits(torch.nn.Module):

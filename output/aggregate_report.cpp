@@ -565,17 +565,23 @@ std::string report_svg(const report_table& table, const aggregate_options& optio
   frame.width_in = size.width_in;
   frame.height_in = size.height_in;
   const size_t n = options.backends.size();
-  if (kind == report_kind::latest_intervals) {  // bars at the medians, the intervals as error bars
+  // The per-workload bar charts' common part: one category per row (its model, and its batch
+  // size where the table's second column holds one), a reference line at 1.
+  const auto workload_bars = [&](const char* x_label, bool with_batch_size) {
     svg::bar_chart chart;
-    frame.x_label = "Speedup (median, 95% interval)";
+    frame.x_label = x_label;
     frame.y_label = "Workload";
     chart.frame = frame;
     chart.reference_x = 1.0;
     for (const auto& row : table.rows)
       chart.categories.push_back(std::get<std::string>(row[0]) +
-                                 (std::holds_alternative<std::string>(row[1])
+                                 (with_batch_size && std::holds_alternative<std::string>(row[1])
                                       ? " (" + std::get<std::string>(row[1]) + ")"
                                       : ""));
+    return chart;
+  };
+  if (kind == report_kind::latest_intervals) {  // bars at the medians, the intervals as error bars
+    svg::bar_chart chart = workload_bars("Speedup (median, 95% interval)", true);
     for (size_t b = 1; b < n; ++b) {
       svg::bar_series s{backend_title(options.backends[b]), {}, {}};
       const size_t first = 2 + 5 * (b - 1);
@@ -589,16 +595,8 @@ std::string report_svg(const report_table& table, const aggregate_options& optio
     return svg::render_bar_chart(chart);
   }
   if (kind == report_kind::memory_compression) {  // bars at the ratios, a line at 0.9 and 1
-    svg::bar_chart chart;
-    frame.x_label = "Compression ratio (baseline peak / backend peak)";
-    frame.y_label = "Workload";
-    chart.frame = frame;
-    chart.reference_x = 1.0;
-    for (const auto& row : table.rows)
-      chart.categories.push_back(std::get<std::string>(row[0]) +
-                                 (std::holds_alternative<std::string>(row[1])
-                                      ? " (" + std::get<std::string>(row[1]) + ")"
-                                      : ""));
+    svg::bar_chart chart =
+        workload_bars("Compression ratio (baseline peak / backend peak)", true);
     for (size_t b = 1; b < n; ++b) {
       svg::bar_series s{backend_title(options.backends[b]), {}, {}};
       for (const auto& row : table.rows) s.values.push_back(number(row[2 + 2 * (b - 1)]));
@@ -607,12 +605,7 @@ std::string report_svg(const report_table& table, const aggregate_options& optio
     return svg::render_bar_chart(chart);
   }
   if (kind == report_kind::latest_grouped) {
-    svg::bar_chart chart;
-    frame.x_label = "Speedup";
-    frame.y_label = "Workload";
-    chart.frame = frame;
-    chart.reference_x = 1.0;
-    for (const auto& row : table.rows) chart.categories.push_back(std::get<std::string>(row[0]));
+    svg::bar_chart chart = workload_bars("Speedup", false);
     for (size_t b = 0; b < n; ++b) {
       svg::bar_series s{backend_title(options.backends[b]), {}, {}};
       for (const auto& row : table.rows) {

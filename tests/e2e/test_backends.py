@@ -211,11 +211,10 @@ class BackendTest(OutputDirTest):
                      if n.endswith(".tmp")]
         self.assertEqual(leftovers, [])
 
-    def test_corrupted_entry_is_detected_and_rebuilt(self):
-        args = ("--suite-name=dummy", "--dynamo=inductor", "--test=eval")
-        self.sweep(*args)  # makes sure the shared cache has the entry, then corrupt a copy of it
-        # Only the dummy's AOTInductor entries are copied: the shared cache also holds other tests'
-        # entries (StableHLO exports with gigabytes of weights).
+    def copy_of_shared_entries(self, kind):
+        """A new cache directory under the test's output holding copies of the shared cache's
+        entries for the dummy model whose description contains `kind` (only those: the shared
+        cache also holds other tests' entries, StableHLO exports with gigabytes of weights)."""
         cache = os.path.join(self.out, "cache")
         os.makedirs(cache)
         for entry in os.listdir(SHARED_CACHE):
@@ -224,8 +223,14 @@ class BackendTest(OutputDirTest):
                 continue
             with open(manifest) as f:
                 description = json.load(f).get("description", "")
-            if description.startswith("model dummy;") and "AOTInductor" in description:
+            if description.startswith("model dummy;") and kind in description:
                 shutil.copytree(os.path.join(SHARED_CACHE, entry), os.path.join(cache, entry))
+        return cache
+
+    def test_corrupted_entry_is_detected_and_rebuilt(self):
+        args = ("--suite-name=dummy", "--dynamo=inductor", "--test=eval")
+        self.sweep(*args)  # makes sure the shared cache has the entry, then corrupt a copy of it
+        cache = self.copy_of_shared_entries("AOTInductor")
         corrupted = 0
         for entry in os.listdir(cache):
             package = os.path.join(cache, entry, "model.pt2")
@@ -252,16 +257,7 @@ class BackendTest(OutputDirTest):
         setting = "AOT_INDUCTOR_COMPILE_WRAPPER_OPT_LEVEL"
         default_env = {k: v for k, v in os.environ.items() if k != setting}
         self.sweep(*args, env=default_env)  # the shared cache has the default entry; copy it
-        cache = os.path.join(self.out, "cache")
-        os.makedirs(cache)
-        for entry in os.listdir(SHARED_CACHE):
-            manifest = os.path.join(SHARED_CACHE, entry, "manifest.json")
-            if entry.startswith(".") or not os.path.exists(manifest):
-                continue
-            with open(manifest) as f:
-                description = json.load(f).get("description", "")
-            if description.startswith("model dummy;") and "AOTInductor defaults" in description:
-                shutil.copytree(os.path.join(SHARED_CACHE, entry), os.path.join(cache, entry))
+        cache = self.copy_of_shared_entries("AOTInductor defaults")
         before = set(os.listdir(cache))
         env = dict(default_env, **{setting: "O0"})
         record = self.sweep(*args, cache=cache, env=env)[("dummy", "inductor", "eval")]

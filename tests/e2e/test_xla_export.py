@@ -51,6 +51,12 @@ def close_enough(actual, expected, tol=TOLERANCE):
 
 @unittest.skipUnless(HAVE_JAX, "needs torchax and jax (scripts/install_dependencies.sh)")
 class XlaExportTest(OutputDirTest):
+    def export_directory(self, error):
+        """The StableHLO export directory a BENCHMATRIX_XLA_EXPORT_ONLY record's SKIP names."""
+        match = re.search(r"StableHLO exported to (\S+) \(not run\)", error)
+        self.assertIsNotNone(match, error)
+        return match.group(1)
+
     def test_stablehlo_export_runs_on_jax_and_matches_eager(self):
         from benchmatrix_compile.stablehlo import load_program, run_with_jax
 
@@ -68,10 +74,7 @@ class XlaExportTest(OutputDirTest):
         for record in records:
             model = record["model"]["model_name"]
             with self.subTest(model=model):
-                error = record["metrics"].get("error", "")
-                match = re.search(r"StableHLO exported to (\S+) \(not run\)", error)
-                self.assertIsNotNone(match, error)
-                directory = match.group(1)
+                directory = self.export_directory(record["metrics"].get("error", ""))
                 program = load_program(directory)
                 self.assertEqual(program["platform"], "cpu")
                 with open(os.path.join(directory, program["module_text"]), encoding="utf-8") as f:
@@ -120,10 +123,7 @@ class XlaExportTest(OutputDirTest):
         for record in records:
             model = record["model"]["model_name"]
             with self.subTest(model=model):
-                error = record["metrics"].get("error", "")
-                match = re.search(r"StableHLO exported to (\S+) \(not run\)", error)
-                self.assertIsNotNone(match, error)
-                directory = match.group(1)
+                directory = self.export_directory(record["metrics"].get("error", ""))
                 program = load_program(directory)
                 train = program["train"]
                 load = lambda name: list(torch.load(os.path.join(directory, name),
@@ -213,9 +213,7 @@ class XlaExportTest(OutputDirTest):
         self.assertIn("measure dispatch only", by_config[(None, "torch_export")])
         for xla in (None, "PJRT"):
             self.assertIn("--torch-xla2=torch_export", by_config[(xla, "extract_jax")])
-        match = re.search(r"StableHLO exported to (\S+) \(not run\)", by_config[("PJRT", "torch_export")])
-        self.assertIsNotNone(match, by_config)
-        directory = match.group(1)
+        directory = self.export_directory(by_config[("PJRT", "torch_export")])
 
         dump_dirs = glob.glob(os.path.join(self.out, "dummy", "hlo-*"))
         self.assertEqual(len(dump_dirs), 1, dump_dirs)  # the XLA config's only
