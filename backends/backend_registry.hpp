@@ -65,6 +65,11 @@ struct backend_descriptor {
   /// that reports name but never runs (its unavailable_reason always answers).
   std::string step_factory;
   backend_counter_shape counters;
+  /// Its step compiles artifacts into the compile cache (--cache-dir) that a later child of the
+  /// same config loads instead of compiling again (AOTInductor packages, StableHLO exports and
+  /// XLA executables): --compile-ahead builds them before the timed sweep
+  /// (runner/compile_ahead.hpp).
+  bool compiles_into_cache = false;
 };
 
 /// Every backend of this build, in the reports' order (CMakeLists.txt's benchmatrix_backend lines).

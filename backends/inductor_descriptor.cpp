@@ -17,6 +17,7 @@ const backend_descriptor& inductor_descriptor() {
       .step_factory = "inductor",
       // its package runs as CUDA graphs on CUDA (backends/inductor_backend.cpp)
       .counters = {.one_graph = true, .captures = cuda_graph_captures::on_cuda},
+      .compiles_into_cache = true,
   };
   return inductor;
 }

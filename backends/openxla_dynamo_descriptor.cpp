@@ -20,6 +20,7 @@ const backend_descriptor& openxla_dynamo_descriptor() {
           },
       .step_factory = "xla_pjrt",
       .counters = {.one_graph = true, .captures = cuda_graph_captures::never},
+      .compiles_into_cache = true,
   };
   return openxla;
 }

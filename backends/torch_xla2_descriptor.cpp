@@ -19,6 +19,7 @@ const backend_descriptor& torch_xla2_torch_export_descriptor() {
       // as its counters have always read: no dynamo value, so no graph counted (openxla+dynamo
       // counts its one)
       .counters = {.one_graph = false, .captures = cuda_graph_captures::never},
+      .compiles_into_cache = true,
   };
   return torch_export;
 }

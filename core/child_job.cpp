@@ -25,6 +25,7 @@ void visit_settings(Settings& s, Visitor&& visit) {
   visit("cache_dir", s.cache_dir);
   visit("model_path", s.model_path);
   visit("cold_start", s.cold_start);
+  visit("cpus", s.cpus);
   visit("verify_iterations", s.verify_iterations);
   visit("verify_tolerance", s.verify_tolerance);
   visit("verify_cosine_similarity", s.verify_cosine_similarity);
@@ -155,13 +156,19 @@ private:
 child_role parse_role(const std::string& name, const object_reader& reader) {
   if (name == "timing") return child_role::timing;
   if (name == "verifier") return child_role::verifier;
-  reader.fail("role", "\"timing\" or \"verifier\"");
+  if (name == "compile_ahead") return child_role::compile_ahead;
+  reader.fail("role", "\"timing\", \"verifier\" or \"compile_ahead\"");
 }
 
 }  // namespace
 
 const char* child_role_name(child_role role) {
-  return role == child_role::verifier ? "verifier" : "timing";
+  switch (role) {
+    case child_role::timing: return "timing";
+    case child_role::verifier: return "verifier";
+    case child_role::compile_ahead: return "compile_ahead";
+  }
+  return "timing";
 }
 
 std::string child_job_to_json(const child_job& job) {

@@ -17,9 +17,11 @@ namespace benchmatrix {
 
 /// timing: build the model, time its repeats, report the config's record. verifier: the --verify
 /// child after a timing child, which reports a verification code (worker/verify_child.hpp).
-enum class child_role { timing, verifier };
+/// compile_ahead: build the model and its backend's step (filling the compile cache), report a
+/// record holding only the compile figures, time nothing (runner/compile_ahead.hpp).
+enum class child_role { timing, verifier, compile_ahead };
 
-/// "timing" or "verifier".
+/// "timing", "verifier" or "compile_ahead".
 [[nodiscard]] const char* child_role_name(child_role role);
 
 /// Exactly the experiment_runner settings a child reads (flag names in the comments).
@@ -42,6 +44,9 @@ struct child_settings {
   std::string cache_dir;        // --cache-dir: compiled artifacts by content hash
   std::string model_path;       // --model-path: absolute; the exported suite's programs, or ""
   bool cold_start = false;      // --cold-start
+  /// The CPUs the child (and the compile helper it starts) runs on, in cpulist form ("4-7"):
+  /// --compile-ahead gives each of its parallel children a slice; "" inherits the parent's.
+  std::string cpus;
   // Verification (the verifier child)
   int verify_iterations = 1;               // --verify-iterations: model steps per verifier run
   std::optional<double> verify_tolerance;  // --verify-tolerance; nullopt: verifier/tolerance's rule

@@ -2,6 +2,11 @@
 
 #include <sched.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
 namespace benchmatrix {
 
 std::vector<int> cpu_affinity() {
@@ -29,6 +34,48 @@ std::string cpu_list_text(const std::vector<int>& cpus) {
     i = j + 1;
   }
   return out;
+}
+
+std::vector<int> parse_cpu_list(const std::string& text) {
+  const auto invalid = [&text](const std::string& why) {
+    return std::invalid_argument("CPU list '" + text + "': " + why +
+                                 " (expected cpulist form such as 0-3,8)");
+  };
+  const auto number = [&](const std::string& item) {
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos)
+      throw invalid("'" + item + "' is not a CPU number");
+    return std::stoi(item);
+  };
+  std::vector<int> cpus;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    const size_t dash = item.find('-');
+    const int first = number(item.substr(0, dash));
+    const int last = dash == std::string::npos ? first : number(item.substr(dash + 1));
+    if (last < first) throw invalid("the range " + item + " runs backwards");
+    for (int cpu = first; cpu <= last; ++cpu) cpus.push_back(cpu);
+    start = comma + 1;
+  }
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  return cpus;
+}
+
+void set_cpu_affinity(const std::vector<int>& cpus) {
+  const int max_cpu = cpus.empty() ? 0 : *std::max_element(cpus.begin(), cpus.end());
+  cpu_set_t* set = CPU_ALLOC(max_cpu + 1);
+  if (!set) throw std::runtime_error("cannot allocate a CPU set");
+  const size_t size = CPU_ALLOC_SIZE(max_cpu + 1);
+  CPU_ZERO_S(size, set);
+  for (const int cpu : cpus) CPU_SET_S(cpu, size, set);
+  const int status = sched_setaffinity(0, size, set);
+  const int error = errno;
+  CPU_FREE(set);
+  if (status != 0)
+    throw std::runtime_error("cannot run on CPUs " + cpu_list_text(cpus) + ": " +
+                             std::strerror(error));
 }
 
 std::string cpu_affinity_text() {

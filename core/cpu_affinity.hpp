@@ -16,6 +16,17 @@ namespace benchmatrix {
 /// "" for none. {0, 1, 2, 3, 8} -> "0-3,8".
 [[nodiscard]] std::string cpu_list_text(const std::vector<int>& cpus);
 
+/// Parses cpulist text ("0-3,8", as cpu_list_text writes it and the kernel prints it) into
+/// ascending, distinct CPUs. Throws std::invalid_argument naming the text for anything else
+/// (an empty list, a descending range, a negative or non-numeric entry).
+[[nodiscard]] std::vector<int> parse_cpu_list(const std::string& text);
+
+/// Restricts the calling thread, and the threads and processes it starts afterwards, to `cpus`:
+/// called before a process starts its first thread, the whole process. Throws
+/// std::runtime_error with the system's reason when the kernel refuses (a CPU outside the
+/// cgroup's cpuset, say).
+void set_cpu_affinity(const std::vector<int>& cpus);
+
 /// cpu_list_text(cpu_affinity()), or "unknown" when it cannot be read.
 [[nodiscard]] std::string cpu_affinity_text();
 

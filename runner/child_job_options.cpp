@@ -22,8 +22,9 @@ child_job make_child_job(const runner_options& o, child_role role,
   s.iterations_per_run = o.iterations_per_run;
   s.pure_wall_time = o.pure_wall_time;
   s.randomize_input = o.randomize_input;
-  // Only the timing child pairs, and only a config whose own backend is not the baseline.
-  if (role == child_role::timing && !o.paired_baseline.empty() &&
+  // Only the timing child pairs (and the compile-ahead child builds what it will load), and only
+  // a config whose own backend is not the baseline.
+  if (role != child_role::verifier && !o.paired_baseline.empty() &&
       paired_baseline_experiment(experiment, o.paired_baseline))
     s.paired_baseline = o.paired_baseline;
   s.collect_full_output = o.collect_full_output;

@@ -2,6 +2,7 @@
 // parent wrote) runs one config. The same binary is both, and --experiment-config with
 // --model-config runs one config by hand as a sweep's child would.
 #include "core/child_job.hpp"
+#include "core/cpu_affinity.hpp"
 #include "core/log.hpp"
 #include "runner/child_job_options.hpp"
 #include "runner/runner_cli.hpp"
@@ -72,6 +73,9 @@ std::unique_ptr<benchmatrix::suite_config> load_suite_config(const std::string& 
 /// Runs one config's child in the job's role; returns the exit status.
 int run_job(const benchmatrix::child_job& job) {
   using namespace benchmatrix;
+  // Before the child starts any thread (LibTorch's pools, the compile helper): all of them then
+  // run on the slice of CPUs --compile-ahead gave this child.
+  if (!job.settings.cpus.empty()) set_cpu_affinity(parse_cpu_list(job.settings.cpus));
   if (!job.settings.model_path.empty()) register_exported_models(job.settings.model_path);
   const auto config = load_suite_config(job.suite_name);
   if (job.role == child_role::verifier) return run_verifier_child(job, config.get());

@@ -60,6 +60,7 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       // Compiled backends
       {"cache-dir", 0, a::store, t::text, {}, false, "<output-dirname>/compile_cache", "Directory of compiled artifacts (AOTInductor packages), keyed by a content hash and shared by runs."},
       {"cold-start", 0, a::store_true, t::text, {}, false, "", "Compile afresh, ignoring (and replacing) cached artifacts, as PyTorch's --cold-start-latency."},
+      {"compile-ahead", 0, a::store, t::integer, {}, false, "0", "Before the timed sweep, compile what the sweep's configs will load (AOTInductor packages, XLA executables) into --cache-dir with N compile-only children at once, each on its own share of this process's CPUs; the timed children then load it (their records' compile.ahead holds the compile's figures). 0: each child compiles when it runs."},
       {"verify", 0, a::store_true, t::text, {}, false, "", "After each config's timing child, a verifier child checks its accuracy against eager and float64 (PASS, FAIL, ...)."},
       {"verify-iterations", 0, a::store, t::integer, {}, false, "1", "Model steps in each verifier run."},
       {"verify-tolerance", 0, a::store, t::real, {}, true, "per test, device and model", "Tolerance of the accuracy check (default: by test, device, precision and the suite YAML's tolerance lists: 1e-2 eval, 8e-2 for float16 tolerance.even_higher models; train 1e-3 on CUDA, 8e-2 for tolerance.even_higher models, 1e-4 elsewhere)."},
@@ -354,6 +355,10 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
   if (o.cache_dir.empty())
     o.cache_dir = (std::filesystem::path(o.output_dirname) / "compile_cache").string();
   o.cold_start = flags.given("cold-start");
+  o.compile_ahead = static_cast<int>(integer_or(flags, "compile-ahead", 0));
+  if (o.compile_ahead < 0)
+    throw usage_error("argument --compile-ahead: expected the number of compile-only children "
+                      "at once (0: off), got " + std::to_string(o.compile_ahead));
   o.model_path = flags.text_or("model-path", "");
   if ((o.suite_name == "exported") != !o.model_path.empty())
     throw usage_error(o.model_path.empty()

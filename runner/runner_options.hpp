@@ -47,6 +47,9 @@ struct runner_options {
   std::string model_path;   // --model-path (absolute): the exported suite's programs, or ""
   std::string cache_dir;    // compiled artifacts by content hash; default <output_dirname>/compile_cache
   bool cold_start = false;  // compile afresh and replace the cached entry
+  // --compile-ahead: compile-only children at once before the timed sweep (runner/compile_ahead);
+  // 0: off, each child compiles when it runs (the original's behaviour).
+  int compile_ahead = 0;
   // Verification (§1.4, §6)
   bool verify = false;                    // a verifier child after each timing child
   int verify_iterations = 1;              // model steps per verifier run

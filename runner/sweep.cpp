@@ -10,7 +10,9 @@
 #include "core/results_file.hpp"
 #include "core/text_file.hpp"
 #include "process/child_pool.hpp"
+#include "runner/child_environment.hpp"
 #include "runner/child_job_options.hpp"
+#include "runner/compile_ahead.hpp"
 #include "runner/device_slots.hpp"
 #include "runner/expected_durations.hpp"
 #include "runner/model_selection.hpp"
@@ -80,32 +82,6 @@ std::string python_list_repr(const std::vector<std::string>& items) {
   return out + "]";
 }
 
-/// The child's environment: ours plus the XLA variables of §3.4 (with `xla_dump_dir`, --dump-hlo's
-/// `--xla_dump_to=<dir>` appended to XLA_FLAGS, as the original's parent does) and, with --devices,
-/// its GPU: CUDA_VISIBLE_DEVICES in nvidia-smi's numbering (PCI bus order). Everything else the
-/// child needs is in its job file.
-std::map<std::string, std::string> child_environment(
-    const experiment_config& e, const std::optional<std::string>& device,
-    const std::optional<std::filesystem::path>& xla_dump_dir) {
-  auto env = current_environment();
-  if (device) {
-    env["CUDA_VISIBLE_DEVICES"] = *device;
-    env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
-  }
-  if (e.xla) {
-    env.erase("PJRT_DEVICE");
-    env.erase("XRT_TPU_CONFIG");
-    env.erase("XLA_FLAGS");
-  }
-  if (e.xla_flags) env["XLA_FLAGS"] = *e.xla_flags;
-  if (xla_dump_dir) {
-    auto& flags = env["XLA_FLAGS"];
-    flags += (flags.empty() ? "" : " ") + std::string("--xla_dump_to=") + xla_dump_dir->string();
-  }
-  if (!e.enable_functionalization) env["XLA_DISABLE_FUNCTIONALIZATION"] = "1";
-  return env;
-}
-
 struct pending_config : planned_config {
   std::string fingerprint;
   std::optional<std::string> device;  // --devices: the GPU it holds from its timing child's start
@@ -142,7 +118,15 @@ private:
                 std::chrono::steady_clock::time_point started);
   /// True when another timing child may start now.
   [[nodiscard]] bool can_start() const;
+  /// The config's record when it is already done (resume), else nullptr; sets c.fingerprint.
+  const std::string* done_record(pending_config& c);
+  /// Why the config is a SKIP (the suite's skip lists, unless --no-skip, or its backend is not
+  /// available here), logged as the original logs it when `log`; nullopt when it runs.
+  [[nodiscard]] std::optional<std::string> skip_reason(const pending_config& c, bool log) const;
   void dispatch(pending_config c);
+  /// --compile-ahead: compiles the configs that will run and whose backend compiles into the
+  /// compile cache, before the timed sweep (runner/compile_ahead.hpp).
+  void run_compile_ahead(std::vector<pending_config>& configs);
   void start(pending_config c);
   /// Starts the config's verifier child (--verify); it owns `timing_record` until it exits.
   void start_verifier(pending_config c, std::string timing_record,
@@ -175,6 +159,7 @@ private:
   std::unique_ptr<progress_display> m_progress;
   std::vector<running_child> m_running;
   std::vector<std::string> m_summary;  // this sweep's configs' records, for the summary table
+  std::map<std::string, std::string> m_compiled_ahead;  // fingerprint -> its compile.ahead JSON
 };
 
 std::string sweep::accelerator_model_of(const std::string& accelerator,
@@ -199,8 +184,12 @@ void sweep::write(const pending_config& c, const std::string& line) {
   m_summary.push_back(line);
 }
 
-void sweep::complete(const pending_config& c, const std::string& line,
+void sweep::complete(const pending_config& c, const std::string& given_line,
                      std::chrono::steady_clock::time_point started) {
+  const auto ahead = m_compiled_ahead.find(c.fingerprint);
+  const std::string line = ahead == m_compiled_ahead.end()
+                               ? given_line
+                               : with_compile_ahead(given_line, ahead->second);
   if (c.device) {
     write(c, with_placement(line, {host_name(), *c.device, c.children_beside, c.timing_wall_s}));
     m_slots->release(*c.device);
@@ -294,10 +283,7 @@ void sweep::load_resume_state() {
              std::to_string(m_rerun.size()) + " chosen config(s) had no record; they run as new");
 }
 
-/// Logs the config, then records it as done, skipped or unavailable, or starts its child.
-void sweep::dispatch(pending_config c) {
-  log_info("Run with --model-config=" + c.model_json +
-           " --experiment-config=" + c.experiment.to_config_json());
+const std::string* sweep::done_record(pending_config& c) {
   const auto id = identity_of(c);
   // Done when a record exists for the unpinned accelerator_model or that of any listed GPU (a
   // --devices child records the name of its own GPU).
@@ -310,26 +296,53 @@ void sweep::dispatch(pending_config c) {
     const auto key = fingerprint(candidate.model_json(d.GetAllocator()),
                                  candidate.experiment_json(d.GetAllocator()), m_o.batch_size);
     if (!device) c.fingerprint = key;
-    if (const auto done = m_done.find(key); done != m_done.end()) {
-      log_info("SKIP already completed benchmark");
-      m_summary.push_back(done->second);
-      m_progress->config_finished(c.config_index, -1);
-      return;
-    }
+    if (const auto done = m_done.find(key); done != m_done.end()) return &done->second;
   }
+  return nullptr;
+}
+
+std::optional<std::string> sweep::skip_reason(const pending_config& c, bool log) const {
   std::optional<std::string> skip;
   if (!m_o.no_skip && m_in.config) skip = m_in.config->skip_reason(c.model, c.experiment);
   if (skip) {
-    log_warning("SKIP incompatible model and experiment configs: " + *skip);
+    if (log) log_warning("SKIP incompatible model and experiment configs: " + *skip);
   } else if ((skip = unavailable_reason(c.experiment))) {
-    log_warning("SKIP: " + *skip);
+    if (log) log_warning("SKIP: " + *skip);
   }
-  if (skip) {
-    write(c, error_record_line(id, "SKIP: " + *skip, "VERIFIER_SKIPPED"));
+  return skip;
+}
+
+/// Logs the config, then records it as done, skipped or unavailable, or starts its child.
+void sweep::dispatch(pending_config c) {
+  log_info("Run with --model-config=" + c.model_json +
+           " --experiment-config=" + c.experiment.to_config_json());
+  if (const std::string* done = done_record(c)) {
+    log_info("SKIP already completed benchmark");
+    m_summary.push_back(*done);
+    m_progress->config_finished(c.config_index, -1);
+    return;
+  }
+  if (const auto skip = skip_reason(c, /*log=*/true)) {
+    write(c, error_record_line(identity_of(c), "SKIP: " + *skip, "VERIFIER_SKIPPED"));
     m_progress->config_finished(c.config_index, -1);
     return;
   }
   start(std::move(c));
+}
+
+void sweep::run_compile_ahead(std::vector<pending_config>& configs) {
+  std::vector<compile_ahead_config> wanted;
+  std::vector<std::string> devices;
+  if (m_slots) devices = m_slots->devices();
+  for (auto& c : configs) {
+    if (done_record(c) || skip_reason(c, /*log=*/false) || !compiles_into_cache(c.experiment))
+      continue;
+    compile_ahead_config ahead{c.fingerprint, c.config_index, c.model, c.experiment, std::nullopt};
+    if (!devices.empty()) ahead.device = devices[wanted.size() % devices.size()];
+    wanted.push_back(std::move(ahead));
+  }
+  m_compiled_ahead = compile_ahead(wanted, m_o, m_in.self_exe, *m_pool,
+                                   [] { return g_interrupted != 0; });
 }
 
 void sweep::start(pending_config c) {
@@ -557,10 +570,16 @@ int sweep::run() {
   load_resume_state();
   m_pool = std::make_unique<child_pool>(
       std::chrono::duration<double>(m_o.subprocess_grace_period), "benchmatrix-");
+  interrupt_guard interrupts;
+  if (m_o.compile_ahead > 0) run_compile_ahead(configs);
+  if (g_interrupted) {
+    log_warning("Interrupted while compiling ahead: no config ran; rerun the same command to "
+                "resume (what was compiled stays in the compile cache)");
+    return 130;
+  }
   m_progress = std::make_unique<progress_display>(
       models.size(), configs.size(), m_o.progress_bar || ::isatty(STDERR_FILENO));
   if (m_slots && !m_o.exclusive) m_progress->set_concurrency(m_slots->devices().size());
-  interrupt_guard interrupts;
 
   size_t next = 0;
   while (next < configs.size() || !m_running.empty()) {

@@ -211,6 +211,19 @@ int run_config(const child_job& job, const suite_config* config) {
       gradients->enter(paired_side::experiment);
     }
   }
+  if (job.role == child_role::compile_ahead) {
+    // The compile cache now holds what the timing child will load; the parent keeps these figures
+    // for the timing record's compile.ahead (runner/compile_ahead.hpp).
+    json_document d(rapidjson::kObjectType);
+    json_value metrics(rapidjson::kObjectType);
+    json_value compile(rapidjson::kObjectType);
+    if (backend.compile)
+      add_compile_metrics(metrics, compile, *backend.compile, /*repeat=*/1, d.GetAllocator());
+    json_value extras(rapidjson::kObjectType);
+    extras.AddMember("compile", compile, d.GetAllocator());
+    report(record_line(id, metrics, "VERIFIER_SKIPPED", &extras), job);
+    return 0;
+  }
   // XLA: the preparation's compile counts, then each repeat's (warm-up executions are not counted).
   const xla_counters xla_compile = process_xla_counters();
   process_xla_counters() = {};

@@ -36,6 +36,7 @@ child_job sample_job() {
   s.backend_library = "/opt/lib.so";
   s.cache_dir = "out/compile_cache";
   s.cold_start = true;
+  s.cpus = "4-7";
   s.verify_iterations = 2;
   s.verify_tolerance = 0.125;
   s.accuracy_metric = true;
@@ -75,6 +76,7 @@ TEST_CASE("a child job survives the JSON round trip field for field") {
   CHECK_FALSE(back.settings.memory_pass);
   CHECK_FALSE(back.settings.profile_cuda_cpu);
   CHECK(back.settings.export_dir == "/tmp/export");
+  CHECK(back.settings.cpus == "4-7");
   // writing it again gives the same text: no field is dropped or defaulted on the way
   CHECK(child_job_to_json(back) == text);
   // so does a timing job with every setting at its default (unset optionals are null)
@@ -85,6 +87,12 @@ TEST_CASE("a child job survives the JSON round trip field for field") {
   CHECK(plain_back.role == child_role::timing);
   CHECK_FALSE(plain_back.settings.batch_size.has_value());
   CHECK(child_job_to_json(plain_back) == child_job_to_json(plain));
+}
+
+TEST_CASE("a compile-ahead job keeps its role") {
+  child_job job = sample_job();
+  job.role = child_role::compile_ahead;
+  CHECK(child_job_from_json(child_job_to_json(job), "job").role == child_role::compile_ahead);
 }
 
 TEST_CASE("a job file is written and read back") {
@@ -107,7 +115,9 @@ TEST_CASE("a damaged job names the key and the type it expected") {
   CHECK_THROWS_WITH_AS(child_job_from_json(replaced("\"repeat\": 4", "\"repeat\": \"4\""), "job file j"),
                        "job file j: key 'settings.repeat': expected an integer", std::runtime_error);
   CHECK_THROWS_WITH_AS(child_job_from_json(replaced("\"role\": \"verifier\"", "\"role\": \"judge\""), "job file j"),
-                       "job file j: key 'role': expected \"timing\" or \"verifier\"", std::runtime_error);
+                       "job file j: key 'role': expected \"timing\", \"verifier\" or "
+                       "\"compile_ahead\"",
+                       std::runtime_error);
   CHECK_THROWS_WITH_AS(child_job_from_json(replaced("\"cold_start\": true", "\"cold_start\": 1"), "job file j"),
                        "job file j: key 'settings.cold_start': expected true or false", std::runtime_error);
   CHECK_THROWS_WITH_AS(child_job_from_json(replaced("\"batch_size\": 7", "\"batch_size\": 7.5"), "job file j"),

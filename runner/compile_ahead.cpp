@@ -1,0 +1,214 @@
+#include "runner/compile_ahead.hpp"
+
+#include "backends/backend_registry.hpp"
+#include "core/child_job.hpp"
+#include "core/cpu_affinity.hpp"
+#include "core/directory_tree.hpp"
+#include "core/log.hpp"
+#include "core/python_json.hpp"
+#include "core/text_file.hpp"
+#include "runner/child_environment.hpp"
+#include "runner/child_job_options.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+namespace benchmatrix {
+namespace {
+
+/// How long one turn of the phase's loop waits for a child to end before it looks at the
+/// interrupt flag again.
+constexpr auto poll_interval = std::chrono::milliseconds(20);
+/// Bytes of a failed compile child's stderr searched for the line the log shows.
+constexpr std::uintmax_t stderr_tail_bytes = 8 * 1024;
+
+/// The last non-empty line of `text` (where a child's error is), or "" for none.
+std::string last_line(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+  return last;
+}
+
+/// "model dynamo test" as the log names a config.
+std::string config_name(const compile_ahead_config& c) {
+  return c.model + " " + c.experiment.describe();
+}
+
+struct running {
+  const compile_ahead_config* config = nullptr;
+  size_t share = 0;  // index into the CPU shares
+  std::filesystem::path directory;
+};
+
+/// The compile.ahead object of a compile child's record, or nullopt (with the reason in `why`)
+/// when it did not compile: an error or SKIP record.
+std::optional<std::string> ahead_figures(const std::string& record_text, const std::string& cpus,
+                                         size_t jobs, double wall_time_s, std::string& why) {
+  json_document record = parse_json(record_text, "compile-ahead record");
+  auto& a = record.GetAllocator();
+  const auto metrics = record.FindMember("metrics");
+  if (metrics == record.MemberEnd() || !metrics->value.IsObject()) {
+    why = "its record has no metrics";
+    return std::nullopt;
+  }
+  if (const auto error = metrics->value.FindMember("error"); error != metrics->value.MemberEnd()) {
+    why = error->value.IsString() ? last_line(error->value.GetString()) : "an error record";
+    return std::nullopt;
+  }
+  json_value ahead(rapidjson::kObjectType);
+  for (const char* name : {"compile_time_s", "compile_helper_s"}) {
+    const auto figure = metrics->value.FindMember(name);
+    if (figure != metrics->value.MemberEnd() && figure->value.IsArray() &&
+        !figure->value.Empty() && figure->value[0].IsNumber())
+      ahead.AddMember(json_value(name, a), json_value(figure->value[0].GetDouble()), a);
+  }
+  if (const auto compile = record.FindMember("compile");
+      compile != record.MemberEnd() && compile->value.IsObject())
+    for (auto& member : compile->value.GetObject())
+      ahead.AddMember(json_value(member.name, a), json_value(member.value, a), a);
+  ahead.AddMember("cpus", json_value(cpus.c_str(), a), a);
+  ahead.AddMember("jobs", static_cast<uint64_t>(jobs), a);
+  ahead.AddMember("wall_time_s", wall_time_s, a);
+  return to_python_json(ahead);
+}
+
+}  // namespace
+
+bool compiles_into_cache(const experiment_config& experiment) {
+  const backend_descriptor* backend = find_backend(experiment);
+  return backend && backend->compiles_into_cache;
+}
+
+std::vector<std::vector<int>> cpu_shares(const std::vector<int>& cpus, size_t jobs) {
+  jobs = std::min(jobs, cpus.size());
+  std::vector<std::vector<int>> shares;
+  size_t next = 0;
+  for (size_t i = 0; i < jobs; ++i) {
+    const size_t size = cpus.size() / jobs + (i < cpus.size() % jobs ? 1 : 0);
+    shares.emplace_back(cpus.begin() + static_cast<std::ptrdiff_t>(next),
+                        cpus.begin() + static_cast<std::ptrdiff_t>(next + size));
+    next += size;
+  }
+  return shares;
+}
+
+std::map<std::string, std::string>
+compile_ahead(const std::vector<compile_ahead_config>& configs, const runner_options& options,
+              const std::string& self_exe, child_pool& pool,
+              const std::function<bool()>& interrupted) {
+  std::map<std::string, std::string> figures;
+  if (configs.empty() || options.compile_ahead <= 0) return figures;
+  std::vector<int> cpus = cpu_affinity();
+  if (cpus.empty()) {
+    log_warning("--compile-ahead: cannot read this process's CPUs; the children share them all");
+    cpus = {-1};  // one share meaning "inherited" (no cpus setting)
+  }
+  const size_t jobs = std::min({static_cast<size_t>(options.compile_ahead), configs.size(),
+                                cpus.size()});
+  const auto shares = cpu_shares(cpus, jobs);
+  log_info("--compile-ahead: compiling " + std::to_string(configs.size()) + " config(s), " +
+           std::to_string(jobs) + " at once on CPUs " + cpu_list_text(cpus) +
+           " (about " + std::to_string(cpus.size() / jobs) + " each), before the timed sweep");
+  const auto phase_started = std::chrono::steady_clock::now();
+  std::vector<size_t> free_shares;
+  for (size_t i = shares.size(); i-- > 0;) free_shares.push_back(i);
+  std::map<child_pool::child_id, running> children;
+  size_t next = 0, finished = 0, built = 0;
+  while ((next < configs.size() || !children.empty()) && !interrupted()) {
+    while (next < configs.size() && !free_shares.empty()) {
+      const compile_ahead_config& c = configs[next++];
+      running child{&c, free_shares.back(),
+                    pool.scratch() / ("compile-ahead-" + std::to_string(c.config_index))};
+      free_shares.pop_back();
+      std::filesystem::create_directories(child.directory);
+      child_job job = make_child_job(options, child_role::compile_ahead, c.experiment, c.model,
+                                     (child.directory / "result.json").string());
+      if (shares[child.share].front() >= 0) job.settings.cpus = cpu_list_text(shares[child.share]);
+      const auto job_path = child.directory / "job.json";
+      try {
+        write_child_job_file(job_path, job);
+        const auto id = pool.start({self_exe, "--job=" + job_path.string()},
+                                   child_environment(c.experiment, c.device, std::nullopt),
+                                   child.directory / "stdout", child.directory / "stderr",
+                                   std::chrono::seconds(options.subprocess_timeout));
+        children.emplace(id, std::move(child));
+      } catch (const std::exception& e) {
+        log_warning("--compile-ahead: cannot start the compile of " + config_name(c) + ": " +
+                    e.what() + "; its timing child compiles it");
+        free_shares.push_back(child.share);
+        remove_tree(child.directory.string());
+        ++finished;
+      }
+    }
+    for (const auto& ended : pool.collect(poll_interval)) {
+      const auto it = children.find(ended.id);
+      if (it == children.end()) continue;  // not ours (the pool holds no other child)
+      const running& child = it->second;
+      const compile_ahead_config& c = *child.config;
+      const std::string cpus_text =
+          shares[child.share].front() >= 0 ? cpu_list_text(shares[child.share]) : "inherited";
+      std::string why;
+      std::optional<std::string> ahead;
+      const auto result = child.directory / "result.json";
+      if (ended.timed_out) {
+        why = "timed out after " + std::to_string(options.subprocess_timeout) + " s";
+      } else if (std::filesystem::exists(result)) {
+        try {
+          ahead = ahead_figures(read_text_file(result), cpus_text, jobs, ended.seconds, why);
+        } catch (const std::exception& e) {
+          why = e.what();
+        }
+      } else {
+        why = "the child " + ended.exit.describe() + ": " +
+              last_line(read_file_tail(child.directory / "stderr", stderr_tail_bytes, "stderr"));
+      }
+      ++finished;
+      char seconds[32];
+      std::snprintf(seconds, sizeof seconds, "%.1f s", ended.seconds);
+      const std::string progress = "--compile-ahead [" + std::to_string(finished) + "/" +
+                                   std::to_string(configs.size()) + "] " + config_name(c) + ": ";
+      if (ahead) {
+        ++built;
+        figures[c.key] = *ahead;
+        log_info(progress + "ready in " + seconds + " on CPUs " + cpus_text);
+      } else {
+        log_warning(progress + "not compiled ahead (" + why + "); its timing child compiles it");
+      }
+      free_shares.push_back(child.share);
+      remove_tree(child.directory.string());
+      children.erase(it);
+    }
+  }
+  if (interrupted()) {
+    for (const auto& [id, child] : children) {
+      pool.stop(id);
+      remove_tree(child.directory.string());
+    }
+    return figures;
+  }
+  char wall[32];
+  std::snprintf(wall, sizeof wall, "%.1f s",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - phase_started)
+                    .count());
+  log_info("--compile-ahead: " + std::to_string(built) + " of " + std::to_string(configs.size()) +
+           " config(s) ready in " + wall + "; the timed sweep starts");
+  return figures;
+}
+
+std::string with_compile_ahead(const std::string& record_line, const std::string& ahead) {
+  json_document record = parse_json(record_line, "record");
+  const auto compile = record.FindMember("compile");
+  if (compile == record.MemberEnd() || !compile->value.IsObject()) return record_line;
+  auto& a = record.GetAllocator();
+  json_document figures = parse_json(ahead, "compile.ahead");
+  compile->value.RemoveMember("ahead");
+  compile->value.AddMember("ahead", json_value(figures, a), a);
+  return to_python_json(record);
+}
+
+}  // namespace benchmatrix
