@@ -14,8 +14,8 @@ namespace benchmatrix {
 /// `--xla_dump_to=<dir>` appended to XLA_FLAGS, as the original's parent does) and, with --devices,
 /// its GPU: CUDA_VISIBLE_DEVICES in nvidia-smi's numbering (PCI bus order). Everything else the
 /// child needs is in its job file.
-[[nodiscard]] std::map<std::string, std::string> child_environment(
-    const experiment_config& e, const std::optional<std::string>& device,
-    const std::optional<std::filesystem::path>& xla_dump_dir);
+[[nodiscard]] std::map<std::string, std::string>
+child_environment(const experiment_config& e, const std::optional<std::string>& device,
+                  const std::optional<std::filesystem::path>& xla_dump_dir);
 
-}  // namespace benchmatrix
+} // namespace benchmatrix

@@ -11,6 +11,7 @@
 #include "runner/child_job_options.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -30,7 +31,8 @@ std::string last_line(const std::string& text) {
   std::istringstream in(text);
   std::string line, last;
   while (std::getline(in, line))
-    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+    if (line.find_first_not_of(" \t\r") != std::string::npos)
+      last = line;
   return last;
 }
 
@@ -41,7 +43,7 @@ std::string config_name(const compile_ahead_config& c) {
 
 struct running {
   const compile_ahead_config* config = nullptr;
-  size_t share = 0;  // index into the CPU shares
+  size_t share = 0; // index into the CPU shares
   std::filesystem::path directory;
 };
 
@@ -63,8 +65,8 @@ std::optional<std::string> ahead_figures(const std::string& record_text, const s
   json_value ahead(rapidjson::kObjectType);
   for (const char* name : {"compile_time_s", "compile_helper_s"}) {
     const auto figure = metrics->value.FindMember(name);
-    if (figure != metrics->value.MemberEnd() && figure->value.IsArray() &&
-        !figure->value.Empty() && figure->value[0].IsNumber())
+    if (figure != metrics->value.MemberEnd() && figure->value.IsArray() && !figure->value.Empty() &&
+        figure->value[0].IsNumber())
       ahead.AddMember(json_value(name, a), json_value(figure->value[0].GetDouble()), a);
   }
   if (const auto compile = record.FindMember("compile");
@@ -77,7 +79,7 @@ std::optional<std::string> ahead_figures(const std::string& record_text, const s
   return to_python_json(ahead);
 }
 
-}  // namespace
+} // namespace
 
 bool compiles_into_cache(const experiment_config& experiment) {
   const backend_descriptor* backend = find_backend(experiment);
@@ -97,69 +99,104 @@ std::vector<std::vector<int>> cpu_shares(const std::vector<int>& cpus, size_t jo
   return shares;
 }
 
-std::map<std::string, std::string>
-compile_ahead(const std::vector<compile_ahead_config>& configs, const runner_options& options,
-              const std::string& self_exe, child_pool& pool,
-              const std::function<bool()>& interrupted) {
-  std::map<std::string, std::string> figures;
-  if (configs.empty() || options.compile_ahead <= 0) return figures;
-  std::vector<int> cpus = cpu_affinity();
-  if (cpus.empty()) {
-    log_warning("--compile-ahead: cannot read this process's CPUs; the children share them all");
-    cpus = {-1};  // one share meaning "inherited" (no cpus setting)
+namespace {
+
+/// True when a compile failed for want of device memory (CUDA's caching allocator, XLA's BFC
+/// allocator, or a SKIP whose tracing ran out): beside other compiles on the same GPU, not
+/// necessarily alone.
+bool out_of_device_memory(const std::string& why) {
+  std::string lower = why;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower.find("out of memory") != std::string::npos;
+}
+
+/// One round of the phase: `todo`'s compile children, `jobs` at a time on `shares` of the CPUs.
+class compile_round {
+public:
+  compile_round(const runner_options& options, const std::string& self_exe, child_pool& pool,
+                const std::function<bool()>& interrupted, std::vector<std::vector<int>> shares,
+                size_t total, size_t finished_before)
+      : m_options(options), m_self_exe(self_exe), m_pool(pool), m_interrupted(interrupted),
+        m_shares(std::move(shares)), m_total(total), m_finished(finished_before) {}
+
+  /// Runs `todo`; adds what compiled to `figures`. Returns the configs that ran out of device
+  /// memory when `retry_out_of_memory` (the others' failures are logged).
+  std::vector<const compile_ahead_config*> run(const std::vector<const compile_ahead_config*>& todo,
+                                               bool retry_out_of_memory,
+                                               std::map<std::string, std::string>& figures);
+  size_t finished() const { return m_finished; }
+
+private:
+  void start(const compile_ahead_config& c, size_t share);
+  std::string share_text(size_t share) const {
+    return m_shares[share].front() >= 0 ? cpu_list_text(m_shares[share]) : "inherited";
   }
-  const size_t jobs = std::min({static_cast<size_t>(options.compile_ahead), configs.size(),
-                                cpus.size()});
-  const auto shares = cpu_shares(cpus, jobs);
-  log_info("--compile-ahead: compiling " + std::to_string(configs.size()) + " config(s), " +
-           std::to_string(jobs) + " at once on CPUs " + cpu_list_text(cpus) +
-           " (about " + std::to_string(cpus.size() / jobs) + " each), before the timed sweep");
-  const auto phase_started = std::chrono::steady_clock::now();
-  std::vector<size_t> free_shares;
-  for (size_t i = shares.size(); i-- > 0;) free_shares.push_back(i);
-  std::map<child_pool::child_id, running> children;
-  size_t next = 0, finished = 0, built = 0;
-  while ((next < configs.size() || !children.empty()) && !interrupted()) {
-    while (next < configs.size() && !free_shares.empty()) {
-      const compile_ahead_config& c = configs[next++];
-      running child{&c, free_shares.back(),
-                    pool.scratch() / ("compile-ahead-" + std::to_string(c.config_index))};
-      free_shares.pop_back();
-      std::filesystem::create_directories(child.directory);
-      child_job job = make_child_job(options, child_role::compile_ahead, c.experiment, c.model,
-                                     (child.directory / "result.json").string());
-      if (shares[child.share].front() >= 0) job.settings.cpus = cpu_list_text(shares[child.share]);
-      const auto job_path = child.directory / "job.json";
-      try {
-        write_child_job_file(job_path, job);
-        const auto id = pool.start({self_exe, "--job=" + job_path.string()},
-                                   child_environment(c.experiment, c.device, std::nullopt),
-                                   child.directory / "stdout", child.directory / "stderr",
-                                   std::chrono::seconds(options.subprocess_timeout));
-        children.emplace(id, std::move(child));
-      } catch (const std::exception& e) {
-        log_warning("--compile-ahead: cannot start the compile of " + config_name(c) + ": " +
-                    e.what() + "; its timing child compiles it");
-        free_shares.push_back(child.share);
-        remove_tree(child.directory.string());
-        ++finished;
-      }
+
+  const runner_options& m_options;
+  const std::string& m_self_exe;
+  child_pool& m_pool;
+  const std::function<bool()>& m_interrupted;
+  std::vector<std::vector<int>> m_shares; // {-1}: inherit the parent's CPUs
+  size_t m_total;                         // configs of the whole phase, for the log's [k/n]
+  size_t m_finished; // configs of the phase logged as finished, this round's and before it
+  std::vector<size_t> m_free_shares;
+  std::map<child_pool::child_id, running> m_children;
+};
+
+void compile_round::start(const compile_ahead_config& c, size_t share) {
+  running child{&c, share, m_pool.scratch() / ("compile-ahead-" + std::to_string(c.config_index))};
+  std::filesystem::create_directories(child.directory);
+  child_job job = make_child_job(m_options, child_role::compile_ahead, c.experiment, c.model,
+                                 (child.directory / "result.json").string());
+  if (m_shares[share].front() >= 0)
+    job.settings.cpus = cpu_list_text(m_shares[share]);
+  const auto job_path = child.directory / "job.json";
+  try {
+    write_child_job_file(job_path, job);
+    const auto id = m_pool.start({m_self_exe, "--job=" + job_path.string()},
+                                 child_environment(c.experiment, c.device, std::nullopt),
+                                 child.directory / "stdout", child.directory / "stderr",
+                                 std::chrono::seconds(m_options.subprocess_timeout));
+    m_children.emplace(id, std::move(child));
+  } catch (const std::exception& e) {
+    log_warning("--compile-ahead: cannot start the compile of " + config_name(c) + ": " + e.what() +
+                "; its timing child compiles it");
+    m_free_shares.push_back(share);
+    remove_tree(child.directory.string());
+    ++m_finished;
+  }
+}
+
+std::vector<const compile_ahead_config*>
+compile_round::run(const std::vector<const compile_ahead_config*>& todo, bool retry_out_of_memory,
+                   std::map<std::string, std::string>& figures) {
+  std::vector<const compile_ahead_config*> out_of_memory;
+  m_free_shares.clear();
+  for (size_t i = m_shares.size(); i-- > 0;)
+    m_free_shares.push_back(i);
+  size_t next = 0;
+  while ((next < todo.size() || !m_children.empty()) && !m_interrupted()) {
+    while (next < todo.size() && !m_free_shares.empty()) {
+      const size_t share = m_free_shares.back();
+      m_free_shares.pop_back();
+      start(*todo[next++], share);
     }
-    for (const auto& ended : pool.collect(poll_interval)) {
-      const auto it = children.find(ended.id);
-      if (it == children.end()) continue;  // not ours (the pool holds no other child)
+    for (const auto& ended : m_pool.collect(poll_interval)) {
+      const auto it = m_children.find(ended.id);
+      if (it == m_children.end())
+        continue; // not ours (the pool holds no other child)
       const running& child = it->second;
       const compile_ahead_config& c = *child.config;
-      const std::string cpus_text =
-          shares[child.share].front() >= 0 ? cpu_list_text(shares[child.share]) : "inherited";
       std::string why;
       std::optional<std::string> ahead;
       const auto result = child.directory / "result.json";
       if (ended.timed_out) {
-        why = "timed out after " + std::to_string(options.subprocess_timeout) + " s";
+        why = "timed out after " + std::to_string(m_options.subprocess_timeout) + " s";
       } else if (std::filesystem::exists(result)) {
         try {
-          ahead = ahead_figures(read_text_file(result), cpus_text, jobs, ended.seconds, why);
+          ahead = ahead_figures(read_text_file(result), share_text(child.share), m_shares.size(),
+                                ended.seconds, why);
         } catch (const std::exception& e) {
           why = e.what();
         }
@@ -167,43 +204,87 @@ compile_ahead(const std::vector<compile_ahead_config>& configs, const runner_opt
         why = "the child " + ended.exit.describe() + ": " +
               last_line(read_file_tail(child.directory / "stderr", stderr_tail_bytes, "stderr"));
       }
-      ++finished;
       char seconds[32];
       std::snprintf(seconds, sizeof seconds, "%.1f s", ended.seconds);
-      const std::string progress = "--compile-ahead [" + std::to_string(finished) + "/" +
-                                   std::to_string(configs.size()) + "] " + config_name(c) + ": ";
-      if (ahead) {
-        ++built;
-        figures[c.key] = *ahead;
-        log_info(progress + "ready in " + seconds + " on CPUs " + cpus_text);
+      if (!ahead && retry_out_of_memory && out_of_device_memory(why)) {
+        log_info("--compile-ahead: " + config_name(c) + " ran out of device memory beside " +
+                 "other compiles; it compiles again alone at the end");
+        out_of_memory.push_back(&c);
       } else {
-        log_warning(progress + "not compiled ahead (" + why + "); its timing child compiles it");
+        const std::string progress = "--compile-ahead [" + std::to_string(++m_finished) + "/" +
+                                     std::to_string(m_total) + "] " + config_name(c) + ": ";
+        if (ahead) {
+          figures[c.key] = *ahead;
+          log_info(progress + "ready in " + seconds + " on CPUs " + share_text(child.share));
+        } else {
+          log_warning(progress + "not compiled ahead (" + why + "); its timing child compiles it");
+        }
       }
-      free_shares.push_back(child.share);
+      m_free_shares.push_back(child.share);
       remove_tree(child.directory.string());
-      children.erase(it);
+      m_children.erase(it);
     }
   }
-  if (interrupted()) {
-    for (const auto& [id, child] : children) {
-      pool.stop(id);
+  if (m_interrupted()) {
+    for (const auto& [id, child] : m_children) {
+      m_pool.stop(id);
       remove_tree(child.directory.string());
     }
+    m_children.clear();
+  }
+  return out_of_memory;
+}
+
+} // namespace
+
+std::map<std::string, std::string> compile_ahead(const std::vector<compile_ahead_config>& configs,
+                                                 const runner_options& options,
+                                                 const std::string& self_exe, child_pool& pool,
+                                                 const std::function<bool()>& interrupted) {
+  std::map<std::string, std::string> figures;
+  if (configs.empty() || options.compile_ahead <= 0)
     return figures;
+  std::vector<int> cpus = cpu_affinity();
+  if (cpus.empty()) {
+    log_warning("--compile-ahead: cannot read this process's CPUs; the children share them all");
+    cpus = {-1}; // one share meaning "inherited" (no cpus setting)
   }
+  const size_t jobs =
+      std::min({static_cast<size_t>(options.compile_ahead), configs.size(), cpus.size()});
+  log_info("--compile-ahead: compiling " + std::to_string(configs.size()) + " config(s), " +
+           std::to_string(jobs) + " at once on CPUs " + cpu_list_text(cpus) + " (about " +
+           std::to_string(cpus.size() / jobs) + " each), before the timed sweep");
+  const auto phase_started = std::chrono::steady_clock::now();
+  std::vector<const compile_ahead_config*> todo;
+  for (const auto& c : configs)
+    todo.push_back(&c);
+  // Compiles share the GPU (tracing, autotuning, XLA's compile): one that ran out of device
+  // memory beside the others is compiled again alone, with every CPU, after them.
+  compile_round together(options, self_exe, pool, interrupted, cpu_shares(cpus, jobs),
+                         configs.size(), 0);
+  const auto alone = together.run(todo, /*retry_out_of_memory=*/jobs > 1, figures);
+  if (!alone.empty() && !interrupted()) {
+    compile_round retry(options, self_exe, pool, interrupted, cpu_shares(cpus, 1), configs.size(),
+                        together.finished());
+    (void)retry.run(alone, /*retry_out_of_memory=*/false, figures);
+  }
+  if (interrupted())
+    return figures;
   char wall[32];
-  std::snprintf(wall, sizeof wall, "%.1f s",
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - phase_started)
-                    .count());
-  log_info("--compile-ahead: " + std::to_string(built) + " of " + std::to_string(configs.size()) +
-           " config(s) ready in " + wall + "; the timed sweep starts");
+  std::snprintf(
+      wall, sizeof wall, "%.1f s",
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - phase_started).count());
+  log_info("--compile-ahead: " + std::to_string(figures.size()) + " of " +
+           std::to_string(configs.size()) + " config(s) ready in " + wall +
+           "; the timed sweep starts");
   return figures;
 }
 
 std::string with_compile_ahead(const std::string& record_line, const std::string& ahead) {
   json_document record = parse_json(record_line, "record");
   const auto compile = record.FindMember("compile");
-  if (compile == record.MemberEnd() || !compile->value.IsObject()) return record_line;
+  if (compile == record.MemberEnd() || !compile->value.IsObject())
+    return record_line;
   auto& a = record.GetAllocator();
   json_document figures = parse_json(ahead, "compile.ahead");
   compile->value.RemoveMember("ahead");
@@ -211,4 +292,4 @@ std::string with_compile_ahead(const std::string& record_line, const std::string
   return to_python_json(record);
 }
 
-}  // namespace benchmatrix
+} // namespace benchmatrix

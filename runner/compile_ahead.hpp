@@ -10,8 +10,10 @@
 // uses every core. Its compiles share the GPU for Inductor's autotuning benchmarks, which may pick
 // a different Triton config than a compile alone would (README, "Compiling ahead").
 //
-// A compile that fails, is skipped or times out in the phase only logs a line: the config's timing
-// child compiles again and reports the error or SKIP in its record, as without the flag.
+// Compiles share the GPU: one that runs out of device memory beside the others is compiled again
+// alone, on every CPU, at the end of the phase. A compile that fails otherwise, is skipped or
+// times out only logs a line: the config's timing child compiles again and reports the error or
+// SKIP in its record, as without the flag.
 #pragma once
 
 #include "core/experiment_config.hpp"
@@ -28,11 +30,11 @@ namespace benchmatrix {
 
 /// One config to compile ahead.
 struct compile_ahead_config {
-  std::string key;    // the caller's name for the config (the sweep's fingerprint)
-  size_t config_index = 0;  // the sweep's number of the config (scratch directory names)
+  std::string key;         // the caller's name for the config (the sweep's fingerprint)
+  size_t config_index = 0; // the sweep's number of the config (scratch directory names)
   std::string model;
   experiment_config experiment;
-  std::optional<std::string> device;  // --devices: the GPU it compiles on; nullopt: unpinned
+  std::optional<std::string> device; // --devices: the GPU it compiles on; nullopt: unpinned
 };
 
 /// Whether `experiment`'s backend builds artifacts a later child reuses (worth compiling ahead).
@@ -59,4 +61,4 @@ compile_ahead(const std::vector<compile_ahead_config>& configs, const runner_opt
 [[nodiscard]] std::string with_compile_ahead(const std::string& record_line,
                                              const std::string& ahead);
 
-}  // namespace benchmatrix
+} // namespace benchmatrix

@@ -10,6 +10,17 @@ from harness import RUNNER, OutputDirTest, read_records, run
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def cpu_list(cpus):
+    """The kernel's cpulist text of a set of CPUs ("0-3,8")."""
+    ordered, runs = sorted(cpus), []
+    for cpu in ordered:
+        if runs and cpu == runs[-1][1] + 1:
+            runs[-1][1] = cpu
+        else:
+            runs.append([cpu, cpu])
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
 def by_test(records):
     return {r["experiment"]["test"]: r for r in records}
 
@@ -65,6 +76,27 @@ class CompileAheadTest(OutputDirTest):
         record = read_records(self.results)[0]
         self.assertIn("InductorError: simulated compile failure", record["metrics"]["error"])
         self.assertNotIn("compile", record)  # an error record, shaped as without the flag
+
+    def test_a_compile_out_of_device_memory_beside_others_is_tried_again_alone(self):
+        log = os.path.join(self.out, "compiles.log")
+        env = dict(os.environ,
+                   BENCHMATRIX_PYTHON=os.path.join(HERE, "out_of_memory_compile_helper.sh"),
+                   COMPILE_CPU_LOG=log)
+        output = self.sweep("--dynamo=inductor", "--test=eval", "--test=train",
+                            "--compile-ahead=2", env=env).stderr
+        self.assertEqual(output.count("ran out of device memory beside other compiles; it "
+                                      "compiles again alone at the end"), 2, output)
+        self.assertEqual(output.count("not compiled ahead ("), 2, output)  # alone too: reported
+        with open(log) as f:
+            cpus = [line.strip().removeprefix("cpus=") for line in f]
+        # two together, then each alone on every CPU, then the two timing children (unpinned)
+        everything = cpu_list(os.sched_getaffinity(0))
+        self.assertEqual(len(cpus), 6, cpus)
+        self.assertEqual(cpus[2:4], [everything, everything])
+        if len(os.sched_getaffinity(0)) >= 2:
+            self.assertNotIn(everything, cpus[:2])
+        for record in read_records(self.results):
+            self.assertIn("out of memory", record["metrics"]["error"])
 
     def test_a_negative_job_count_is_refused(self):
         result = self.sweep("--dynamo=inductor", "--compile-ahead=-1", check=False)
