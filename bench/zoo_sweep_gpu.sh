@@ -7,8 +7,11 @@
 #                 model's cold compile (compile.ahead), then a short timed sweep that loads them
 #   eval          {eager, cudagraphs, inductor} x eval with the memory pass: step times, peak
 #                 memory and compression ratios (the cache from compile-cold makes inductor a hit)
-#   train         {eager, cudagraphs, inductor, openxla} x train with --verify and the memory
-#                 pass, --compile-ahead=$JOBS for the inductor and XLA train packages
+#   train         {inductor, openxla} x train with --verify and the memory pass,
+#                 --compile-ahead=$JOBS for the train packages (TRAIN_BACKENDS="inductor" etc.
+#                 picks the compiled backends)
+#   train-eager   {eager, cudagraphs} x train with the memory pass, without --verify (their
+#                 whole-zoo --verify is bench/train_step_gpu.sh's verify step)
 #   table         every record so far: verification, step time, peak memory, compile figures
 # eval and train resume: their results live in build-gpu/zoo/ (kept while the machine stays warm)
 # and each stops at BUDGET seconds (default: what is left of 570 s since the script started), so a
@@ -54,18 +57,22 @@ for step in "$@"; do
         --compile-ahead="$jobs"
       ;;
     train)
-      runner train --xla=None --xla=PJRT --dynamo=None --dynamo=cudagraphs --dynamo=inductor \
-        --dynamo=openxla --test=train --verify --compile-ahead="$jobs"
+      runner train --xla=None --xla=PJRT \
+        $(for b in ${TRAIN_BACKENDS:-inductor openxla}; do echo "--dynamo=$b"; done) \
+        --test=train --verify --compile-ahead="$jobs"
+      ;;
+    train-eager)
+      runner train-eager --xla=None --dynamo=None --dynamo=cudagraphs --test=train
       ;;
     table)
-      for name in compile-cold eval train; do
+      for name in compile-cold eval train train-eager; do
         [ -f "$work/$name/results.jsonl" ] || continue
         echo "--- $name"
         python3 bench/zoo_table.py "$work/$name/results.jsonl" | tee "$out/$name.txt"
       done
       for test in inference training; do
         echo "--- compression ratio, $test (eager peak / backend peak)"
-        cat "$work"/eval/results.jsonl "$work"/train/results.jsonl 2>/dev/null > "$work/all.jsonl"
+        cat "$work"/{eval,train,train-eager}/results.jsonl 2>/dev/null > "$work/all.jsonl"
         "$build/aggregate" "$work/all.jsonl" --accelerator=cuda --test=$test \
           --backends eager inductor cudagraphs --report=memory_compression --format=tab || true
       done
