@@ -12,9 +12,10 @@ torch.cuda.max_memory_allocated() — the same allocator counter our pass reads.
 The steps are the original runner's: eval = forward under no_grad in float32; train = zero_grad
 (to None), forward and reduce_to_scalar_loss under float16 autocast (our CUDA train default, no
 GradScaler), backward, Adam or SGD (TRAIN_WITH_SGD) with lr 0.01 (foreach on CUDA).
-Originals: torchvision resnet50; transformers GPT2LMHeadModel(GPT2Config()) and
+Originals: torchvision (resnet*, mobilenet_*, densenet121, vgg16, alexnet, squeezenet1_1,
+shufflenet_v2_x1_0); transformers GPT2LMHeadModel(GPT2Config()) and
 BertForMaskedLM(BertConfig()) with TorchBench's sequence lengths (GPT2 1024 eval / 512 train, BERT
-512); timm vit_small_patch16_224 (random init: the weights' values do not change memory). A package
+512); timm vit_small_patch16_224 and efficientnet_b0 (random init: the weights' values do not change memory). A package
 that is not installed gives a note instead of a figure.
 
 Expected: the same order of magnitude, usually within ~10%. Where they differ: our models hold the
@@ -34,14 +35,19 @@ import sys
 
 from anchor_steps import reduce_to_scalar_loss  # bench/anchor_steps.py, beside this script
 
-SGD_MODELS = {"resnet18", "mobilenet_v2", "timm_vision_transformer"}  # of TRAIN_WITH_SGD
+# Of TRAIN_WITH_SGD (backends/eager_backend.cpp trains_with_sgd); the others train with Adam.
+SGD_MODELS = {"resnet18", "mobilenet_v2", "timm_vision_transformer", "alexnet", "densenet121",
+              "shufflenet_v2_x1_0", "squeezenet1_1", "vgg16"}
+TORCHVISION = {"resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_large", "densenet121",
+               "vgg16", "alexnet", "squeezenet1_1", "shufflenet_v2_x1_0"}
+TIMM = {"timm_vision_transformer": "vit_small_patch16_224", "timm_efficientnet": "efficientnet_b0"}
 MIB = 1024 * 1024
 
 
 def python_model(name, batch, test):
     """The pip original of `name` and its inputs, on the CPU."""
     import torch
-    if name in ("resnet50", "resnet18", "mobilenet_v2"):
+    if name in TORCHVISION:
         import torchvision
         return getattr(torchvision.models, name)(), (torch.randn(batch, 3, 224, 224),)
     if name == "hf_GPT2":
@@ -54,9 +60,9 @@ def python_model(name, batch, test):
         from transformers import BertConfig, BertForMaskedLM
         config = BertConfig()
         return BertForMaskedLM(config), (torch.randint(0, config.vocab_size, (batch, 512)),)
-    if name == "timm_vision_transformer":
+    if name in TIMM:
         import timm
-        return timm.create_model("vit_small_patch16_224"), (torch.randn(batch, 3, 224, 224),)
+        return timm.create_model(TIMM[name]), (torch.randn(batch, 3, 224, 224),)
     raise KeyError(f"no pip original known for {name}")
 
 
