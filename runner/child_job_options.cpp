@@ -7,12 +7,12 @@
 
 namespace benchmatrix {
 
-child_job make_child_job(const runner_options& o, child_role role,
+child_job make_child_job(const runner_options& o, child_role role, const std::string& suite_name,
                          const experiment_config& experiment, const std::string& model_name,
                          const std::string& result_path) {
   child_job job;
   job.role = role;
-  job.suite_name = o.suite_name;
+  job.suite_name = suite_name;
   job.model_name = model_name;
   job.experiment = experiment;
   job.timestamp = o.timestamp;
@@ -33,7 +33,9 @@ child_job make_child_job(const runner_options& o, child_role role,
   s.matmul_precision = o.matmul_precision;
   s.backend_library = o.backend_library;
   s.cache_dir = o.cache_dir;
-  s.model_path = o.model_path;
+  // Only the exported suite's models come from --model-path (another suite's child of the same
+  // sweep need not load those programs).
+  if (suite_name == "exported") s.model_path = o.model_path;
   s.cold_start = o.cold_start;
   s.verify_iterations = o.verify_iterations;
   s.verify_tolerance = o.verify_tolerance;
@@ -60,20 +62,42 @@ child_job make_child_job(const runner_options& o, child_role role,
   return job;
 }
 
-std::string model_config_name(const std::string& model_config) {
+selected_model model_config_model(const std::string& model_config,
+                                  const std::vector<std::string>& suite_names) {
   const auto d = parse_json(model_config, "--model-config");
+  const std::string expected =
+      "--model-config: expected {\"model_name\": \"<name>\"}" +
+      std::string(suite_names.size() > 1 ? " with \"suite_name\": \"<suite>\"" : "") + ", got " +
+      model_config;
   if (!d.IsObject() || !d.HasMember("model_name") || !d["model_name"].IsString())
-    throw std::runtime_error("--model-config: expected {\"model_name\": \"<name>\"}, got " +
-                             model_config);
-  return d["model_name"].GetString();
+    throw std::runtime_error(expected);
+  std::string listed;
+  for (const auto& name : suite_names) listed += (listed.empty() ? "" : ", ") + name;
+  selected_model m;
+  m.model = d["model_name"].GetString();
+  if (const auto suite = d.FindMember("suite_name"); suite != d.MemberEnd()) {
+    if (!suite->value.IsString()) throw std::runtime_error(expected);
+    m.suite = suite->value.GetString();
+    if (std::find(suite_names.begin(), suite_names.end(), m.suite) == suite_names.end())
+      throw std::runtime_error("--model-config: suite_name '" + m.suite +
+                               "' is not a suite of --suite-name (" + listed + ")");
+  } else if (suite_names.size() == 1) {
+    m.suite = suite_names.front();
+  } else {
+    throw std::runtime_error("--model-config: --suite-name lists several suites (" + listed +
+                             "); name the model's suite: {\"suite_name\": \"<suite>\", "
+                             "\"model_name\": \"" + m.model + "\"}");
+  }
+  return m;
 }
 
 child_job hand_run_job(const runner_options& o) {
   if (!o.experiment_config || !o.model_config)
     throw std::logic_error("hand_run_job: --experiment-config and --model-config are both needed");
-  return make_child_job(o, child_role::timing,
-                        experiment_config::from_config_json(*o.experiment_config),
-                        model_config_name(*o.model_config), /*result_path=*/"");
+  const auto model = model_config_model(*o.model_config, o.suite_names);
+  return make_child_job(o, child_role::timing, model.suite,
+                        experiment_config::from_config_json(*o.experiment_config), model.model,
+                        /*result_path=*/"");
 }
 
 }  // namespace benchmatrix

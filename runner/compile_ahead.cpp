@@ -147,8 +147,8 @@ private:
 void compile_round::start(const compile_ahead_config& c, size_t share) {
   running child{&c, share, m_pool.scratch() / ("compile-ahead-" + std::to_string(c.config_index))};
   std::filesystem::create_directories(child.directory);
-  child_job job = make_child_job(m_options, child_role::compile_ahead, c.experiment, c.model,
-                                 (child.directory / "result.json").string());
+  child_job job = make_child_job(m_options, child_role::compile_ahead, c.suite, c.experiment,
+                                 c.model, (child.directory / "result.json").string());
   if (m_shares[share].front() >= 0)
     job.settings.cpus = cpu_list_text(m_shares[share]);
   const auto job_path = child.directory / "job.json";

@@ -32,6 +32,7 @@ namespace benchmatrix {
 struct compile_ahead_config {
   std::string key;         // the caller's name for the config (the sweep's fingerprint)
   size_t config_index = 0; // the sweep's number of the config (scratch directory names)
+  std::string suite;       // the model's suite (one of --suite-name's)
   std::string model;
   experiment_config experiment;
   std::optional<std::string> device; // --devices: the GPU it compiles on; nullopt: unpinned

@@ -138,14 +138,16 @@ int main(int argc, char** argv) {
     set_log_level(options.log_level);
     if (!options.model_path.empty()) register_exported_models(options.model_path);
     if (options.runs_one_config_by_hand()) return run_job(hand_run_job(options));
-    const auto config = load_suite_config(options.suite_name);
-
     sweep_inputs inputs;
+    std::vector<std::unique_ptr<suite_config>> configs_of_suites;  // outlive the sweep
+    for (const auto& suite : options.suite_names) {
+      configs_of_suites.push_back(load_suite_config(suite));
+      inputs.configs[suite] = configs_of_suites.back().get();
+      inputs.suites.push_back({suite, suite_model_names(suite)});
+    }
     inputs.options = options;
     inputs.argv.assign(argv, argv + argc);
     inputs.self_exe = std::filesystem::read_symlink("/proc/self/exe").string();
-    inputs.suite_models = suite_model_names(options.suite_name);
-    inputs.config = config.get();
     inputs.environment = torch_run_environment();
     if (options.slurm && options.slurm_merge) return run_slurm_merge(inputs);
     if (options.slurm && !options.slurm_task) return run_slurm_submission(inputs);

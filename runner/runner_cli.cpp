@@ -24,9 +24,11 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
   // --baseline: a --dynamo value, or "eager" (what records and the issue call None).
   std::vector<std::string> baseline_choices = dynamo_choices;
   baseline_choices.push_back("eager");
+  std::string suite_choices;  // the choices of each listed name (checked by parse_suite_names)
+  for (const auto& suite : suites) suite_choices += (suite_choices.empty() ? "" : ", ") + suite;
   return {
       // Model selection
-      {"suite-name", 0, a::store, t::text, suites, false, "", "Suite of models to run (required, or from --matrix)."},
+      {"suite-name", 0, a::store, t::text, {}, false, "", "Suite of models to run, or a comma-separated list of suites run in one sweep (each record names its suite): " + suite_choices + " (required, or from --matrix; given twice, the last wins)."},
       {"model-path", 0, a::store, t::text, {}, false, "", "--suite-name=exported: your own TorchScript program FILE.pt (example inputs in FILE.inputs.pt, a torch.save'd tuple of tensors), a directory of such pairs, or a directory holding model.pt and inputs.pt."},
       {"filter", 'k', a::append, t::text, {}, false, "", "Run models whose name matches this case-insensitive regex."},
       {"exclude", 'x', a::append, t::text, {}, false, "", "Skip models whose name matches this case-insensitive regex."},
@@ -137,7 +139,8 @@ std::string scalar_text(const YAML::Node& node) {
 
 /// Adds the preset's values for every flag the command line did not give.
 void apply_preset(parsed_flags& flags, const std::vector<flag_spec>& specs,
-                  const std::string& matrix, const std::string& config_dir) {
+                  const std::vector<std::string>& suites, const std::string& matrix,
+                  const std::string& config_dir) {
   const auto path = preset_path(matrix, config_dir);
   if (!std::filesystem::is_regular_file(path)) {
     std::string known;
@@ -168,7 +171,12 @@ void apply_preset(parsed_flags& flags, const std::vector<flag_spec>& specs,
     if (flags.given(key)) continue;  // the command line wins
     const YAML::Node& value = entry.second;
     std::vector<std::string> texts;
-    if (value.IsSequence()) {
+    if (value.IsSequence() && key == "suite-name") {
+      // A list of suites is --suite-name's comma-separated value, as the axes' lists are theirs.
+      std::string joined;
+      for (const auto& item : value) joined += (joined.empty() ? "" : ",") + scalar_text(item);
+      texts.push_back(joined);
+    } else if (value.IsSequence()) {
       if (spec->action != flag_action::append)
         throw usage_error(where + ": expected one value, got a list");
       for (const auto& item : value) texts.push_back(scalar_text(item));
@@ -185,6 +193,7 @@ void apply_preset(parsed_flags& flags, const std::vector<flag_spec>& specs,
         continue;
       }
       try {
+        if (key == "suite-name") (void)parse_suite_names(text, suites);
         flags.add(key, check_flag_value(*spec, text));
       } catch (const usage_error& e) {
         throw usage_error(where + ": " + e.what());
@@ -193,6 +202,13 @@ void apply_preset(parsed_flags& flags, const std::vector<flag_spec>& specs,
   }
 }
 
+
+/// "'a', 'b'": argparse's way of listing choices.
+std::string quoted_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& name : names) out += (out.empty() ? "'" : ", '") + name + "'";
+  return out;
+}
 
 long long integer_or(const parsed_flags& flags, const std::string& name, long long fallback) {
   const auto v = flags.last(name);
@@ -241,6 +257,30 @@ void parse_scale_out(const parsed_flags& flags, runner_options& o) {
 
 }  // namespace
 
+std::vector<std::string> parse_suite_names(const std::string& text,
+                                           const std::vector<std::string>& suites) {
+  std::vector<std::string> names;
+  std::string::size_type start = 0;
+  const bool listed = text.find(',') != std::string::npos;
+  const std::string in_list = listed ? " in '" + text + "'" : "";
+  while (true) {
+    const auto comma = text.find(',', start);
+    const auto name = text.substr(start, comma == std::string::npos ? comma : comma - start);
+    if (std::find(suites.begin(), suites.end(), name) == suites.end())
+      throw usage_error("argument --suite-name: " +
+                        (name.empty() && listed ? std::string("empty suite name")
+                                                : "invalid choice: '" + name + "'") +
+                        in_list + " (choose from " + quoted_list(suites) +
+                        (listed ? ", or a comma-separated list of them)" : ")"));
+    if (std::find(names.begin(), names.end(), name) != names.end())
+      throw usage_error("argument --suite-name: '" + name + "' is listed twice" + in_list +
+                        " (name each suite once)");
+    names.push_back(name);
+    if (comma == std::string::npos) return names;
+    start = comma + 1;
+  }
+}
+
 runner_options parse_runner_options(const std::vector<std::string>& arguments,
                                     const std::vector<std::string>& suites,
                                     const std::string& config_dir) {
@@ -257,11 +297,11 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
   }
   if (flags.given("matrix")) {
     o.matrix = flags.text_or("matrix", "");
-    apply_preset(flags, specs, *o.matrix, config_dir);
+    apply_preset(flags, specs, suites, *o.matrix, config_dir);
   }
   if (!flags.given("suite-name"))
     throw usage_error("the following arguments are required: --suite-name");
-  o.suite_name = flags.text_or("suite-name", "");
+  o.suite_names = parse_suite_names(flags.text_or("suite-name", ""), suites);
   o.filter = flags.texts("filter");
   o.exclude = flags.texts("exclude");
   for (const auto& tier : flags.texts("filter-by-tier"))
@@ -360,10 +400,13 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
     throw usage_error("argument --compile-ahead: expected the number of compile-only children "
                       "at once (0: off), got " + std::to_string(o.compile_ahead));
   o.model_path = flags.text_or("model-path", "");
-  if ((o.suite_name == "exported") != !o.model_path.empty())
+  const bool exported = std::find(o.suite_names.begin(), o.suite_names.end(), "exported") !=
+                        o.suite_names.end();
+  if (exported == o.model_path.empty())
     throw usage_error(o.model_path.empty()
                           ? "--suite-name=exported needs --model-path (the TorchScript program)"
-                          : "--model-path is for --suite-name=exported, not " + o.suite_name);
+                          : "--model-path is for --suite-name=exported, not " +
+                                flags.text_or("suite-name", ""));
   if (!o.model_path.empty()) o.model_path = std::filesystem::absolute(o.model_path).string();
   o.no_resume = flags.given("no-resume");
   o.retry_failed = flags.given("retry-failed");

@@ -13,7 +13,9 @@ namespace benchmatrix {
 
 struct runner_options {
   // Model selection (§1.1)
-  std::string suite_name;
+  // --suite-name: one suite, or a comma-separated list run in one sweep (in the order given, each
+  // named once). A repeated --suite-name replaces the earlier value, as argparse's store does.
+  std::vector<std::string> suite_names;
   std::vector<std::string> filter;   // regexes, any match includes; tiers already expanded
   std::vector<std::string> exclude;  // regexes, any match excludes
   int total_partitions = 1;          // 1..9
@@ -114,6 +116,12 @@ struct runner_options {
   std::optional<std::string> job_file;
 
   [[nodiscard]] bool runs_one_config_by_hand() const { return experiment_config || model_config; }
+  /// suite_names as --suite-name takes them: "torchbench", "torchbench,huggingface".
+  [[nodiscard]] std::string suite_name_list() const {
+    std::string list;
+    for (const auto& name : suite_names) list += (list.empty() ? "" : ",") + name;
+    return list;
+  }
 };
 
 }  // namespace benchmatrix

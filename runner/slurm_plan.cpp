@@ -24,22 +24,24 @@ std::filesystem::path slurm_layout::task_log(int partition) const {
 
 int slurm_task_count(const sweep_inputs& inputs) {
   if (inputs.options.slurm_tasks) return *inputs.options.slurm_tasks;
-  return static_cast<int>(std::clamp<size_t>(inputs.suite_models.size(), 1, 9));
+  size_t models = 0;  // of every suite of the sweep
+  for (const auto& suite : inputs.suites) models += suite.models.size();
+  return static_cast<int>(std::clamp<size_t>(models, 1, 9));
 }
 
 std::vector<slurm_task> plan_slurm_tasks(const sweep_inputs& inputs) {
   const int count = slurm_task_count(inputs);
   std::vector<slurm_task> tasks;
+  std::vector<selected_model> all;  // of every partition
   for (int p = 0; p < count; ++p) {
     runner_options partition = inputs.options;
     partition.total_partitions = count;
     partition.partition_id = p;
-    const auto models = inputs.options.suite_name == "dummy"
-                            ? (p == count - 1 ? std::vector<std::string>{"dummy"}
-                                              : std::vector<std::string>{})
-                            : models_in_partition(inputs.suite_models, partition);
+    const auto models = models_in_partition(inputs.suites, partition);
     tasks.push_back({p, plan_configs(models, partition)});
+    all.insert(all.end(), models.begin(), models.end());
   }
+  check_model_files_apart(all, inputs.options);
   return tasks;
 }
 

@@ -36,7 +36,7 @@ struct slurm_task {
   std::vector<planned_config> configs;  // empty: no selected model in this partition (not submitted)
 };
 
-/// --slurm-tasks, or min(9, models of the suite).
+/// --slurm-tasks, or min(9, models of the suites).
 [[nodiscard]] int slurm_task_count(const sweep_inputs& inputs);
 
 /// Every partition of the sweep, in order, with its configs (as that task's sweep plans them).

@@ -226,7 +226,8 @@ int run_slurm_submission(const sweep_inputs& inputs) {
     if (task_missing > 0) partitions.push_back(task.partition);
   }
   if (configs == 0)
-    throw usage_error("no model of suite '" + o.suite_name + "' matches the filters");
+    throw usage_error("no model of suite '" + o.suite_name_list() +
+                      "' matches the filters");
   if (!std::filesystem::exists(layout.slurm_dir()) && std::filesystem::exists(layout.merged_results()))
     throw usage_error(layout.merged_results().string() +
                       " exists and is not the merge of a --slurm sweep (no " +

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 
 namespace benchmatrix {
 namespace {
@@ -32,6 +33,7 @@ std::string fixed(double value, int decimals) {
 
 /// One record's row before the optional columns are chosen.
 struct summary_row {
+  std::string suite;                 // "" for an unreadable record
   std::vector<std::string> identity; // model, test, accelerator, backend, batch
   std::string median = "-", interval = "-", paired = "", noise = "—", gpu_busy = "", status;
   std::vector<std::string> notes; // lines under the table
@@ -42,6 +44,7 @@ summary_row row_of(const std::string& line) {
   try {
     const auto record = results_record::parse(line, "record");
     const auto& id = record.identity;
+    row.suite = id.suite_name;
     // The reports' name of the backend (backends/backend_name.hpp), so the table and they agree.
     const std::string backend =
         display_backend_name(id.experiment.dynamo, id.experiment.xla, id.experiment.torch_xla2);
@@ -89,8 +92,15 @@ std::string summary_table(const std::vector<std::string>& record_lines) {
                                       [](const summary_row& r) { return !r.paired.empty(); });
   const bool any_busy = std::any_of(records.begin(), records.end(),
                                     [](const summary_row& r) { return !r.gpu_busy.empty(); });
+  // A suite column only when the records come from several suites (--suite-name=a,b).
+  std::set<std::string> suites;
+  for (const auto& r : records)
+    if (!r.suite.empty()) suites.insert(r.suite);
+  const bool several_suites = suites.size() > 1;
   std::vector<std::string> header = {
       "model", "test", "accelerator", "backend", "batch", "per-iter median ms", "95% interval ms"};
+  if (several_suites)
+    header.insert(header.begin(), "suite");
   if (any_paired)
     header.push_back("paired speedup [95%]");
   header.push_back("noise");
@@ -101,6 +111,8 @@ std::string summary_table(const std::vector<std::string>& record_lines) {
   std::vector<std::string> notes;
   for (auto& r : records) {
     std::vector<std::string> row = r.identity;
+    if (several_suites)
+      row.insert(row.begin(), r.suite.empty() ? "?" : r.suite);
     row.insert(row.end(), {r.median, r.interval});
     if (any_paired)
       row.push_back(r.paired.empty() ? "-" : r.paired);

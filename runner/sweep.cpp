@@ -303,7 +303,9 @@ const std::string* sweep::done_record(pending_config& c) {
 
 std::optional<std::string> sweep::skip_reason(const pending_config& c, bool log) const {
   std::optional<std::string> skip;
-  if (!m_o.no_skip && m_in.config) skip = m_in.config->skip_reason(c.model, c.experiment);
+  const auto config = m_in.configs.find(c.suite);
+  if (!m_o.no_skip && config != m_in.configs.end() && config->second)
+    skip = config->second->skip_reason(c.model, c.experiment);
   if (skip) {
     if (log) log_warning("SKIP incompatible model and experiment configs: " + *skip);
   } else if ((skip = unavailable_reason(c.experiment))) {
@@ -337,7 +339,8 @@ void sweep::run_compile_ahead(std::vector<pending_config>& configs) {
   for (auto& c : configs) {
     if (done_record(c) || skip_reason(c, /*log=*/false) || !compiles_into_cache(c.experiment))
       continue;
-    compile_ahead_config ahead{c.fingerprint, c.config_index, c.model, c.experiment, std::nullopt};
+    compile_ahead_config ahead{c.fingerprint, c.config_index, c.suite, c.model, c.experiment,
+                               std::nullopt};
     if (!devices.empty()) ahead.device = devices[wanted.size() % devices.size()];
     wanted.push_back(std::move(ahead));
   }
@@ -393,7 +396,7 @@ bool sweep::launch(running_child& child, bool verifier) {
   child.hand_run_command.push_back("--experiment-config=" + c.experiment.to_config_json());
   child.hand_run_command.push_back("--model-config=" + c.model_json);
   child.hand_run_command.push_back("--timestamp=" + python_float_repr(m_o.timestamp));
-  m_progress->child_started(c.model_index, c.model, c.config_index,
+  m_progress->child_started(c.model_index, c.model_label(m_o), c.config_index,
                             c.experiment.describe() + (c.device ? " on GPU " + *c.device : "") +
                                 (verifier ? " (verifying)" : ""));
   try {
@@ -403,7 +406,8 @@ bool sweep::launch(running_child& child, bool verifier) {
     const auto job_path = child.directory / "job.json";
     write_child_job_file(
         job_path, make_child_job(m_o, verifier ? child_role::verifier : child_role::timing,
-                                 c.experiment, c.model, (child.directory / "result.json").string()));
+                                 c.suite, c.experiment, c.model,
+                                 (child.directory / "result.json").string()));
     child.id = m_pool->start(
         std::vector<std::string>{m_in.self_exe, "--job=" + job_path.string()},
         child_environment(c.experiment, c.device, xla_dump_dir(c, verifier)),
@@ -435,8 +439,8 @@ std::string sweep::record_for(running_child& child, const child_exit& exit, bool
     try {
       const auto record = results_record::parse(text, "child record");
       if (!exit.success())
-        log_warning("Child " + exit.describe() + " after reporting its record for " + c.model +
-                    " " + c.experiment.describe() + "; the record is kept");
+        log_warning("Child " + exit.describe() + " after reporting its record for " +
+                    c.model_label(m_o) + " " + c.experiment.describe() + "; the record is kept");
       return record.to_line();
     } catch (const std::exception& e) {
       return error_record_line(identity_of(c),
@@ -445,7 +449,7 @@ std::string sweep::record_for(running_child& child, const child_exit& exit, bool
     }
   }
   if (timed_out) {
-    log_error("TIMEOUT: " + c.model + " " + c.experiment.describe());
+    log_error("TIMEOUT: " + c.model_label(m_o) + " " + c.experiment.describe());
     return error_record_line(identity_of(c),
                              "Command '" + python_list_repr(child.hand_run_command) +
                                  "' timed out after " + std::to_string(m_o.subprocess_timeout) +
@@ -495,7 +499,8 @@ std::string sweep::verified_record(running_child& child, const child_exit& exit,
     why = "the verifier " + exit.describe() + "\n" +
           read_file_tail(child.directory / "stderr", stderr_tail_bytes, "stderr");
   }
-  log_error("VERIFIER_DIDNT_RUN: " + child.config.model + " " + child.config.experiment.describe());
+  log_error("VERIFIER_DIDNT_RUN: " + child.config.model_label(m_o) + " " +
+            child.config.experiment.describe());
   set_verification(record, "VERIFIER_DIDNT_RUN", why);
   return record.to_line();
 }
@@ -525,9 +530,8 @@ void sweep::finish(running_child& child, const child_exit& exit, bool timed_out)
 }
 
 int sweep::run() {
-  const bool is_dummy = m_o.suite_name == "dummy";
-  const auto models = is_dummy ? std::vector<std::string>{"dummy"}
-                               : select_models(m_in.suite_models, m_o);
+  const auto models = select_models(m_in.suites, m_o);
+  check_model_files_apart(models, m_o);
   auto planned = plan_configs(models, m_o);
   if (!m_o.rerun.empty()) {
     std::vector<rerun_selector> selectors;
@@ -600,7 +604,7 @@ int sweep::run() {
   if (g_interrupted) {
     for (auto& child : m_running) {
       m_pool->stop(child.id);
-      log_warning("Interrupted: stopped " + child.config.model + " " +
+      log_warning("Interrupted: stopped " + child.config.model_label(m_o) + " " +
                   child.config.experiment.describe() +
                   " without a record; rerun the same command to resume");
     }

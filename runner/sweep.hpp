@@ -5,9 +5,11 @@
 
 #include "core/argparse.hpp"
 #include "core/run_environment.hpp"
+#include "runner/model_selection.hpp"
 #include "runner/runner_options.hpp"
 #include "suites/suite_config.hpp"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,8 +20,9 @@ struct sweep_inputs {
   runner_options options;
   std::vector<std::string> argv;         // the command line as given; argv[0] is replaced by self_exe
   std::string self_exe;                  // absolute path of this executable (children run it)
-  std::vector<std::string> suite_models; // every model of the suite, sorted byte-wise
-  const suite_config* config = nullptr;  // skip lists; nullptr: every model is compatible (dummy)
+  std::vector<suite_models> suites;      // options.suite_names' models, in that order
+  /// Each suite's skip lists; a suite absent or null: every model is compatible (dummy).
+  std::map<std::string, const suite_config*> configs;
   run_environment environment;           // the parent's (its children's), for run_context.json
 };
 

@@ -175,10 +175,31 @@ class ImportedSuitesTest(OutputDirTest):
             self.assertIn("CUDA out of memory. Tried to allocate 20.00 GiB", error)
             self.assertIn("too_big.pt failed in the TorchScript interpreter", error)
 
+    def test_an_imported_suite_and_an_own_program_run_in_one_sweep(self):
+        models = tempfile.mkdtemp(dir=self.out)
+        subprocess.run([sys.executable, "-c", MAKE_PROGRAM, models], check=True)
+        records = self.sweep("--suite-name=huggingface,exported", f"--model-path={models}",
+                             "--filter=^(BertForMaskedLM|mlp)$", tests=("eval",))
+        self.assertEqual({key: r["model"]["suite_name"] for key, r in records.items()},
+                         {("BertForMaskedLM", "eval"): "huggingface", ("mlp", "eval"): "exported"})
+        for key, record in records.items():
+            self.assertEqual(record["verification_code"], "PASS", (key, record))
+        self.assertEqual(records[("mlp", "eval")]["model_source"]["kind"], "exported")
+        self.assertEqual(records[("BertForMaskedLM", "eval")]["model_source"]["kind"], "imported")
+
     def test_model_path_is_required_by_and_only_for_the_exported_suite(self):
         proc = run(RUNNER, "--suite-name=exported", f"--output-dirname={self.out}", check=False)
         self.assertEqual(proc.returncode, 2)
         self.assertIn("--suite-name=exported needs --model-path", proc.stderr)
+        proc = run(RUNNER, "--suite-name=huggingface,exported", f"--output-dirname={self.out}",
+                   check=False)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("--suite-name=exported needs --model-path", proc.stderr)
+        proc = run(RUNNER, "--suite-name=huggingface,timm_models", f"--model-path={self.out}",
+                   f"--output-dirname={self.out}", check=False)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("--model-path is for --suite-name=exported, not huggingface,timm_models",
+                      proc.stderr)
 
     def test_model_path_names_one_program_file_or_a_directory_of_them(self):
         models = tempfile.mkdtemp(dir=self.out)

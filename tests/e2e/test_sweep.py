@@ -203,5 +203,57 @@ class TorchbenchSweepTest(OutputDirTest):
             self.assertEqual(got[key]["experiment"]["batch_size"], 1)
 
 
+class SeveralSuitesTest(OutputDirTest):
+    """--suite-name=a,b: one sweep over several suites, each record naming its suite."""
+    TWO_SUITES = ["--suite-name=dummy,torchbench", "--filter=^squeezenet1_1$", "--accelerator=cpu",
+                  "--xla=None", "--dynamo=None", "--test=eval", "--batch-size=1", "--repeat=1"]
+
+    def test_two_suites_give_records_of_both_and_a_rerun_resumes_them(self):
+        proc = run(RUNNER, *self.TWO_SUITES, f"--output-dirname={self.out}", timeout=900)
+        records = read_records(self.results)
+        # dummy's one model is never filtered, as when it runs alone
+        self.assertEqual([(r["model"]["suite_name"], r["model"]["model_name"]) for r in records],
+                         [("dummy", "dummy"), ("torchbench", "squeezenet1_1")])
+        for record in records:
+            self.assertIn("total_time", record["metrics"], record["metrics"])
+        # the `Run with` line names the suite; progress and the summary table show it
+        self.assertIn('--model-config={"suite_name": "torchbench", "model_name": "squeezenet1_1"}',
+                      proc.stderr)
+        self.assertIn("running torchbench/squeezenet1_1", proc.stderr)
+        header = proc.stdout.splitlines()[0].split()
+        self.assertEqual(header[:2], ["suite", "model"])
+        self.assertRegex(proc.stdout, r"\ntorchbench +squeezenet1_1 +eval ")
+
+        # The same command again runs nothing; so does one suite's own sweep: a several-suite
+        # sweep writes the records that sweeps of one suite each would.
+        with open(self.results, encoding="utf-8") as f:
+            before = f.read()
+        proc = run(RUNNER, *self.TWO_SUITES, f"--output-dirname={self.out}")
+        self.assertEqual(proc.stderr.count("SKIP already completed benchmark"), 2)
+        proc = run(RUNNER, *self.TWO_SUITES[1:], "--suite-name=torchbench",
+                   f"--output-dirname={self.out}")
+        self.assertEqual(proc.stderr.count("SKIP already completed benchmark"), 1)
+        self.assertNotIn("suite", proc.stdout.splitlines()[0])  # one suite: the usual table
+        with open(self.results, encoding="utf-8") as f:
+            self.assertEqual(f.read(), before)
+
+    def test_each_suite_keeps_its_skip_lists(self):
+        run(RUNNER, "--suite-name=torchbench,dummy", "--filter=^llama$", "--accelerator=cpu",
+            "--xla=None", "--dynamo=None", "--test=train", "--repeat=1",
+            f"--output-dirname={self.out}")
+        got = {r["model"]["suite_name"]: r for r in read_records(self.results)}
+        # torchbench.yaml's skip.test.training names llama; the dummy suite has no such list
+        self.assertTrue(got["torchbench"]["metrics"]["error"].startswith(
+            "SKIP: model is in skip.test.training of "), got["torchbench"]["metrics"])
+        self.assertIn("total_time", got["dummy"]["metrics"], got["dummy"]["metrics"])
+
+    def test_a_bad_name_in_the_list_is_a_usage_error_naming_the_suites(self):
+        proc = run(RUNNER, "--suite-name=torchbench,torchbnech", "--dry-run", check=False)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("argument --suite-name: invalid choice: 'torchbnech' in "
+                      "'torchbench,torchbnech' (choose from 'dummy', ", proc.stderr)
+        self.assertIn("'torchbench', or a comma-separated list of them)", proc.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -21,7 +21,7 @@ runner_options parse(std::vector<std::string> args, const std::string& config_di
 TEST_CASE("--flag=value and --flag value; unambiguous prefixes; last store wins") {
   const auto o = parse({"--suite-name=dummy", "--iterations", "3", "--output-dir=/tmp/x",
                         "--repeat", "4", "--repeat=7", "--timestamp=12.5", "--timestamp", "99.25"});
-  CHECK(o.suite_name == "dummy");
+  CHECK(o.suite_names == std::vector<std::string>{"dummy"});
   CHECK(o.iterations_per_run == 3);
   CHECK(o.output_dirname == "/tmp/x");
   CHECK(o.repeat == 7);
@@ -112,7 +112,7 @@ TEST_CASE("a matrix preset supplies flags; the command line overrides it") {
       << "suite_name: torchbench\nfilter: [llama]\naccelerator: [cpu, cuda]\nrepeat: 3\n"
          "dynamo: [None, inductor]\nno_skip: true\n";
   auto o = parse({"--matrix=nightly", "--repeat=5", "-k", "resnet"}, dir.string());
-  CHECK(o.suite_name == "torchbench");
+  CHECK(o.suite_names == std::vector<std::string>{"torchbench"});
   CHECK(o.repeat == 5);
   CHECK(o.filter == std::vector<std::string>{"resnet"});
   CHECK(o.accelerator == std::vector<std::string>{"cpu", "cuda"});
@@ -128,7 +128,64 @@ TEST_CASE("a matrix preset supplies flags; the command line overrides it") {
   std::ofstream(dir / "matrices" / "typo.yaml") << "repeats: 3\n";
   CHECK_THROWS_WITH_AS(parse({"--matrix=typo", "--suite-name=dummy"}, dir.string()),
                        doctest::Contains("key 'repeats' is not a flag"), usage_error);
+  // Several suites: a YAML list, or the command line's comma-separated text.
+  std::ofstream(dir / "matrices" / "both.yaml") << "suite_name: [torchbench, dummy]\n";
+  CHECK(parse({"--matrix=both"}, dir.string()).suite_names ==
+        std::vector<std::string>{"torchbench", "dummy"});
+  std::ofstream(dir / "matrices" / "both.yaml") << "suite_name: dummy,torchbench\n";
+  CHECK(parse({"--matrix=both"}, dir.string()).suite_names ==
+        std::vector<std::string>{"dummy", "torchbench"});
+  std::ofstream(dir / "matrices" / "both.yaml") << "suite_name: [torchbench, resnet]\n";
+  CHECK_THROWS_WITH_AS(parse({"--matrix=both"}, dir.string()),
+                       doctest::Contains("key 'suite-name': argument --suite-name: invalid choice: 'resnet' "
+                                         "in 'torchbench,resnet'"),
+                       usage_error);
   remove_tree(dir.string());
+}
+
+TEST_CASE("--suite-name takes one suite or a comma-separated list of them") {
+  CHECK(parse({"--suite-name=torchbench,dummy"}).suite_names ==
+        std::vector<std::string>{"torchbench", "dummy"});
+  CHECK(parse({"--suite-name", "dummy,torchbench"}).suite_names ==
+        std::vector<std::string>{"dummy", "torchbench"});
+  // Repeated, the last wins (argparse's store), as with the original's single --suite-name.
+  CHECK(parse({"--suite-name=torchbench,dummy", "--suite-name=dummy"}).suite_names ==
+        std::vector<std::string>{"dummy"});
+  CHECK(parse({"--suite-name=dummy"}).suite_name_list() == "dummy");
+  CHECK(parse({"--suite-name=torchbench,dummy"}).suite_name_list() == "torchbench,dummy");
+  CHECK_THROWS_WITH_AS(parse({"--suite-name=torchbench,resnet"}),
+                       "argument --suite-name: invalid choice: 'resnet' in 'torchbench,resnet' "
+                       "(choose from 'dummy', 'torchbench', or a comma-separated list of them)",
+                       usage_error);
+  CHECK_THROWS_WITH_AS(parse({"--suite-name=torchbench,,dummy"}),
+                       "argument --suite-name: empty suite name in 'torchbench,,dummy' (choose "
+                       "from 'dummy', 'torchbench', or a comma-separated list of them)",
+                       usage_error);
+  CHECK_THROWS_WITH_AS(parse({"--suite-name=dummy,"}),
+                       doctest::Contains("argument --suite-name: empty suite name in 'dummy,'"),
+                       usage_error);
+  CHECK_THROWS_WITH_AS(parse({"--suite-name=dummy,torchbench,dummy"}),
+                       "argument --suite-name: 'dummy' is listed twice in "
+                       "'dummy,torchbench,dummy' (name each suite once)",
+                       usage_error);
+  CHECK_THROWS_WITH_AS(parse({"--suite-name", ""}),
+                       "argument --suite-name: invalid choice: '' (choose from 'dummy', "
+                       "'torchbench')",
+                       usage_error);
+  // --model-path belongs to the exported suite, alone or in a list.
+  const std::vector<std::string> with_exported = {"dummy", "exported", "torchbench"};
+  const auto o = parse_runner_options({"--suite-name=torchbench,exported", "--model-path=m.pt"},
+                                      with_exported, "/nonexistent");
+  CHECK(o.suite_names == std::vector<std::string>{"torchbench", "exported"});
+  CHECK(std::filesystem::path(o.model_path).is_absolute());
+  CHECK_THROWS_WITH_AS(parse_runner_options({"--suite-name=torchbench,exported"}, with_exported,
+                                            "/nonexistent"),
+                       "--suite-name=exported needs --model-path (the TorchScript program)",
+                       usage_error);
+  CHECK_THROWS_WITH_AS(parse_runner_options({"--suite-name=torchbench,dummy", "--model-path=m.pt"},
+                                            with_exported, "/nonexistent"),
+                       "--model-path is for --suite-name=exported, not torchbench,dummy",
+                       usage_error);
 }
 
 namespace {

@@ -156,7 +156,8 @@ TEST_CASE("--job is a child's only flag; a hand-run config builds the same job a
   by_hand.push_back("--model-config={\"model_name\": \"dummy\"}");
   const child_job hand = hand_run_job(parse_runner_options(by_hand, suites, "/nonexistent"));
   const child_job child = make_child_job(parse_runner_options(sweep, suites, "/nonexistent"),
-                                         child_role::timing, experiment_config::from_config_json(experiment),
+                                         child_role::timing, "dummy",
+                                         experiment_config::from_config_json(experiment),
                                          "dummy", /*result_path=*/"");
   CHECK(child_job_to_json(hand) == child_job_to_json(child));
   CHECK(hand.settings.repeat == 3);
@@ -167,5 +168,38 @@ TEST_CASE("--job is a child's only flag; a hand-run config builds the same job a
   by_hand.back() = "--model-config={\"name\": \"dummy\"}";
   CHECK_THROWS_WITH_AS(hand_run_job(parse_runner_options(by_hand, suites, "/nonexistent")),
                        doctest::Contains("--model-config: expected {\"model_name\": \"<name>\"}"),
+                       std::runtime_error);
+}
+
+TEST_CASE("a config of a several-suite sweep run by hand names its suite in --model-config") {
+  const std::vector<std::string> suites = {"dummy", "exported", "torchbench"};
+  const std::string experiment =
+      "{\"accelerator\": \"cpu\", \"xla\": null, \"xla_flags\": null, \"dynamo\": null, "
+      "\"torch_xla2\": null, \"test\": \"eval\", \"keep_model_data_on_cuda\": false, "
+      "\"enable_functionalization\": false}";
+  auto hand = [&](const std::string& suite_name, const std::string& model_config) {
+    return hand_run_job(parse_runner_options(
+        {"--suite-name=" + suite_name, "--model-path=/m.pt", "--experiment-config=" + experiment,
+         "--model-config=" + model_config},
+        suites, "/nonexistent"));
+  };
+  const auto job = hand("exported,torchbench",
+                        R"({"suite_name": "torchbench", "model_name": "resnet18"})");
+  CHECK(job.suite_name == "torchbench");
+  CHECK(job.model_name == "resnet18");
+  CHECK(job.settings.model_path.empty());  // --model-path is the exported suite's only
+  const auto exported =
+      hand("exported,torchbench", R"({"suite_name": "exported", "model_name": "mine"})");
+  CHECK(exported.suite_name == "exported");
+  CHECK(exported.settings.model_path == "/m.pt");
+  CHECK(hand("exported", R"({"model_name": "mine"})").suite_name == "exported");
+  CHECK_THROWS_WITH_AS(hand("exported,torchbench", R"({"model_name": "resnet18"})"),
+                       "--model-config: --suite-name lists several suites (exported, torchbench); "
+                       "name the model's suite: {\"suite_name\": \"<suite>\", \"model_name\": "
+                       "\"resnet18\"}",
+                       std::runtime_error);
+  CHECK_THROWS_WITH_AS(hand("exported,torchbench", R"({"suite_name": "dummy", "model_name": "d"})"),
+                       "--model-config: suite_name 'dummy' is not a suite of --suite-name "
+                       "(exported, torchbench)",
                        std::runtime_error);
 }

@@ -4,6 +4,7 @@
 #include "runner/experiment_matrix.hpp"
 #include "runner/model_selection.hpp"
 #include "runner/runner_cli.hpp"
+#include "runner/sweep_plan.hpp"
 
 #include <doctest/doctest.h>
 
@@ -83,25 +84,107 @@ TEST_CASE("experiment config JSON has the original's key order and formatting") 
 }
 
 TEST_CASE("model selection: partition first, then case-insensitive filters") {
-  const std::vector<std::string> models = {"BERT_pytorch", "alexnet", "dlrm", "llama", "resnet18",
-                                           "resnet50"};
+  const std::vector<suite_models> suites = {
+      {"torchbench", {"BERT_pytorch", "alexnet", "dlrm", "llama", "resnet18", "resnet50"}}};
   auto options = [](std::vector<std::string> args) {
     args.insert(args.begin(), "--suite-name=torchbench");
     return parse_runner_options(args, {"torchbench"}, "/nonexistent");
   };
-  CHECK(select_models(models, options({"-k", "RESNET"})) ==
-        std::vector<std::string>{"resnet18", "resnet50"});
-  CHECK(select_models(models, options({"-k", "resnet", "-x", "50$"})) ==
-        std::vector<std::string>{"resnet18"});
-  CHECK(select_models(models, options({"--total-partitions=4", "--partition-id=0"})) ==
+  auto names = [&](const std::vector<std::string>& args) {
+    std::vector<std::string> out;
+    for (const auto& m : select_models(suites, options(args))) {
+      CHECK(m.suite == "torchbench");
+      out.push_back(m.model);
+    }
+    return out;
+  };
+  CHECK(names({"-k", "RESNET"}) == std::vector<std::string>{"resnet18", "resnet50"});
+  CHECK(names({"-k", "resnet", "-x", "50$"}) == std::vector<std::string>{"resnet18"});
+  CHECK(names({"--total-partitions=4", "--partition-id=0"}) ==
         std::vector<std::string>{"BERT_pytorch"});
-  CHECK(select_models(models, options({"--total-partitions=4", "--partition-id=3"})) ==
+  CHECK(names({"--total-partitions=4", "--partition-id=3"}) ==
         std::vector<std::string>{"llama", "resnet18", "resnet50"});
-  CHECK(select_models(models, options({"--filter-by-tier=1"})) ==
-        std::vector<std::string>{"BERT_pytorch", "dlrm"});
-  CHECK_THROWS_WITH_AS((void)select_models(models, options({"-k", "nomodel"})),
+  CHECK(names({"--filter-by-tier=1"}) == std::vector<std::string>{"BERT_pytorch", "dlrm"});
+  CHECK_THROWS_WITH_AS((void)select_models(suites, options({"-k", "nomodel"})),
                        doctest::Contains("no model of suite 'torchbench' matches -k nomodel"),
                        usage_error);
-  CHECK_THROWS_WITH_AS((void)select_models(models, options({"-k", "("})),
+  CHECK_THROWS_WITH_AS((void)select_models(suites, options({"-k", "("})),
                        doctest::Contains("invalid regular expression"), usage_error);
+}
+
+TEST_CASE("model selection over several suites: one list in --suite-name's order") {
+  const std::vector<std::string> known = {"dummy", "timm_models", "torchbench"};
+  const std::vector<suite_models> suites = {{"torchbench", {"alexnet", "resnet50"}},
+                                            {"dummy", {"dummy"}},
+                                            {"timm_models", {"mobilenetv2_100", "resnet50"}}};
+  auto select = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), "--suite-name=torchbench,dummy,timm_models");
+    return select_models(suites, parse_runner_options(args, known, "/nonexistent"));
+  };
+  // Filters apply to every suite; the dummy suite's model is never filtered, as alone.
+  CHECK(select({"-k", "resnet"}) ==
+        std::vector<selected_model>{{"torchbench", "resnet50"}, {"dummy", "dummy"},
+                                    {"timm_models", "resnet50"}});
+  CHECK(select({"-x", "resnet|alex"}) ==
+        std::vector<selected_model>{{"dummy", "dummy"}, {"timm_models", "mobilenetv2_100"}});
+  // Partitions split the suites' models as one list (dummy's aside).
+  CHECK(select({"--total-partitions=2", "--partition-id=0"}) ==
+        std::vector<selected_model>{{"torchbench", "alexnet"}, {"torchbench", "resnet50"},
+                                    {"dummy", "dummy"}});
+  CHECK(select({"--total-partitions=2", "--partition-id=1"}) ==
+        std::vector<selected_model>{{"dummy", "dummy"}, {"timm_models", "mobilenetv2_100"},
+                                    {"timm_models", "resnet50"}});
+  // A --slurm sweep plans all partitions at once: dummy's model goes into the last one only.
+  auto slurm = parse_runner_options({"--suite-name=torchbench,dummy,timm_models"}, known,
+                                    "/nonexistent");
+  slurm.slurm = true;
+  slurm.total_partitions = 2;
+  CHECK(select_models(suites, slurm) ==
+        std::vector<selected_model>{{"torchbench", "alexnet"}, {"torchbench", "resnet50"}});
+  slurm.partition_id = 1;
+  CHECK(select_models(suites, slurm) ==
+        std::vector<selected_model>{{"dummy", "dummy"}, {"timm_models", "mobilenetv2_100"},
+                                    {"timm_models", "resnet50"}});
+  const std::vector<suite_models> without_dummy = {suites[0], suites[2]};
+  CHECK_THROWS_WITH_AS(
+      (void)select_models(without_dummy,
+                          parse_runner_options({"--suite-name=torchbench,timm_models", "-k", "vit"},
+                                               known, "/nonexistent")),
+      doctest::Contains("no model of suites 'torchbench', 'timm_models' matches -k vit -x ^$ in "
+                        "partition 0/1 (models: torchbench: alexnet, resnet50; timm_models: "
+                        "mobilenetv2_100, resnet50)"),
+      usage_error);
+}
+
+TEST_CASE("several suites: records, the child's --model-config and file names keep them apart") {
+  const std::vector<std::string> known = {"dummy", "timm_models", "torchbench"};
+  const auto two = parse_runner_options({"--suite-name=torchbench,timm_models", "--test=eval",
+                                         "--accelerator=cpu", "--xla=None", "--dynamo=None"},
+                                        known, "/nonexistent");
+  const std::vector<selected_model> models = {{"torchbench", "resnet50"},
+                                              {"timm_models", "resnet50"}};
+  const auto configs = plan_configs(models, two);
+  REQUIRE(configs.size() == 2);
+  CHECK(configs[1].suite == "timm_models");
+  CHECK(configs[1].model_json == R"({"suite_name": "timm_models", "model_name": "resnet50"})");
+  CHECK(configs[1].model_label(two) == "timm_models/resnet50");
+  CHECK(planned_identity(configs[1], two, "cpu").suite_name == "timm_models");
+  CHECK(placement_free_key(configs[0], two) != placement_free_key(configs[1], two));
+  // One suite: the original's --model-config and names, whatever the suite.
+  const auto one = parse_runner_options({"--suite-name=timm_models", "--test=eval",
+                                         "--accelerator=cpu", "--xla=None", "--dynamo=None"},
+                                        known, "/nonexistent");
+  const auto single = plan_configs({models[1]}, one);
+  CHECK(single.front().model_json == R"({"model_name": "resnet50"})");
+  CHECK(single.front().model_label(one) == "resnet50");
+
+  check_model_files_apart(models, two);  // records only: nothing to overwrite
+  auto saving = two;
+  saving.save_output = true;
+  CHECK_THROWS_WITH_AS(check_model_files_apart(models, saving),
+                       doctest::Contains("model 'resnet50' is in suites torchbench and "
+                                         "timm_models, and --save-output writes files named by "
+                                         "model"),
+                       usage_error);
+  check_model_files_apart({models[0], {"timm_models", "mobilenetv2_100"}}, saving);
 }

@@ -125,7 +125,7 @@ TEST_CASE("--paired-baseline reaches the timing child of a paired config only") 
       {"--suite-name=dummy", "--paired-baseline=eager"}, suites, "/nonexistent");
   CHECK(options.paired_baseline == "eager");
   const auto job = [&](child_role role, nullable_string dynamo) {
-    return make_child_job(options, role, config(std::move(dynamo)), "dummy", "").settings;
+    return make_child_job(options, role, "dummy", config(std::move(dynamo)), "dummy", "").settings;
   };
   CHECK(job(child_role::timing, "torchscript").paired_baseline == "eager");
   CHECK(job(child_role::timing, std::nullopt).paired_baseline.empty());   // its own baseline

@@ -12,6 +12,7 @@ namespace {
 planned_config config(const std::string& model, std::optional<std::string> dynamo,
                       const std::string& test) {
   planned_config c;
+  c.suite = "torchbench";
   c.model = model;
   c.model_json = "{\"model_name\": \"" + model + "\"}";
   c.experiment.accelerator = "cpu";
@@ -42,7 +43,7 @@ TEST_CASE("a selector names a model, optionally a backend and a test") {
 
 TEST_CASE("rerun_keys picks the named configs and rejects a selector that names none") {
   runner_options options;
-  options.suite_name = "torchbench";
+  options.suite_names = {"torchbench"};
   const std::vector<planned_config> configs = {
       config("alexnet", std::nullopt, "eval"), config("alexnet", "inductor", "eval"),
       config("resnet18", std::nullopt, "eval"), config("resnet18", std::nullopt, "train")};
