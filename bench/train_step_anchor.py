@@ -7,23 +7,29 @@ Phases (--phase; both by default, then the tables):
         thread pool; each job one process): per model, one experiment_runner invocation
         (warm_ours_job) runs our eager, cudagraphs, inductor and openxla train configs with
         --repeat=1 --iterations-per-run=1 (and --verify unless --no-verify) into the shared
-        --cache-dir OUT/cache, compiling the inductor train package and the openxla export and
-        executable; then a Python process (warm_python_job: bench/train_step_python.py
-        --warm-only) builds the model, torch.compiles the step (default, reduce-overhead), runs it
-        3 times, with Inductor's and Triton's caches in OUT/caches/python-*. Those cold compile
-        seconds are recorded (on a busy host: several compiles at once).
+        --cache-dir OUT_DIR/cache, compiling the inductor train package and the openxla export
+        and executable; then a Python process (warm_python_job: bench/train_step_python.py
+        --warm-only) builds the model, torch.compiles the step (default, reduce-overhead) and
+        runs it 3 times, with Inductor's and Triton's caches in OUT_DIR/caches/python-* (ours are
+        in caches/ours-*: neither side's cold compile reuses the other's kernels). Those cold
+        compile seconds are recorded: several compiles at once on a busy host, an upper bound of
+        an idle cold compile. Triton's multi-config kernels are benchmarked there too, for both
+        sides (AOTInductor bakes its choice into our package; Python's timing process reads its
+        choice from the autotune cache).
   time  Models in groups of --warm-jobs: the group's Python processes start together and compile
-        their steps (warm FX-graph/AOTAutograd cache hits; torch 2.11 has both caches on by
-        default: torch._inductor.config.fx_graph_cache, torch._functorch.config.
-        enable_autograd_cache; the seconds and hit counts are recorded), then each model in turn,
-        --rounds times: one experiment_runner invocation times all of our backends (--xla=None
-        --xla=PJRT --dynamo=None --dynamo=cudagraphs --dynamo=inductor --dynamo=openxla: one
-        child per backend, packages from the warm cache; the lazy-tensor xla=PJRT dynamo=None
-        config is a parent-side SKIP, ignored), then the model's Python process times its
-        variants with CUDA events (interleaved rounds). The last round adds --profile-cupti: a
-        pass after the timed repeats gives each backend's CUPTI GPU-busy time per iteration. A
-        Python process is idle (blocked on its input) while experiment_runner runs; it holds its
-        GPU memory, and records' noise verdicts name it as another process on the GPU.
+        their steps (warm FX-graph and AOTAutograd cache hits: torch 2.11 has both caches on by
+        default, torch._inductor.config.fx_graph_cache and
+        torch._functorch.config.enable_autograd_cache; the seconds and hit counts are recorded),
+        then each model in turn, --rounds times: one experiment_runner invocation times our
+        backends (--xla=None --xla=PJRT --dynamo=None --dynamo=cudagraphs --dynamo=inductor
+        --dynamo=openxla, one child each, packages from the warm cache; the lazy-tensor config
+        xla=PJRT dynamo=None is a parent-side SKIP, ignored), then the model's Python process
+        times its variants with CUDA events (interleaved rounds). The last round adds
+        --profile-cupti: a pass after the timed repeats gives each backend's CUPTI GPU-busy time
+        per iteration. A variant whose warm-up record is a SKIP is not run again (its reason is
+        the row's). A Python process is idle (blocked on its input) while experiment_runner
+        runs; it holds its GPU memory, and the records' noise verdicts name it as another
+        process on the GPU (the table's notes leave that reason out).
 Models (--models zoo: every model of `experiment_runner --suite-name=torchbench --dry-run`) with a
 pip original (anchor_steps: torchvision, timm, transformers) run it in Python; the others run our
 exported graph (train_step_python.py says how), and the table marks which. A model that cannot
@@ -32,14 +38,15 @@ run a variant gets that variant's SKIP/error reason in its row, never a silent g
 Output in OUT_DIR: timing/<model>.json per timed model (all variants' per-iteration ms, statuses,
 reasons, verification codes, compile seconds, CUPTI busy), results.jsonl (one JSON line per model
 and variant of every timed model; this call's lines are also printed on stdout as each model
-finishes), the tables (train_step_table.py) on
-stdout and in table.md, and every invocation's records and logs (warm/, runs/, python/).
+finishes), the tables (train_step_table.py) on stdout and in table.md, and every invocation's
+records and logs (warm/, runs/, python/).
 Resumable: a rerun with the same OUT_DIR skips warmed and timed models (delete timing/<model>.json
 to time one again); with --deadline-s the run stops starting work that would not end in time, so
 a long run can be split over several device commands on one machine (OUT_DIR must then persist:
-a git-ignored folder such as build-gpu/trainzoo, not $OUT).
+a git-ignored folder such as build-gpu/trainzoo, not $OUT), and --part K/N splits the zoo over
+machines (train_step_table.py renders the parts' timing/ files as one table).
 Usage: python3 bench/train_step_anchor.py RUNNER OUT_DIR [--models zoo|a,b] [--rounds 2]
-         [--warm-jobs 4] [--device cuda|cpu] [--deadline-s S] [--variants ...]
+         [--warm-jobs 4] [--device cuda|cpu] [--deadline-s S] [--part K/N] [--variants ...]
 """
 import argparse
 import concurrent.futures
@@ -67,12 +74,20 @@ DYNAMO = {"ours_eager": "None", "ours_cudagraphs": "cudagraphs", "ours_inductor"
 # model build, warm-up repeat, capture or package load), a Python step's warm compile (Dynamo
 # retrace with cache hits), one model's cold warm-up jobs (ours: eager/cudagraphs/verify children
 # and the inductor and openxla compiles; Python: the two torch.compiles), and a typical step.
-CHILD_S = 7.0
+CHILD_S = 5.0
 PYTHON_WARM_COMPILE_S = 15.0
 OURS_COLD_S = 150.0
 PYTHON_COLD_S = 100.0
 STEP_S = 0.025
 PARALLEL_EFFICIENCY = 0.7  # of --warm-jobs compile jobs sharing 16 cores
+
+
+def load_json(path):
+    """The JSON file's content, or None when there is none."""
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
 
 
 def log(message):
@@ -82,6 +97,21 @@ def log(message):
 def first_line(text, limit=300):
     text = (text or "").strip()
     return (text.splitlines()[0] if text else "")[:limit]
+
+
+def compile_helper_python(runner):
+    """The Python experiment_runner runs its compile helpers with: BENCHMATRIX_PYTHON, else the
+    one its build was configured with (Python3_EXECUTABLE in the CMakeCache.txt beside it), else
+    this one."""
+    if os.environ.get("BENCHMATRIX_PYTHON"):
+        return os.environ["BENCHMATRIX_PYTHON"]
+    cache = os.path.join(os.path.dirname(runner), "CMakeCache.txt")
+    if os.path.exists(cache):
+        with open(cache) as f:
+            found = re.search(r"^Python3_EXECUTABLE:[A-Z]+=(.+)$", f.read(), re.MULTILINE)
+        if found and os.access(found.group(1).strip(), os.X_OK):
+            return found.group(1).strip()
+    return sys.executable
 
 
 class Bench:
@@ -99,7 +129,7 @@ class Bench:
         self.deadline = self.started + args.deadline_s if args.deadline_s else None
         self.cache = os.path.join(self.out, "cache")
         self.python_exe = sys.executable
-        real_helper = os.environ.get("BENCHMATRIX_PYTHON") or sys.executable
+        real_helper = compile_helper_python(self.runner)
         caches = os.path.join(self.out, "caches")
         # Our train compile helper records its command line into each entry
         # (recording_compile_helper.sh); its Inductor/Triton caches are apart from Python's, so
@@ -166,8 +196,12 @@ def run_runner(bench, model, directory, variants, extra, timeout_s):
         log_file.flush()
         subprocess.run(command, stdout=log_file, stderr=subprocess.STDOUT, env=bench.runner_env,
                        check=False)
+    return read_records(os.path.join(directory, "results.jsonl"))
+
+
+def read_records(path):
+    """{variant: record} of a results file (none when it is missing)."""
     records = {}
-    path = os.path.join(directory, "results.jsonl")
     if os.path.exists(path):
         with open(path) as f:
             for line in f:
@@ -180,8 +214,8 @@ def run_runner(bench, model, directory, variants, extra, timeout_s):
 
 def zoo_models(bench):
     """The torchbench models experiment_runner lists (its --dry-run), in its order."""
-    command = [bench.runner, "--suite-name=torchbench", "--dry-run", f"--accelerator={bench.device}",
-               "--xla=None", "--dynamo=None", "--test=train",
+    command = [bench.runner, "--suite-name=torchbench", "--dry-run",
+               f"--accelerator={bench.device}", "--xla=None", "--dynamo=None", "--test=train",
                f"--output-dirname={bench.path('listing')}"]
     listing = subprocess.run(command, capture_output=True, text=True, check=False)
     models = re.findall(r'--model-config=\{"model_name": "([^"]+)"\}',
@@ -195,10 +229,13 @@ def zoo_models(bench):
 # ---- warm-up phase ---------------------------------------------------------------------------
 
 def warm_variants(bench, model):
-    """Our variants the warm-up runs for `model`: the selected ones, eager (its record gives the
-    Python side the batch size) and, for a model without a pip original whose Python steps are
-    selected, inductor (its cache entry holds the graph the Python side runs)."""
+    """Our variants the warm-up runs for `model`: the selected ones (cudagraphs only to verify
+    it: it has nothing to compile ahead), eager (its record gives the Python side the batch size)
+    and, for a model without a pip original whose Python steps are selected, inductor (its cache
+    entry holds the graph the Python side runs)."""
     wanted = set(bench.ours) | {"ours_eager"}
+    if bench.args.no_verify:
+        wanted.discard("ours_cudagraphs")
     if bench.python and not has_pip_original(model):
         wanted.add("ours_inductor")
     return [v for v in OURS if v in wanted]
@@ -247,8 +284,7 @@ def warm_python_job(bench, model, ours_records):
     warm/python/<model>.json; an earlier call's report is reused."""
     path = bench.path("warm", "python", model + ".json")
     if os.path.exists(path):
-        with open(path) as f:
-            return json.load(f)
+        return load_json(path)
     started = time.monotonic()
     spec = python_spec(bench, model, ours_records)
     command = [bench.python_exe, os.path.join(HERE, "train_step_python.py"), "--spec",
@@ -279,13 +315,15 @@ def warm_phase(bench, models):
     """Every model's warm-up jobs, --warm-jobs at a time: ours first, each model's Python job
     queued as soon as its ours job is done (it needs the batch size and, for an exported graph,
     the cache entry). Jobs that would start past the deadline are left for the next call."""
-    margin_s = 120  # a job started later than this before the deadline would outlast it
+    # A job started later than this before the deadline may outlast it (cold compiles of one
+    # model on a busy host: ours 1-5 min, Python's 1-3 min).
+    margin_s = {warm_ours_job: 240, warm_python_job: 180}
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=bench.args.warm_jobs)
     left = []
     lock = threading.Lock()
 
     def guarded(job, model, *arguments):
-        if bench.left_s() < margin_s:
+        if bench.left_s() < margin_s[job]:
             with lock:
                 left.append(model)
             return None
@@ -316,16 +354,8 @@ def warmed(bench, model):
 
 
 def warm_records(bench, model):
-    path = bench.path("warm", "ours", model, "results.jsonl")
-    records = {}
-    if os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                if line.strip():
-                    record = json.loads(line)
-                    if variant_of(record):
-                        records[variant_of(record)] = record
-    return records
+    """{variant: record} of the model's warm-up invocation."""
+    return read_records(bench.path("warm", "ours", model, "results.jsonl"))
 
 
 # ---- timing phase ----------------------------------------------------------------------------
@@ -408,11 +438,7 @@ def time_model(bench, model, python, ready):
     accelerator = next((r["experiment"].get("accelerator_model") for r in warm.values()
                         if r["experiment"].get("accelerator_model")), None)
     result["accelerator_model"] = accelerator
-    python_warm = {}
-    warm_path = bench.path("warm", "python", model + ".json")
-    if os.path.exists(warm_path):
-        with open(warm_path) as f:
-            python_warm = json.load(f)
+    python_warm = load_json(bench.path("warm", "python", model + ".json")) or {}
     result["python_warm"] = python_warm.get("variants", {})
     result["warm"] = {"ours": {v: {"compile_time_s": (r["metrics"].get("compile_time_s")
                                                       or [None])[0],
@@ -438,15 +464,25 @@ def time_model(bench, model, python, ready):
             variants[variant].update(status="not run", reason=python.exit_reason() if python
                                      else "no Python process")
 
+    # A variant whose warm-up record is a SKIP (a skip list, no CUDA, an export that fails) is
+    # not run again: it would SKIP again, after the same export attempt. Errors are retried (the
+    # warm-up ran several jobs at once: an out-of-memory error there may be the crowd's).
+    ours = []
+    for variant in bench.ours:
+        status, reason = status_of(warm[variant]) if variant in warm else ("ok", None)
+        if status == "SKIP":
+            variants[variant].update(status="SKIP", reason=reason)
+        else:
+            ours.append(variant)
     for round_index in range(args.rounds):
         last = round_index == args.rounds - 1
-        if bench.ours:
+        if ours:
             cupti = ["--profile-cupti"] if last and bench.device == "cuda" else []
             records = run_runner(bench, model, bench.path("runs", model, f"round{round_index}"),
-                                 bench.ours, [f"--repeat={args.repeats + 1}",
-                                              f"--iterations-per-run={args.iters}", "--no-resume",
-                                              *cupti], timeout_s=600)
-            for variant in bench.ours:
+                                 ours, [f"--repeat={args.repeats + 1}",
+                                        f"--iterations-per-run={args.iters}", "--no-resume",
+                                        *cupti], timeout_s=600)
+            for variant in ours:
                 record = records.get(variant)
                 status, reason = status_of(record)
                 entry = variants[variant]
@@ -607,6 +643,10 @@ def main():
     parser.add_argument("--models", default="zoo",
                         help="comma-separated models, or zoo (default): every torchbench model "
                              "experiment_runner lists")
+    parser.add_argument("--part", default="1/1",
+                        help="K/N: only the K-th of N interleaved parts of the model list (models "
+                             "K-1, K-1+N, ...), to split the zoo over machines; "
+                             "train_step_table.py renders the parts' timing/ files together")
     parser.add_argument("--variants", default=",".join(VARIANTS),
                         help=f"comma-separated, of {', '.join(VARIANTS)} (default: all)")
     parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
@@ -636,12 +676,17 @@ def main():
         parser.error(f"--phase: expected warm and/or time, got {sorted(args.phase)}")
     if args.rounds < 1 or args.iters < 1 or args.repeats < 1 or args.warm_jobs < 1:
         parser.error("--rounds, --iters, --repeats and --warm-jobs must be at least 1")
+    part = re.fullmatch(r"(\d+)/(\d+)", args.part)
+    if not part or not 1 <= int(part.group(1)) <= int(part.group(2)):
+        parser.error(f"--part: expected K/N with 1 <= K <= N, got {args.part!r}")
+    args.part_index, args.part_count = int(part.group(1)), int(part.group(2))
     if not os.access(args.runner, os.X_OK):
         parser.error(f"{args.runner} is not an executable experiment_runner")
 
     bench = Bench(args)
     models = zoo_models(bench) if args.models == "zoo" else [m for m in args.models.split(",")
                                                               if m]
+    models = models[args.part_index - 1::args.part_count]
     print_estimate(bench, models)
     if "warm" in args.phase:
         warm_phase(bench, [m for m in models if not warmed(bench, m)])
@@ -649,9 +694,11 @@ def main():
     if "time" in args.phase:
         timing_phase(bench, models)
         log(f"timing phase done after {(time.monotonic() - bench.started) / 60:.1f} min")
-    meta = (f"{args.device}, {args_line(bench)}; warm-up {args.warm_jobs} jobs at a time; "
-            f"`bench/train_step_anchor.py --models {args.models} --rounds {args.rounds} "
-            f"--iters {args.iters} --repeats {args.repeats}`")
+    accelerator = next((r.get("accelerator_model") for r in map(
+        lambda m: load_json(bench.path("timing", m + ".json")), models) if r), None)
+    meta = (f"{accelerator or args.device}, {args_line(bench)}; warm-up {args.warm_jobs} jobs "
+            f"at a time; `bench/train_step_anchor.py --models {args.models} --part {args.part} "
+            f"--rounds {args.rounds} --iters {args.iters} --repeats {args.repeats}`")
     with open(bench.path("meta.json"), "w") as f:
         json.dump({"line": meta, "models": models}, f)
     print()

@@ -5,39 +5,44 @@
 #           openxla needs the PJRT header: carry third_party_cache, as bench/xla_gpu.sh says)
 #   verify  --verify of our eager and cudagraphs train step on CUDA; the cudagraphs records must
 #           have no compile.capture_fallback (the whole step captured)
-#   zoo     bench/train_step_anchor.py over the whole zoo: our eager, cudagraphs, inductor and
-#           openxla train step against Python eager, torch.compile(step) and
-#           torch.compile(step, mode="reduce-overhead") (pip originals, or our exported graph where
-#           there is none), warm-up phase first (every compile cache filled, WARM_JOBS at a time),
-#           then interleaved rounds, CUPTI GPU-busy in the last round; the table on stdout, and
-#           table.md, results.jsonl and zoo.tar.gz (every model's result, warm-up and round
-#           records) in OUT_DIR. Its work folder ZOO_DIR (default build-gpu/trainzoo: git-ignored,
-#           so it stays on the machine between device calls) keeps the caches and what is done:
-#           each call stops before DEADLINE_S (default 540 s, inside a 600 s device command) and the
-#           same command in the next call continues where it stopped. Rough H100 (16 cores)
-#           figures, printed at the start of each call: warm-up 15-25 min for all 20 models,
-#           timing about 45 s a model with 2 rounds (15 min), so 3-4 calls of 10 minutes on one
-#           held machine (it goes back after 30 min held: build, then zoo calls back to back);
-#           ROUNDS=1 halves the timing, MODELS=a,b takes a subset, WARM_JOBS=6 may warm faster.
-#   bench   the same script over MODELS (default resnet50,resnet18,mobilenet_v2) and VARIANTS
-#           (default all seven) in one call (no deadline; work folder build-gpu/trainbench,
-#           files in OUT_DIR named trainbench.*).
+#   zoo     bench/train_step_anchor.py over the zoo: our eager, cudagraphs, inductor and openxla
+#           train step against Python eager, torch.compile(step) and torch.compile(step,
+#           mode="reduce-overhead") (pip originals, or our exported graph where there is none);
+#           a warm-up phase first (every compile cache filled, WARM_JOBS jobs at a time), then
+#           interleaved rounds, CUPTI GPU-busy in the last round. The tables on stdout; in OUT_DIR
+#           trainzoo.table.md (markdown for BENCHMARKS.md), trainzoo.jsonl, trainzoo.out/.log and
+#           trainzoo.tar.gz (timing/ = every model's result, warm-up and round records). The work
+#           folder ZOO_DIR (default build-gpu/trainzoo: git-ignored, so it stays on the machine
+#           between device calls) keeps the caches and what is done: a call stops starting work
+#           that would not end DEADLINE_S (default 540) seconds after this script started (the
+#           build included), and the same command in the next call continues. PART=K/N runs the
+#           K-th of N interleaved parts of the zoo (a machine goes back after 30 min held, and
+#           the whole zoo does not fit one); `python3 bench/train_step_table.py DIR` renders the
+#           parts' timing/ folders, extracted together into DIR/timing, as one table.
+#           Rough H100 (16 cores) figures (the bench prints its estimate at each start): warm-up
+#           about 3-4 min a model / WARM_JOBS, timing about 1 min a model with ROUNDS=2 (half
+#           with ROUNDS=1), build about 5 min: PART=1/2 then PART=2/2, each on its own machine,
+#           take about 25-30 min held each (3 calls: "build zoo", "zoo", "zoo").
+#   bench   the same script over MODELS (default resnet50,resnet18,mobilenet_v2), in one call (no
+#           deadline; work folder build-gpu/trainbench, files in OUT_DIR named trainbench.*).
 # Usage: bench/train_step_gpu.sh OUT_DIR STEP...
-#   e.g. call 1: bench/train_step_gpu.sh $OUT build zoo; calls 2-4: bench/train_step_gpu.sh $OUT zoo
+#   e.g. PART=1/2 bench/train_step_gpu.sh $OUT build zoo, then (same machine) PART=1/2
+#   bench/train_step_gpu.sh $OUT zoo until the table has every model of the part.
 #   MODELS=a,b the models (zoo: default every torchbench model); VARIANTS=a,b of ours_eager,
 #   ours_cudagraphs, ours_inductor, ours_openxla, python_eager, python_compile,
-#   python_reduce_overhead; ROUNDS, WARM_JOBS, DEADLINE_S, ZOO_DIR as above; ANCHOR_ARGS passes
-#   more options to train_step_anchor.py (e.g. "--repeats 5 --iters 20"); VERIFY_MODELS=regex the
-#   verified ones.
+#   python_reduce_overhead (default all); ROUNDS (2), WARM_JOBS (4), PART (1/1), DEADLINE_S,
+#   ZOO_DIR as above; ANCHOR_ARGS passes more options to train_step_anchor.py (e.g. "--repeats 5
+#   --iters 20", "--no-verify"); VERIFY_MODELS=regex the verified ones of `verify`.
 set -euo pipefail
+started=$(date +%s)  # DEADLINE_S counts from here (a device command's 600 s include the build)
 out=$1; shift
 mkdir -p "$out"
 build=build-gpu
 anchor() {  # anchor WORK_DIR OPTION...: the bench's tables on stdout, its log in OUT_DIR
   local work=$1; shift
   python3 bench/train_step_anchor.py "$build/experiment_runner" "$work" \
-    --variants="${VARIANTS:-ours_eager,ours_cudagraphs,ours_inductor,ours_openxla,python_eager,python_compile,python_reduce_overhead}" \
-    --rounds="${ROUNDS:-2}" --warm-jobs="${WARM_JOBS:-4}" ${ANCHOR_ARGS:-} "$@" \
+    ${VARIANTS:+--variants="$VARIANTS"} --rounds="${ROUNDS:-2}" \
+    --warm-jobs="${WARM_JOBS:-4}" --part="${PART:-1/1}" ${ANCHOR_ARGS:-} "$@" \
     > "$out/$(basename "$work").out" 2> >(tee -a "$out/$(basename "$work").log" >&2) \
     || { echo "train_step_anchor.py failed"; exit 1; }
   grep -v '^{' "$out/$(basename "$work").out"
@@ -70,7 +75,12 @@ PY
     zoo)
       work=${ZOO_DIR:-$build/trainzoo}
       mkdir -p "$(dirname "$work")"
-      anchor "$work" --models="${MODELS:-zoo}" --deadline-s="${DEADLINE_S:-540}"
+      left=$(( ${DEADLINE_S:-540} - ($(date +%s) - started) ))
+      if [ "$left" -lt 120 ]; then
+        echo "zoo: $left s left of DEADLINE_S=${DEADLINE_S:-540}: run the zoo step next call"
+      else
+        anchor "$work" --models="${MODELS:-zoo}" --deadline-s="$left"
+      fi
       ;;
     bench)
       anchor "$build/trainbench" --models="${MODELS:-resnet50,resnet18,mobilenet_v2}"

@@ -119,8 +119,9 @@ def exported_graph(spec, device):
     parameters, buffers = state[:parameter_count], state[parameter_count:]
 
     def make():
+        # State and constants stay where the traced graph has them (no .to(device)).
         model = _ForwardAndLoss(copy.deepcopy(forward), parameters, buffers, loss_structure, amp)
-        model = model.to(device).train()
+        model.train()
         return (lambda *inputs: model(*inputs)[0],
                 [p for p in model.parameters() if p.requires_grad], example)
 

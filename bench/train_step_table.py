@@ -56,11 +56,12 @@ def load_results(out_dir, models):
 
 
 def cell(variant_result):
-    """A variant's median in ms, or why there is none."""
-    if variant_result and variant_result.get("per_iter_ms"):
+    """A variant's median in ms, or its status where it has none ("-": not selected)."""
+    if variant_result is None:
+        return "-"
+    if variant_result.get("per_iter_ms"):
         return f"{median(variant_result['per_iter_ms']):.3f}"
-    status = (variant_result or {}).get("status") or "not run"
-    return status
+    return variant_result.get("status") or "not run"
 
 
 def ratio(result, numerator, denominator):
@@ -128,7 +129,9 @@ def compile_seconds(result):
         return f"{entry['warm_up_s']:.1f}" if "warm_up_s" in entry else "-"
 
     def hits(variant):
-        cache = ((result.get("timing_compile") or {}).get(variant) or {}).get("cache") or {}
+        if variant not in (result.get("timing_compile") or {}):
+            return "-"
+        cache = result["timing_compile"][variant].get("cache") or {}
         fx = cache.get("inductor.fxgraph_cache_hit", 0)
         fx_miss = cache.get("inductor.fxgraph_cache_miss", 0)
         aot = cache.get("aot_autograd.autograd_cache_hit", 0)
