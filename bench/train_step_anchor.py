@@ -428,7 +428,8 @@ def time_model(bench, model, python, ready):
     notes = []
     noisy = {}  # variant -> [(round, the record's noise reasons)]
     result = {"model": model, "batch": None, "optimizer": "SGD" if model in TRAIN_WITH_SGD
-              else "Adam", "source": None, "detail": None, "variants": variants,
+              else "Adam", "variants": variants, "detail": None,
+              "source": "pip original" if has_pip_original(model) else "exported graph",
               "verification": {v: r.get("verification_code") for v, r in warm.items()
                                if v in bench.ours},
               "notes": notes, "timing_compile": {}, "recompiles_during_timing": 0}
@@ -459,7 +460,6 @@ def time_model(bench, model, python, ready):
             for variant in bench.python:
                 variants[variant].update(status="not run", reason=ready["model_error"])
     elif bench.python:
-        result["source"] = "pip original" if has_pip_original(model) else "exported graph"
         for variant in bench.python:
             variants[variant].update(status="not run", reason=python.exit_reason() if python
                                      else "no Python process")
