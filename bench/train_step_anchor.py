@@ -1,226 +1,715 @@
-"""Train-step bench (issue 28): our eager and cudagraphs train step against Python's, interleaved.
+"""Train-step zoo bench (issues 23 and 28): our train step under eager, cudagraphs, inductor and
+openxla against Python's eager and torch.compile (default and reduce-overhead) of the same step,
+for every TorchBench model of our zoo, in one run.
 
-For each model, in rounds: experiment_runner --test=train under eager and cudagraphs (one child
-each, repeat 0 is warm-up), then Python eager and torch.compile(step, mode="reduce-overhead") of
-the same step on the pip original, timed with CUDA events in this process (compiled once, before
-the first round). The step is the original runner's: zero_grad (to None), forward and
-reduce_to_scalar_loss under float16 autocast (our CUDA train default, no GradScaler), backward,
-Adam or SGD (TRAIN_WITH_SGD) with lr 0.01 and torch.optim's defaults (foreach on CUDA). At the
-end a --profile-cupti run of our cudagraphs train gives its GPU-busy time per iteration.
+Phases (--phase; both by default, then the tables):
+  warm  Fills every compile cache before anything is timed, --warm-jobs jobs at a time (a
+        thread pool; each job one process): per model, one experiment_runner invocation
+        (warm_ours_job) runs our eager, cudagraphs, inductor and openxla train configs with
+        --repeat=1 --iterations-per-run=1 (and --verify unless --no-verify) into the shared
+        --cache-dir OUT_DIR/cache, compiling the inductor train package and the openxla export
+        and executable; then a Python process (warm_python_job: bench/train_step_python.py
+        --warm-only) builds the model, torch.compiles the step (default, reduce-overhead) and
+        runs it 3 times, with Inductor's and Triton's caches in OUT_DIR/caches/python-* (ours are
+        in caches/ours-*: neither side's cold compile reuses the other's kernels). Those cold
+        compile seconds are recorded: several compiles at once on a busy host, an upper bound of
+        an idle cold compile. Triton's multi-config kernels are benchmarked there too, for both
+        sides (AOTInductor bakes its choice into our package; Python's timing process reads its
+        choice from the autotune cache).
+  time  Models in groups of --warm-jobs: the group's Python processes start together and compile
+        their steps (warm FX-graph and AOTAutograd cache hits: torch 2.11 has both caches on by
+        default, torch._inductor.config.fx_graph_cache and
+        torch._functorch.config.enable_autograd_cache; the seconds and hit counts are recorded),
+        then each model in turn, --rounds times: one experiment_runner invocation times our
+        backends (--xla=None --xla=PJRT --dynamo=None --dynamo=cudagraphs --dynamo=inductor
+        --dynamo=openxla, one child each, packages from the warm cache; the lazy-tensor config
+        xla=PJRT dynamo=None is a parent-side SKIP, ignored), then the model's Python process
+        times its variants with CUDA events (interleaved rounds). The last round adds
+        --profile-cupti: a pass after the timed repeats gives each backend's CUPTI GPU-busy time
+        per iteration. A variant whose warm-up record is a SKIP is not run again (its reason is
+        the row's). A Python process is idle (blocked on its input) while experiment_runner
+        runs; it holds its GPU memory, and the records' noise verdicts name it as another
+        process on the GPU (the table's notes leave that reason out).
+Models (--models zoo: every model of `experiment_runner --suite-name=torchbench --dry-run`) with a
+pip original (anchor_steps: torchvision, timm, transformers) run it in Python; the others run our
+exported graph (train_step_python.py says how), and the table marks which. A model that cannot
+run a variant gets that variant's SKIP/error reason in its row, never a silent gap.
 
-Pip originals: torchvision (resnet*, mobilenet_*, densenet121, vgg16, alexnet, squeezenet1_1,
-shufflenet_v2_x1_0), transformers (hf_GPT2: GPT2LMHeadModel(GPT2Config()), hf_Bert:
-BertForMaskedLM(BertConfig()); the step reduces their logits, as our port returns) and timm
-(timm_vision_transformer: vit_small_patch16_224, timm_efficientnet: efficientnet_b0), all randomly
-initialised at the batch our record ran. Other models get our figures only, with a note. At the
-end, the geometric mean of our eager over Python eager over the models with both (issue 28's
-target: at most 0.90). One JSON line per model and variant on stdout
-({"model", "variant", "per_iter_ms": [...]}), then a table: medians with min-max over all counted
-repeats, ratios to Python eager, and our cudagraphs wall time over its GPU-busy time.
-Usage: python3 bench/train_step_anchor.py RUNNER OUT_DIR [--models a,b] [--rounds 2]
+Output in OUT_DIR: timing/<model>.json per timed model (all variants' per-iteration ms, statuses,
+reasons, verification codes, compile seconds, CUPTI busy), results.jsonl (one JSON line per model
+and variant of every timed model; this call's lines are also printed on stdout as each model
+finishes), the tables (train_step_table.py) on stdout and in table.md, and every invocation's
+records and logs (warm/, runs/, python/).
+Resumable: a rerun with the same OUT_DIR skips warmed and timed models (delete timing/<model>.json
+to time one again); with --deadline-s the run stops starting work that would not end in time, so
+a long run can be split over several device commands on one machine (OUT_DIR must then persist:
+a git-ignored folder such as build-gpu/trainzoo, not $OUT), and --part K/N splits the zoo over
+machines (train_step_table.py renders the parts' timing/ files as one table).
+Usage: python3 bench/train_step_anchor.py RUNNER OUT_DIR [--models zoo|a,b] [--rounds 2]
+         [--warm-jobs 4] [--device cuda|cpu] [--deadline-s S] [--part K/N] [--variants ...]
 """
 import argparse
+import concurrent.futures
 import json
 import math
 import os
+import re
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
-import torch
+from anchor_steps import TRAIN_WITH_SGD, has_pip_original  # bench/, beside this script
+import train_step_table
 
-from anchor_steps import reduce_to_scalar_loss  # bench/anchor_steps.py, beside this script
+HERE = os.path.dirname(os.path.abspath(__file__))
+OURS = train_step_table.OURS
+PYTHON = train_step_table.PYTHON
+VARIANTS = train_step_table.VARIANTS
+DYNAMO = {"ours_eager": "None", "ours_cudagraphs": "cudagraphs", "ours_inductor": "inductor",
+          "ours_openxla": "openxla"}
 
-# Of TRAIN_WITH_SGD (backends/eager_backend.cpp trains_with_sgd); the others train with Adam.
-SGD_MODELS = {"resnet18", "mobilenet_v2", "timm_vision_transformer", "alexnet", "densenet121",
-              "shufflenet_v2_x1_0", "squeezenet1_1", "vgg16"}
-TORCHVISION = {name: name for name in (
-    "resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_large", "densenet121", "vgg16",
-    "alexnet", "squeezenet1_1", "shufflenet_v2_x1_0")}
-TIMM = {"timm_vision_transformer": "vit_small_patch16_224", "timm_efficientnet": "efficientnet_b0"}
-TRANSFORMERS = {"hf_GPT2": ("GPT2LMHeadModel", "GPT2Config", 50257),
-                "hf_Bert": ("BertForMaskedLM", "BertConfig", 30522)}
-TRAIN_SEQUENCE_LENGTH = 512  # TorchBench's hf_GPT2 and hf_Bert train inputs: [batch, 512] ids
-
-
-class Logits(torch.nn.Module):
-    """A transformers model returning its logits only (our port's output; the step reduces them)."""
-
-    def __init__(self, model):
-        super().__init__()
-        self.model = model
-
-    def forward(self, input_ids):
-        return self.model(input_ids=input_ids).logits
+# Rough H100 (16 cores) costs for the start-of-run estimate, seconds: a timing child (start,
+# model build, warm-up repeat, capture or package load), a Python step's warm compile (Dynamo
+# retrace with cache hits), one model's cold warm-up jobs (ours: eager/cudagraphs/verify children
+# and the inductor and openxla compiles; Python: the two torch.compiles), and a typical step.
+CHILD_S = 5.0
+PYTHON_WARM_COMPILE_S = 15.0
+OURS_COLD_S = 150.0
+PYTHON_COLD_S = 100.0
+STEP_S = 0.025
+PARALLEL_EFFICIENCY = 0.7  # of --warm-jobs compile jobs sharing 16 cores
 
 
-def has_original(name):
-    return name in TORCHVISION or name in TIMM or name in TRANSFORMERS
+def load_json(path):
+    """The JSON file's content, or None when there is none."""
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
 
 
-def python_model(name, batch):
-    """The pip original of a model (torchvision, timm or transformers) and its inputs."""
-    if name in TORCHVISION:
-        import torchvision
-        return getattr(torchvision.models, TORCHVISION[name])(), (torch.randn(batch, 3, 224, 224),)
-    if name in TIMM:
-        import timm
-        return timm.create_model(TIMM[name], pretrained=False), (torch.randn(batch, 3, 224, 224),)
-    import transformers
-    model_class, config_class, vocabulary = TRANSFORMERS[name]
-    config = getattr(transformers, config_class)()
-    config.use_cache = False  # the step needs the logits only, as our port returns
-    model = Logits(getattr(transformers, model_class)(config))
-    return model, (torch.randint(0, vocabulary, (batch, TRAIN_SEQUENCE_LENGTH)),)
+def log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
-def make_step(model, name):
-    params = list(model.parameters())
-    optimizer = (torch.optim.SGD(params, lr=0.01) if name in SGD_MODELS
-                 else torch.optim.Adam(params, lr=0.01))
-
-    def step(*inputs):
-        optimizer.zero_grad(set_to_none=True)
-        with torch.autocast("cuda", dtype=torch.float16):
-            loss = reduce_to_scalar_loss(model(*inputs))
-        loss.backward()
-        optimizer.step()
-    return step
+def first_line(text, limit=300):
+    text = (text or "").strip()
+    return (text.splitlines()[0] if text else "")[:limit]
 
 
-def time_per_iter(fn, args, iters, repeats):
-    out = []
-    for _ in range(repeats):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(iters):
-            fn(*args)
-        end.record()
-        torch.cuda.synchronize()
-        out.append(start.elapsed_time(end) / iters)
-    return out
+def compile_helper_python(runner):
+    """The Python experiment_runner runs its compile helpers with: BENCHMATRIX_PYTHON, else the
+    one its build was configured with (Python3_EXECUTABLE in the CMakeCache.txt beside it), else
+    this one."""
+    if os.environ.get("BENCHMATRIX_PYTHON"):
+        return os.environ["BENCHMATRIX_PYTHON"]
+    cache = os.path.join(os.path.dirname(runner), "CMakeCache.txt")
+    if os.path.exists(cache):
+        with open(cache) as f:
+            found = re.search(r"^Python3_EXECUTABLE:[A-Z]+=(.+)$", f.read(), re.MULTILINE)
+        if found and os.access(found.group(1).strip(), os.X_OK):
+            return found.group(1).strip()
+    return sys.executable
 
 
-def run_ours(runner, model, out_dir, tag, iters, repeats, extra=()):
-    """Our train step in experiment_runner; returns {dynamo or "eager": record}."""
-    directory = os.path.join(out_dir, tag)
-    command = [runner, "--suite-name=torchbench", "--accelerator=cuda", "--xla=None",
-               "--test=train", f"--filter=^{model}$", f"--repeat={repeats}",
-               f"--iterations-per-run={iters}", f"--output-dirname={directory}", "--no-resume",
-               *extra]
-    with open(os.path.join(out_dir, tag + ".log"), "w") as log:
-        subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, check=False)
+class Bench:
+    """The run's settings, paths and deadline."""
+
+    def __init__(self, args):
+        self.args = args
+        self.runner = os.path.abspath(args.runner)
+        self.out = os.path.abspath(args.out_dir)
+        self.device = args.device
+        self.variants = args.variants
+        self.ours = [v for v in OURS if v in self.variants]
+        self.python = [v for v in PYTHON if v in self.variants]
+        self.started = time.monotonic()
+        self.deadline = self.started + args.deadline_s if args.deadline_s else None
+        self.cache = os.path.join(self.out, "cache")
+        self.python_exe = sys.executable
+        real_helper = compile_helper_python(self.runner)
+        caches = os.path.join(self.out, "caches")
+        # Our train compile helper records its command line into each entry
+        # (recording_compile_helper.sh); its Inductor/Triton caches are apart from Python's, so
+        # that neither side's cold compile reuses the other's kernels.
+        self.runner_env = dict(os.environ,
+                               BENCHMATRIX_PYTHON=os.path.join(HERE, "recording_compile_helper.sh"),
+                               TRAIN_STEP_BENCH_PYTHON=real_helper,
+                               TORCHINDUCTOR_CACHE_DIR=os.path.join(caches, "ours-inductor"),
+                               TRITON_CACHE_DIR=os.path.join(caches, "ours-triton"))
+        self.python_env = dict(os.environ, PYTHONUNBUFFERED="1",
+                               TORCHINDUCTOR_CACHE_DIR=os.path.join(caches, "python-inductor"),
+                               TRITON_CACHE_DIR=os.path.join(caches, "python-triton"))
+        for sub in ("warm/ours", "warm/python", "runs", "python", "timing", "cache"):
+            os.makedirs(os.path.join(self.out, sub), exist_ok=True)
+
+    def left_s(self):
+        return self.deadline - time.monotonic() if self.deadline else math.inf
+
+    def path(self, *parts):
+        return os.path.join(self.out, *parts)
+
+
+# ---- experiment_runner ----------------------------------------------------------------------
+
+def variant_of(record):
+    """Which of our variants a record is (None for the lazy-tensor SKIP)."""
+    experiment = record["experiment"]
+    if experiment["xla"]:
+        return "ours_openxla" if experiment["dynamo"] == "openxla" else None
+    return {None: "ours_eager", "cudagraphs": "ours_cudagraphs",
+            "inductor": "ours_inductor"}.get(experiment["dynamo"])
+
+
+def status_of(record):
+    """("ok", None), ("SKIP", reason) or ("error", reason) of one record."""
+    if record is None:
+        return "error", "no record (the invocation failed; see its log)"
+    metrics = record["metrics"]
+    if metrics.get("per_iter_time"):
+        return "ok", None
+    error = str(metrics.get("error", "no per_iter_time and no error"))
+    if error.startswith("SKIP"):
+        return "SKIP", first_line(error[len("SKIP:"):] if error.startswith("SKIP:") else error)
+    # An error's first line names it; the traceback's last line often says more.
+    lines = [line for line in error.strip().splitlines() if line.strip()]
+    reason = lines[0] if lines else error
+    if len(lines) > 1:
+        reason += " ... " + lines[-1].strip()
+    return "error", reason[:400]
+
+
+def run_runner(bench, model, directory, variants, extra, timeout_s):
+    """One experiment_runner invocation over `variants` of `model` into `directory`; returns
+    {variant: record}."""
+    xla = ["--xla=None"] + (["--xla=PJRT"] if "ours_openxla" in variants else [])
+    command = [bench.runner, "--suite-name=torchbench", f"--accelerator={bench.device}", *xla,
+               *(f"--dynamo={DYNAMO[v]}" for v in OURS if v in variants), "--test=train",
+               f"--filter=^{model}$", f"--output-dirname={directory}",
+               f"--cache-dir={bench.cache}", "--no-memory-pass",
+               f"--subprocess-timeout={timeout_s}", *extra]
+    os.makedirs(directory, exist_ok=True)
+    with open(directory + ".log", "a") as log_file:
+        log_file.write(" ".join(command) + "\n")
+        log_file.flush()
+        subprocess.run(command, stdout=log_file, stderr=subprocess.STDOUT, env=bench.runner_env,
+                       check=False)
+    return read_records(os.path.join(directory, "results.jsonl"))
+
+
+def read_records(path):
+    """{variant: record} of a results file (none when it is missing)."""
     records = {}
-    path = os.path.join(directory, "results.jsonl")
     if os.path.exists(path):
-        for line in open(path):
-            record = json.loads(line)
-            records[record["experiment"]["dynamo"] or "eager"] = record
+        with open(path) as f:
+            for line in f:
+                if line.strip():
+                    record = json.loads(line)
+                    if variant_of(record):
+                        records[variant_of(record)] = record
     return records
 
 
+def zoo_models(bench):
+    """The torchbench models experiment_runner lists (its --dry-run), in its order."""
+    command = [bench.runner, "--suite-name=torchbench", "--dry-run",
+               f"--accelerator={bench.device}", "--xla=None", "--dynamo=None", "--test=train",
+               f"--output-dirname={bench.path('listing')}"]
+    listing = subprocess.run(command, capture_output=True, text=True, check=False)
+    models = re.findall(r'--model-config=\{"model_name": "([^"]+)"\}',
+                        listing.stdout + listing.stderr)
+    if not models:
+        raise SystemExit(f"cannot list the zoo: {' '.join(command)} printed no model "
+                         f"configs:\n{listing.stderr[-2000:]}")
+    return list(dict.fromkeys(models))
+
+
+# ---- warm-up phase ---------------------------------------------------------------------------
+
+def warm_variants(bench, model):
+    """Our variants the warm-up runs for `model`: the selected ones (cudagraphs only to verify
+    it: it has nothing to compile ahead), eager (its record gives the Python side the batch size)
+    and, for a model without a pip original whose Python steps are selected, inductor (its cache
+    entry holds the graph the Python side runs)."""
+    wanted = set(bench.ours) | {"ours_eager"}
+    if bench.args.no_verify:
+        wanted.discard("ours_cudagraphs")
+    if bench.python and not has_pip_original(model):
+        wanted.add("ours_inductor")
+    return [v for v in OURS if v in wanted]
+
+
+def warm_ours_job(bench, model):
+    """Our warm-up of one model: experiment_runner with --repeat=1 --iterations-per-run=1 over its
+    warm variants, into the shared compile cache (the runner's own resume skips configs done in
+    an earlier call). Returns {variant: record}. A runner flag that compiles ahead for many models
+    at once can replace this function."""
+    started = time.monotonic()
+    extra = ["--repeat=1", "--iterations-per-run=1"] + ([] if bench.args.no_verify
+                                                        else ["--verify"])
+    records = run_runner(bench, model, bench.path("warm", "ours", model),
+                         warm_variants(bench, model), extra, timeout_s=1500)
+    log(f"warm ours {model}: {time.monotonic() - started:.0f} s, "
+        + ", ".join(f"{v} {status_of(r)[0]}" for v, r in records.items()))
+    return records
+
+
+def python_spec(bench, model, ours_records, warm_calls=3):
+    """train_step_python.py's --spec for `model`."""
+    spec = {"model": model, "device": bench.device, "variants": bench.python,
+            "warm_calls": warm_calls}
+    eager = ours_records.get("ours_eager")
+    if eager and eager["experiment"].get("batch_size"):
+        spec["batch"] = eager["experiment"]["batch_size"]
+    else:
+        spec["batch_missing"] = ("no batch size: our eager warm-up record is "
+                                 + "{}: {}".format(*status_of(eager)))
+    if not has_pip_original(model):
+        inductor = ours_records.get("ours_inductor")
+        status, reason = status_of(inductor)
+        package = (inductor or {}).get("compile", {}).get("package")
+        if status == "ok" and package:
+            spec["entry_dir"] = os.path.dirname(package)
+        else:
+            spec["entry_missing"] = (f"no exported graph: our inductor train warm-up record is "
+                                     f"{status}: {reason}")
+    return spec
+
+
+def warm_python_job(bench, model, ours_records):
+    """Python's warm-up of one model: train_step_python.py --warm-only (compiles every selected
+    step once into the shared caches). Returns its ready report (with wall_s), saved in
+    warm/python/<model>.json; an earlier call's report is reused."""
+    path = bench.path("warm", "python", model + ".json")
+    if os.path.exists(path):
+        return load_json(path)
+    started = time.monotonic()
+    spec = python_spec(bench, model, ours_records)
+    command = [bench.python_exe, os.path.join(HERE, "train_step_python.py"), "--spec",
+               json.dumps(spec), "--warm-only"]
+    with open(bench.path("warm", "python", model + ".log"), "w") as log_file:
+        try:
+            process = subprocess.run(command, stdout=subprocess.PIPE, stderr=log_file, text=True,
+                                     env=bench.python_env, timeout=1500, check=False)
+            output, status = process.stdout, process.returncode
+        except subprocess.TimeoutExpired as expired:
+            output, status = expired.stdout or "", "timed out after 1500 s"
+    ready = next((json.loads(line) for line in output.splitlines()
+                  if line.startswith("{") and '"ready"' in line), None)
+    if ready is None:
+        ready = {"event": "ready", "model": model, "variants": {}, "errors": {},
+                 "model_error": f"the Python warm-up exited ({status}) without a report; see "
+                                f"warm/python/{model}.log"}
+    ready["wall_s"] = round(time.monotonic() - started, 1)
+    with open(path, "w") as f:
+        json.dump(ready, f)
+    log(f"warm python {model}: {ready['wall_s']:.0f} s, "
+        + (ready["model_error"] or ", ".join(
+            f"{v} {s['warm_up_s']:.0f} s" for v, s in ready["variants"].items())))
+    return ready
+
+
+def warm_phase(bench, models):
+    """Every model's warm-up jobs, --warm-jobs at a time: ours first, each model's Python job
+    queued as soon as its ours job is done (it needs the batch size and, for an exported graph,
+    the cache entry). Jobs that would start past the deadline are left for the next call."""
+    # A job started later than this before the deadline may outlast it (cold compiles of one
+    # model on a busy host: ours 1-5 min, Python's 1-3 min).
+    margin_s = {warm_ours_job: 240, warm_python_job: 180}
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=bench.args.warm_jobs)
+    left = []
+    lock = threading.Lock()
+
+    def guarded(job, model, *arguments):
+        if bench.left_s() < margin_s[job]:
+            with lock:
+                left.append(model)
+            return None
+        return job(bench, model, *arguments)
+
+    ours = {pool.submit(guarded, warm_ours_job, model): model for model in models}
+    python = []
+    for done in concurrent.futures.as_completed(ours):
+        records = done.result()
+        if records is not None and bench.python:
+            python.append(pool.submit(guarded, warm_python_job, ours[done], records))
+    concurrent.futures.wait(python)
+    for future in python:
+        future.result()  # re-raises a bug in a job
+    pool.shutdown()
+    if left:
+        log(f"warm-up stopped at the deadline; not warmed: {', '.join(sorted(set(left)))}")
+    return not left
+
+
+def warmed(bench, model):
+    """Whether the warm-up phase finished `model` (in this call or an earlier one)."""
+    records = warm_records(bench, model)
+    ours_done = all(v in records for v in warm_variants(bench, model))
+    python_done = not bench.python or os.path.exists(bench.path("warm", "python",
+                                                                 model + ".json"))
+    return ours_done and python_done
+
+
+def warm_records(bench, model):
+    """{variant: record} of the model's warm-up invocation."""
+    return read_records(bench.path("warm", "ours", model, "results.jsonl"))
+
+
+# ---- timing phase ----------------------------------------------------------------------------
+
+class PythonProcess:
+    """A model's train_step_python.py, started ahead and asked to time its variants."""
+
+    def __init__(self, bench, model, spec):
+        self.model = model
+        self.log_path = bench.path("python", model + ".log")
+        self.log_file = open(self.log_path, "w")
+        self.process = subprocess.Popen(
+            [bench.python_exe, os.path.join(HERE, "train_step_python.py"), "--spec",
+             json.dumps(spec)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=self.log_file, text=True, env=bench.python_env)
+
+    def read(self):
+        """The process's next report, or None when it exited."""
+        for line in self.process.stdout:
+            if line.startswith("{"):
+                return json.loads(line)
+        return None
+
+    def exit_reason(self):
+        return (f"the Python process exited (status {self.process.wait()}); see "
+                f"{os.path.relpath(self.log_path)}")
+
+    def time(self, iters, repeats):
+        try:
+            self.process.stdin.write(json.dumps({"cmd": "time", "iters": iters,
+                                                 "repeats": repeats}) + "\n")
+            self.process.stdin.flush()
+        except BrokenPipeError:
+            return None
+        return self.read()
+
+    def close(self):
+        try:
+            self.process.stdin.write(json.dumps({"cmd": "exit"}) + "\n")
+            self.process.stdin.close()
+        except BrokenPipeError:
+            pass
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.log_file.close()
+
+
 def counted(values):
+    """The counted repeats: repeat 0 is warm-up unless it is the only one (as our records)."""
     return values[1:] if len(values) > 1 else values
+
+
+def noise_note(record):
+    """The record's noise reasons, less the one our own idle Python processes cause."""
+    reasons = [r for r in (record.get("noise") or {}).get("reasons", [])
+               if "other process" not in r]
+    return "; ".join(reasons)
+
+
+def time_model(bench, model, python, ready):
+    """The model's rounds; returns its result (written to timing/<model>.json)."""
+    args = bench.args
+    started = time.monotonic()
+    warm = warm_records(bench, model)
+    variants = {v: {"per_iter_ms": [], "status": None, "reason": None} for v in VARIANTS
+                if v in bench.variants}
+    notes = []
+    noisy = {}  # variant -> [(round, the record's noise reasons)]
+    result = {"model": model, "batch": None, "optimizer": "SGD" if model in TRAIN_WITH_SGD
+              else "Adam", "variants": variants, "detail": None,
+              "source": "pip original" if has_pip_original(model) else "exported graph",
+              "verification": {v: r.get("verification_code") for v, r in warm.items()
+                               if v in bench.ours},
+              "notes": notes, "timing_compile": {}, "recompiles_during_timing": 0}
+    eager = warm.get("ours_eager")
+    if eager:
+        result["batch"] = eager["experiment"].get("batch_size")
+    accelerator = next((r["experiment"].get("accelerator_model") for r in warm.values()
+                        if r["experiment"].get("accelerator_model")), None)
+    result["accelerator_model"] = accelerator
+    python_warm = load_json(bench.path("warm", "python", model + ".json")) or {}
+    result["python_warm"] = python_warm.get("variants", {})
+    result["warm"] = {"ours": {v: {"compile_time_s": (r["metrics"].get("compile_time_s")
+                                                      or [None])[0],
+                                   "compile_helper_s": (r["metrics"].get("compile_helper_s")
+                                                        or [None])[0],
+                                   "cache_hit": r.get("compile", {}).get("cache_hit"),
+                                   "status": status_of(r)[0]}
+                              for v, r in warm.items()},
+                      "python_wall_s": python_warm.get("wall_s")}
+    if ready is not None:
+        result.update(source=ready.get("source"), detail=ready.get("detail"),
+                      entry=ready.get("entry"))
+        result["timing_compile"] = ready.get("variants", {})
+        result["batch"] = result["batch"] or ready.get("batch")
+        for variant, reason in ready.get("errors", {}).items():
+            variants[variant].update(status="error", reason=f"compile/warm-up: {reason}")
+        if ready.get("model_error"):
+            for variant in bench.python:
+                variants[variant].update(status="not run", reason=ready["model_error"])
+    elif bench.python:
+        for variant in bench.python:
+            variants[variant].update(status="not run", reason=python.exit_reason() if python
+                                     else "no Python process")
+
+    # A variant whose warm-up record is a SKIP (a skip list, no CUDA, an export that fails) is
+    # not run again: it would SKIP again, after the same export attempt. Errors are retried (the
+    # warm-up ran several jobs at once: an out-of-memory error there may be the crowd's).
+    ours = []
+    for variant in bench.ours:
+        status, reason = status_of(warm[variant]) if variant in warm else ("ok", None)
+        if status == "SKIP":
+            variants[variant].update(status="SKIP", reason=reason)
+        else:
+            ours.append(variant)
+    for round_index in range(args.rounds):
+        last = round_index == args.rounds - 1
+        if ours:
+            cupti = ["--profile-cupti"] if last and bench.device == "cuda" else []
+            records = run_runner(bench, model, bench.path("runs", model, f"round{round_index}"),
+                                 ours, [f"--repeat={args.repeats + 1}",
+                                        f"--iterations-per-run={args.iters}", "--no-resume",
+                                        *cupti], timeout_s=600)
+            for variant in ours:
+                record = records.get(variant)
+                status, reason = status_of(record)
+                entry = variants[variant]
+                if status != "ok":
+                    if not entry["per_iter_ms"]:
+                        entry.update(status=status, reason=reason)
+                    elif reason:
+                        notes.append(f"{variant} round {round_index}: {status}: {reason}")
+                    continue
+                entry["per_iter_ms"] += [t * 1e3 for t in
+                                         counted(record["metrics"]["per_iter_time"])]
+                busy = record["metrics"].get("cupti_per_iter_busy_time_s")
+                if busy:
+                    entry["busy_ms"] = [b * 1e3 for b in counted(busy)]
+                fallback = record.get("compile", {}).get("capture_fallback")
+                if fallback and round_index == 0:
+                    notes.append(f"{variant}: capture_fallback: {first_line(fallback)}")
+                if record.get("compile", {}).get("cache_hit") is False:
+                    notes.append(f"{variant} round {round_index}: compiled in the timing child "
+                                 "(no warm cache entry): its warm-up was incomplete")
+                noise = noise_note(record)
+                if noise and (record.get("noise") or {}).get("verdict") == "noisy":
+                    noisy.setdefault(variant, []).append((round_index, noise))
+                if result["batch"] is None:
+                    result["batch"] = record["experiment"].get("batch_size")
+        if python is not None and ready is not None and not ready.get("model_error"):
+            timed = python.time(args.iters, args.repeats)
+            if timed is None:
+                reason = python.exit_reason()
+                for variant in bench.python:
+                    if variants[variant]["status"] is None and not variants[variant]["per_iter_ms"]:
+                        variants[variant].update(status="error", reason=reason)
+                notes.append(f"Python process, round {round_index}: {reason}")
+                python = None
+                continue
+            for variant, values in timed["per_iter_ms"].items():
+                variants[variant]["per_iter_ms"] += values
+            for variant, reason in timed.get("errors", {}).items():
+                variants[variant].update(status="error", reason=f"timing: {reason}")
+            if timed.get("recompiles"):
+                result["recompiles_during_timing"] += timed["recompiles"]
+                notes.append(f"Python: {timed['recompiles']} graph(s) compiled during round "
+                             f"{round_index}'s timing (a guard failed)")
+    for variant, rounds in noisy.items():
+        notes.append(f"{variant}: noisy record in round(s) "
+                     f"{', '.join(str(r) for r, _ in rounds)} (round {rounds[0][0]}: "
+                     f"{rounds[0][1]})")
+    for variant, entry in variants.items():
+        if entry["per_iter_ms"] and entry["status"] in (None, "ok"):
+            entry["status"] = "ok"
+        elif entry["per_iter_ms"]:  # timed in some rounds, failed later
+            notes.append(f"{variant}: {entry['status']} in a later round: {entry['reason']}")
+            entry.update(status="ok", reason=None)
+        elif entry["status"] is None:
+            entry.update(status="not run", reason="no figure (see the logs)")
+    if bench.device != "cuda":
+        notes.append("no CUPTI GPU-busy figures on the CPU")
+    result["wall_s"] = round(time.monotonic() - started, 1)
+    return result
+
+
+def result_lines(result):
+    for variant, entry in result["variants"].items():
+        yield {"model": result["model"], "variant": variant, "source": result.get("source"),
+               "batch": result.get("batch"), "per_iter_ms": entry["per_iter_ms"],
+               "status": entry["status"], "reason": entry["reason"],
+               "verification": result["verification"].get(variant),
+               "cupti_busy_ms": entry.get("busy_ms")}
+
+
+def timing_phase(bench, models):
+    """Times the warmed models not timed yet, --warm-jobs Python processes started together."""
+    pending = [m for m in models if not os.path.exists(bench.path("timing", m + ".json"))]
+    not_warm = [m for m in pending if not warmed(bench, m)]
+    if not_warm:
+        log(f"not warmed up yet, not timed in this call: {', '.join(not_warm)}")
+    pending = [m for m in pending if m not in not_warm]
+    per_model_s = estimate_model_s(bench)
+    durations = []
+    group_size = max(1, bench.args.warm_jobs)
+    for first in range(0, len(pending), group_size):
+        group = pending[first:first + group_size]
+        expected = (statistics.mean(durations) if durations else per_model_s)
+        if bench.left_s() < expected + PYTHON_WARM_COMPILE_S:
+            log(f"stopping at the deadline ({bench.left_s():.0f} s left, a model takes about "
+                f"{expected:.0f} s); not timed: {', '.join(pending[first:])}")
+            return False
+        processes = {}
+        if bench.python:
+            for model in group:
+                spec = python_spec(bench, model, warm_records(bench, model))
+                processes[model] = PythonProcess(bench, model, spec)
+        readies = {model: process.read() for model, process in processes.items()}
+        for model, ready in readies.items():
+            if ready:
+                log(f"python {model} ready: " + (ready.get("model_error") or ", ".join(
+                    f"{v} {s['warm_up_s']:.1f} s" for v, s in ready["variants"].items())))
+        for index, model in enumerate(group):
+            expected = (statistics.mean(durations) if durations else per_model_s)
+            if bench.left_s() < expected:
+                log(f"stopping at the deadline ({bench.left_s():.0f} s left); not timed: "
+                    f"{', '.join(group[index:] + pending[first + group_size:])}")
+                for process in processes.values():
+                    process.close()
+                return False
+            started = time.monotonic()
+            result = time_model(bench, model, processes.get(model), readies.get(model))
+            if model in processes:
+                processes.pop(model).close()
+            with open(bench.path("timing", model + ".json"), "w") as f:
+                json.dump(result, f)
+            for line in result_lines(result):
+                print(json.dumps(line), flush=True)
+            durations.append(time.monotonic() - started)
+            log(f"timed {model} in {durations[-1]:.0f} s")
+    return True
+
+
+# ---- estimate and main -----------------------------------------------------------------------
+
+def estimate_model_s(bench):
+    """Rough seconds to time one model (H100 constants above)."""
+    args = bench.args
+    children = len(bench.ours) * CHILD_S
+    python_steps = len(bench.python) * args.repeats * args.iters * STEP_S
+    return args.rounds * (children + python_steps + 1) + (
+        PYTHON_WARM_COMPILE_S * len(bench.python) / max(1, args.warm_jobs))
+
+
+def print_estimate(bench, models):
+    to_warm = [m for m in models if not warmed(bench, m)] if "warm" in bench.args.phase else []
+    to_time = ([m for m in models if not os.path.exists(bench.path("timing", m + ".json"))]
+               if "time" in bench.args.phase else [])
+    ours_cold = OURS_COLD_S * len(bench.ours) / len(OURS)
+    python_cold = PYTHON_COLD_S * len(bench.python) / len(PYTHON)
+    warm_s = len(to_warm) * (ours_cold + python_cold) / (bench.args.warm_jobs *
+                                                           PARALLEL_EFFICIENCY)
+    time_s = len(to_time) * estimate_model_s(bench)
+    log(f"{len(models)} models; to warm up: {len(to_warm)} (about {warm_s / 60:.0f} min with "
+        f"{bench.args.warm_jobs} jobs), to time: {len(to_time)} (about {time_s / 60:.0f} min: "
+        f"{args_line(bench)}); expected wall time about {(warm_s + time_s) / 60:.0f} min on an "
+        "H100 with 16 cores (rough: compile times vary 3x between models)"
+        + (f"; deadline in {bench.args.deadline_s:.0f} s" if bench.deadline else ""))
+
+
+def args_line(bench):
+    args = bench.args
+    return (f"{args.rounds} rounds x ({len(bench.ours)} experiment_runner children + "
+            f"{len(bench.python)} Python variants), {args.repeats} counted repeats of "
+            f"{args.iters} steps per round and variant")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("runner")
+    parser.add_argument("runner", help="the experiment_runner binary")
     parser.add_argument("out_dir")
-    parser.add_argument("--models", default="resnet50,resnet18,mobilenet_v2")
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--iters", type=int, default=20, help="steps per timed repeat")
-    parser.add_argument("--repeats", type=int, default=5,
-                        help="timed repeats per round (ours: one more, the warm-up)")
-    parser.add_argument("--python-variants", default="python_eager,python_reduce_overhead",
-                        help="Python steps to time: python_eager and/or python_reduce_overhead "
-                             "(its train compile takes 40-110 s per model on an H100)")
+    parser.add_argument("--models", default="zoo",
+                        help="comma-separated models, or zoo (default): every torchbench model "
+                             "experiment_runner lists")
+    parser.add_argument("--part", default="1/1",
+                        help="K/N: only the K-th of N interleaved parts of the model list (models "
+                             "K-1, K-1+N, ...), to split the zoo over machines; "
+                             "train_step_table.py renders the parts' timing/ files together")
+    parser.add_argument("--variants", default=",".join(VARIANTS),
+                        help=f"comma-separated, of {', '.join(VARIANTS)} (default: all)")
+    parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
+                        help="cuda (the bench), or cpu (a smoke test: no cudagraphs, openxla or "
+                             "CUPTI there, their rows say why)")
+    parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds (default 2)")
+    parser.add_argument("--iters", type=int, default=10, help="steps per timed repeat")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="counted repeats per round and variant (ours: one more, the warm-up)")
+    parser.add_argument("--warm-jobs", type=int, default=4,
+                        help="warm-up jobs at a time, and Python processes started together in "
+                             "the timing phase (default 4, for 16 cores)")
+    parser.add_argument("--phase", default="warm,time",
+                        help="warm, time, or both (default); the tables are printed after either")
+    parser.add_argument("--deadline-s", type=float, default=0,
+                        help="stop starting work that would not end within this many seconds of "
+                             "the start (0: none); rerun to continue")
+    parser.add_argument("--no-verify", action="store_true",
+                        help="warm up without --verify (no verification codes in the table)")
     args = parser.parse_args()
-    python_variants = [v for v in args.python_variants.split(",") if v]
-    unknown = set(python_variants) - {"python_eager", "python_reduce_overhead"}
+    args.variants = [v for v in args.variants.split(",") if v]
+    unknown = set(args.variants) - set(VARIANTS)
     if unknown:
-        parser.error(f"--python-variants: unknown {sorted(unknown)}; expected python_eager "
-                     "and/or python_reduce_overhead")
-    os.makedirs(args.out_dir, exist_ok=True)
-    torch.set_float32_matmul_precision("high")  # as experiment_runner without --disable-tf32
-    table = []
-    for name in args.models.split(","):
-        samples = {"ours_eager": [], "ours_cudagraphs": [], "python_eager": [],
-                   "python_reduce_overhead": []}
-        notes = []
-        steps = None
-        for round_index in range(args.rounds):
-            ours = run_ours(args.runner, name, args.out_dir, f"{name}-round{round_index}",
-                            args.iters, args.repeats + 1, ["--dynamo=None", "--dynamo=cudagraphs"])
-            for backend, record in ours.items():
-                metrics = record["metrics"]
-                if "per_iter_time" not in metrics:
-                    notes.append(f"ours {backend}: {str(metrics.get('error', record))[:300]}")
-                    continue
-                samples["ours_" + backend] += [t * 1e3 for t in counted(metrics["per_iter_time"])]
-                fallback = record.get("compile", {}).get("capture_fallback")
-                if fallback and round_index == 0:
-                    notes.append(f"cudagraphs capture_fallback: {fallback[:300]}")
-            if steps is None:  # the Python steps, built and compiled once per model
-                steps = {}
-                batch = next((r["experiment"]["batch_size"] for r in ours.values()), None)
-                timed = bool(batch) and has_original(name)
-                if not timed:
-                    notes.append("no pip original timed (none in torchvision, timm or "
-                                 "transformers, or our run failed)")
-                for variant in python_variants if timed else ():
-                    torch._dynamo.reset()
-                    model, inputs = python_model(name, batch)
-                    model = model.cuda().train()
-                    inputs = tuple(x.cuda() for x in inputs)
-                    step = make_step(model, name)
-                    if variant == "python_reduce_overhead":
-                        step = torch.compile(step, mode="reduce-overhead")
-                    started = time.perf_counter()
-                    for _ in range(3):  # compile, then cudagraph trees record on later calls
-                        step(*inputs)
-                    torch.cuda.synchronize()
-                    notes.append(f"{variant} warm-up/compile {time.perf_counter() - started:.1f} s")
-                    steps[variant] = (step, inputs)
-            for variant, (step, inputs) in steps.items():
-                samples[variant] += time_per_iter(step, inputs, args.iters, args.repeats)
-        cupti = run_ours(args.runner, name, args.out_dir, f"{name}-cupti", args.iters,
-                         args.repeats + 1, ["--dynamo=cudagraphs", "--profile-cupti"])
-        busy = None
-        if "cudagraphs" in cupti and "cupti_per_iter_busy_time_s" in cupti["cudagraphs"]["metrics"]:
-            busy = [b * 1e3 for b in
-                    counted(cupti["cudagraphs"]["metrics"]["cupti_per_iter_busy_time_s"])]
-        for variant, values in samples.items():
-            print(json.dumps({"model": name, "variant": variant, "per_iter_ms": values}),
-                  flush=True)
-        print(json.dumps({"model": name, "variant": "ours_cudagraphs_cupti_busy",
-                          "per_iter_ms": busy, "notes": notes}), flush=True)
-        table.append((name, samples, busy, notes))
-    print(f"\n{'model':14} {'variant':24} {'median ms':>10} {'min-max ms':>17} {'n':>3} "
-          f"{'/py eager':>9}")
-    for name, samples, busy, notes in table:
-        reference = statistics.median(samples["python_eager"]) if samples["python_eager"] else None
-        for variant, values in list(samples.items()) + [("ours_cudagraphs_busy", busy or [])]:
-            if not values:
-                print(f"{name:14} {variant:24} {'-':>10}")
-                continue
-            median = statistics.median(values)
-            ratio = f"{median / reference:9.3f}" if reference else ""
-            print(f"{name:14} {variant:24} {median:10.3f} {min(values):8.3f}-{max(values):8.3f} "
-                  f"{len(values):3d} {ratio}")
-        if busy and samples["ours_cudagraphs"]:
-            print(f"{name:14} cudagraphs wall / GPU-busy = "
-                  f"{statistics.median(samples['ours_cudagraphs']) / statistics.median(busy):.3f}")
-        for note in notes:
-            print(f"{name:14}   note: {note}")
-    ratios = [statistics.median(samples["ours_eager"]) / statistics.median(samples["python_eager"])
-              for _, samples, _, _ in table if samples["ours_eager"] and samples["python_eager"]]
-    if ratios:
-        geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
-        print(f"\nours eager / Python eager train: geomean {geomean:.3f} over {len(ratios)} models "
-              f"(max {max(ratios):.3f}; target: geomean <= 0.90, every model <= 1)")
+        parser.error(f"--variants: unknown {sorted(unknown)}; expected some of {VARIANTS}")
+    args.phase = {p for p in args.phase.split(",") if p}
+    if not args.phase <= {"warm", "time"}:
+        parser.error(f"--phase: expected warm and/or time, got {sorted(args.phase)}")
+    if args.rounds < 1 or args.iters < 1 or args.repeats < 1 or args.warm_jobs < 1:
+        parser.error("--rounds, --iters, --repeats and --warm-jobs must be at least 1")
+    part = re.fullmatch(r"(\d+)/(\d+)", args.part)
+    if not part or not 1 <= int(part.group(1)) <= int(part.group(2)):
+        parser.error(f"--part: expected K/N with 1 <= K <= N, got {args.part!r}")
+    args.part_index, args.part_count = int(part.group(1)), int(part.group(2))
+    if not os.access(args.runner, os.X_OK):
+        parser.error(f"{args.runner} is not an executable experiment_runner")
+
+    bench = Bench(args)
+    models = zoo_models(bench) if args.models == "zoo" else [m for m in args.models.split(",")
+                                                              if m]
+    models = models[args.part_index - 1::args.part_count]
+    print_estimate(bench, models)
+    if "warm" in args.phase:
+        warm_phase(bench, [m for m in models if not warmed(bench, m)])
+        log(f"warm-up phase done after {(time.monotonic() - bench.started) / 60:.1f} min")
+    if "time" in args.phase:
+        timing_phase(bench, models)
+        log(f"timing phase done after {(time.monotonic() - bench.started) / 60:.1f} min")
+    accelerator = next((r.get("accelerator_model") for r in map(
+        lambda m: load_json(bench.path("timing", m + ".json")), models) if r), None)
+    meta = (f"{accelerator or args.device}, {args_line(bench)}; warm-up {args.warm_jobs} jobs "
+            f"at a time; `bench/train_step_anchor.py --models {args.models} --part {args.part} "
+            f"--rounds {args.rounds} --iters {args.iters} --repeats {args.repeats}`")
+    with open(bench.path("meta.json"), "w") as f:
+        json.dump({"line": meta, "models": models}, f)
+    print()
+    results = train_step_table.render(bench.out, models, meta)
+    with open(bench.path("results.jsonl"), "w") as f:  # every timed model, this call's or not
+        for result in results.values():
+            for line in result_lines(result):
+                f.write(json.dumps(line) + "\n")
+    log(f"tables in {bench.path('table.md')}; total {(time.monotonic() - bench.started) / 60:.1f} "
+        "min")
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,19 +1,57 @@
 #!/bin/bash
-# The train-step bench on the GPU machine (issue 28, BENCHMARKS.md "Train step"). Steps, in order:
-#   build   configure and build experiment_runner into build-gpu (as bench/compiled_backends_gpu.sh)
+# The train-step bench on the GPU machine (issues 23 and 28, BENCHMARKS.md "Train step"). Steps, in
+# order:
+#   build   configure and build experiment_runner into build-gpu (as bench/compiled_backends_gpu.sh;
+#           openxla needs the PJRT header: carry third_party_cache, as bench/xla_gpu.sh says)
 #   verify  --verify of our eager and cudagraphs train step on CUDA; the cudagraphs records must
 #           have no compile.capture_fallback (the whole step captured)
-#   bench   bench/train_step_anchor.py: our eager/cudagraphs train and Python eager /
-#           torch.compile(step, mode="reduce-overhead") interleaved, plus CUPTI GPU-busy
-# Usage: bench/train_step_gpu.sh OUT_DIR STEP...   (about 5 minutes for verify+bench on an H100)
-#   MODELS=a,b picks the bench's models (default resnet50,resnet18,mobilenet_v2);
-#   PYTHON_VARIANTS=python_eager skips the reduce-overhead compile (a breadth run); ANCHOR_ARGS
-#   passes more options to train_step_anchor.py (e.g. "--repeats 3 --iters 10");
-#   VERIFY_MODELS=regex the verified ones.
+#   zoo     bench/train_step_anchor.py over the zoo: our eager, cudagraphs, inductor and openxla
+#           train step against Python eager, torch.compile(step) and torch.compile(step,
+#           mode="reduce-overhead") (pip originals, or our exported graph where there is none);
+#           a warm-up phase first (every compile cache filled, WARM_JOBS jobs at a time), then
+#           interleaved rounds, CUPTI GPU-busy in the last round. The tables on stdout; in OUT_DIR
+#           trainzoo.table.md (markdown for BENCHMARKS.md), trainzoo.jsonl, trainzoo.out/.log and
+#           trainzoo.tar.gz (timing/ = every model's result, warm-up and round records). The work
+#           folder ZOO_DIR (default build-gpu/trainzoo: git-ignored, so it stays on the machine
+#           between device calls) keeps the caches and what is done: a call stops starting work
+#           that would not end DEADLINE_S (default 540) seconds after this script started (the
+#           build included), and the same command in the next call continues. PART=K/N runs the
+#           K-th of N interleaved parts of the zoo (a machine goes back after 30 min held, and
+#           the whole zoo does not fit one); `python3 bench/train_step_table.py DIR` renders the
+#           parts' timing/ folders, extracted together into DIR/timing, as one table.
+#           Rough H100 (16 cores) figures (the bench prints its estimate at each start): warm-up
+#           about 3-4 min a model / WARM_JOBS, timing about 1 min a model with ROUNDS=2 (half
+#           with ROUNDS=1), build about 5 min: PART=1/2 then PART=2/2, each on its own machine,
+#           take about 25-30 min held each (3 calls: "build zoo", "zoo", "zoo").
+#   bench   the same script over MODELS (default resnet50,resnet18,mobilenet_v2), in one call (no
+#           deadline; work folder build-gpu/trainbench, files in OUT_DIR named trainbench.*).
+# Usage: bench/train_step_gpu.sh OUT_DIR STEP...
+#   e.g. PART=1/2 bench/train_step_gpu.sh $OUT build zoo, then (same machine) PART=1/2
+#   bench/train_step_gpu.sh $OUT zoo until the table has every model of the part.
+#   MODELS=a,b the models (zoo: default every torchbench model); VARIANTS=a,b of ours_eager,
+#   ours_cudagraphs, ours_inductor, ours_openxla, python_eager, python_compile,
+#   python_reduce_overhead (default all); ROUNDS (2), WARM_JOBS (4), PART (1/1), DEADLINE_S,
+#   ZOO_DIR as above; ANCHOR_ARGS passes more options to train_step_anchor.py (e.g. "--repeats 5
+#   --iters 20", "--no-verify"); VERIFY_MODELS=regex the verified ones of `verify`.
 set -euo pipefail
+started=$(date +%s)  # DEADLINE_S counts from here (a device command's 600 s include the build)
 out=$1; shift
 mkdir -p "$out"
 build=build-gpu
+anchor() {  # anchor WORK_DIR OPTION...: the bench's tables on stdout, its log in OUT_DIR
+  local work=$1; shift
+  python3 bench/train_step_anchor.py "$build/experiment_runner" "$work" \
+    ${VARIANTS:+--variants="$VARIANTS"} --rounds="${ROUNDS:-2}" \
+    --warm-jobs="${WARM_JOBS:-4}" --part="${PART:-1/1}" ${ANCHOR_ARGS:-} "$@" \
+    > "$out/$(basename "$work").out" 2> >(tee -a "$out/$(basename "$work").log" >&2) \
+    || { echo "train_step_anchor.py failed"; exit 1; }
+  grep -v '^{' "$out/$(basename "$work").out"
+  cp "$work/table.md" "$out/$(basename "$work").table.md"
+  [ ! -f "$work/results.jsonl" ] || cp "$work/results.jsonl" "$out/$(basename "$work").jsonl"
+  tar -czf "$out/$(basename "$work").tar.gz" -C "$work" --exclude='*.log' \
+    timing warm/python $(cd "$work" && ls -d warm/ours/*/results.jsonl runs/*/*/results.jsonl \
+                         2>/dev/null || true)
+}
 for step in "$@"; do
   echo "=== $step $(date +%T)"
   case $step in
@@ -34,13 +72,18 @@ for r in map(json.loads, open(sys.argv[1])):
           f"{r.get('compile', {}).get('capture_fallback', 'none')[:160]}")
 PY
       ;;
+    zoo)
+      work=${ZOO_DIR:-$build/trainzoo}
+      mkdir -p "$(dirname "$work")"
+      left=$(( ${DEADLINE_S:-540} - ($(date +%s) - started) ))
+      if [ "$left" -lt 120 ]; then
+        echo "zoo: $left s left of DEADLINE_S=${DEADLINE_S:-540}: run the zoo step next call"
+      else
+        anchor "$work" --models="${MODELS:-zoo}" --deadline-s="$left"
+      fi
+      ;;
     bench)
-      python3 bench/train_step_anchor.py "$build/experiment_runner" "$out/bench" \
-        --models="${MODELS:-resnet50,resnet18,mobilenet_v2}" \
-        --python-variants="${PYTHON_VARIANTS:-python_eager,python_reduce_overhead}" \
-        ${ANCHOR_ARGS:-} > "$out/bench.jsonl" \
-        2> "$out/bench.log" || { tail -30 "$out/bench.log"; exit 1; }
-      grep -v '^{' "$out/bench.jsonl"
+      anchor "$build/trainbench" --models="${MODELS:-resnet50,resnet18,mobilenet_v2}"
       ;;
     *) echo "unknown step $step"; exit 2 ;;
   esac
