@@ -33,14 +33,9 @@ import statistics
 import subprocess
 import sys
 
-from anchor_steps import reduce_to_scalar_loss  # bench/anchor_steps.py, beside this script
+# bench/anchor_steps.py, beside this script
+from anchor_steps import TIMM, TORCHVISION, TRAIN_WITH_SGD, reduce_to_scalar_loss
 
-# Of TRAIN_WITH_SGD (backends/eager_backend.cpp trains_with_sgd); the others train with Adam.
-SGD_MODELS = {"resnet18", "mobilenet_v2", "timm_vision_transformer", "alexnet", "densenet121",
-              "shufflenet_v2_x1_0", "squeezenet1_1", "vgg16"}
-TORCHVISION = {"resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_large", "densenet121",
-               "vgg16", "alexnet", "squeezenet1_1", "shufflenet_v2_x1_0"}
-TIMM = {"timm_vision_transformer": "vit_small_patch16_224", "timm_efficientnet": "efficientnet_b0"}
 MIB = 1024 * 1024
 
 
@@ -49,7 +44,7 @@ def python_model(name, batch, test):
     import torch
     if name in TORCHVISION:
         import torchvision
-        return getattr(torchvision.models, name)(), (torch.randn(batch, 3, 224, 224),)
+        return getattr(torchvision.models, TORCHVISION[name])(), (torch.randn(batch, 3, 224, 224),)
     if name == "hf_GPT2":
         from transformers import GPT2Config, GPT2LMHeadModel
         config = GPT2Config()
@@ -80,7 +75,7 @@ def measure_python(name, test, batch, steps):
                 model(*inputs)
     else:
         params = list(model.parameters())
-        optimizer = (torch.optim.SGD(params, lr=0.01) if name in SGD_MODELS
+        optimizer = (torch.optim.SGD(params, lr=0.01) if name in TRAIN_WITH_SGD
                      else torch.optim.Adam(params, lr=0.01))
 
         def step():
