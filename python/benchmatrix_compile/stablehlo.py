@@ -71,9 +71,11 @@ def export_stablehlo(exported_program, example_inputs, device, out_dir, train=No
     if train is not None:
         # The CUDA joint graph draws dropout's mask with aten.native_dropout (train_step.py's
         # _eager_dropout), a core ATen op torchax has no lowering for: torch's decomposition
-        # into rand, lt and mul, which torchax lowers (with the seed's key).
+        # into rand, lt and mul, which torchax lowers (with the seed's key); its rand_like
+        # decomposed here, on the input's device (rand_like_on_its_device).
         native_dropout = torch.ops.aten.native_dropout.default
         decompositions[native_dropout] = torch._decomp.decomposition_table[native_dropout]
+        decompositions.update(rand_like_on_its_device())
     exported_program = exported_program.run_decompositions(decompositions)
     weights, function = torchax_export.exported_program_to_jax(exported_program)
     weights = [numpy.asarray(w) for w in weights]
@@ -279,6 +281,26 @@ def train_step_lowerings():
 
         interpreter.call_function = call_function_with_env
         interpreter.benchmatrix_passes_env = True
+
+
+def rand_like_on_its_device():
+    """A decomposition of aten.rand_like into aten.rand on the tensor's own device. torch's
+    native_dropout decomposition draws its mask with rand_like, and torchax's decomposition of
+    rand_like (torchax/decompositions.py, applied by exported_program_to_jax after this module's
+    table) is torch.rand(shape, dtype) without the device: a CPU tensor. In a CUDA train step that
+    CPU mask meets the CUDA input, and the export fails for every model with dropout ("Unhandled
+    FakeTensor Device Propagation for aten.mul.Tensor, found two different devices cpu, cuda:0";
+    on the CPU both were CPU tensors). Decomposed here first, rand keeps the device, and torchax
+    lowers it (ignoring the device) with the seed's PRNG key as before."""
+    import torch
+
+    def rand_like(self, *, dtype=None, layout=None, device=None, pin_memory=None,
+                  memory_format=None):
+        # layout, pinning and memory format: nothing a JAX array has (torchax drops them too).
+        return torch.rand(self.shape, dtype=self.dtype if dtype is None else dtype,
+                          device=self.device if device is None else device)
+
+    return {torch.ops.aten.rand_like.default: rand_like}
 
 
 def expand_pooling_arguments(exported_program):

@@ -269,6 +269,38 @@ class TrainStepRandomOpsTest(unittest.TestCase):
         self.assertEqual(set(numpy.unique(first).tolist()), {0.0, 2.0})
         self.assertAlmostEqual(float(numpy.mean(first == 0)), 0.5, delta=0.05)
 
+    def test_cuda_train_steps_dropout_exports_without_a_gpu(self):
+        """The joint graph of a CUDA train step: its tensors on "cuda" (fake tensors, no GPU
+        needed), native_dropout in the forward and native_dropout_backward with its mask. The mask
+        must be drawn on the input's device (torchax's own rand_like decomposition drew it on the
+        CPU: every model with dropout failed to export on CUDA, "found two different devices cpu,
+        cuda:0"), and the backward must reuse the forward's mask."""
+        import tempfile
+
+        import torch
+        from torch._subclasses.fake_tensor import FakeTensorMode
+        from benchmatrix_compile.stablehlo import export_stablehlo, run_with_jax
+
+        if not torch.backends.cuda.is_built():
+            self.skipTest("this torch has no CUDA build to make fake CUDA tensors with")
+
+        class DropoutAndBackward(torch.nn.Module):
+            def forward(self, x):
+                output, mask = torch.ops.aten.native_dropout(x, 0.5, True)
+                gradient = torch.ops.aten.native_dropout_backward(torch.ones_like(x), mask, 2.0)
+                return output, gradient
+
+        x = torch.ones(64, 64)
+        with FakeTensorMode():
+            on_cuda = torch.empty(x.shape, device="cuda")
+        exported = torch.export.export(DropoutAndBackward(), (on_cuda,), strict=False)
+        with tempfile.TemporaryDirectory() as directory:
+            # The module for JAX's CPU client: torchax lowers the ops whatever their device.
+            export_stablehlo(exported, (x,), "cpu", directory, train={"parameter_count": 0})
+            output, gradient = run_with_jax(directory, [x.numpy()], seed=1)
+        self.assertEqual(set(numpy.unique(output).tolist()), {0.0, 2.0})
+        self.assertTrue(numpy.array_equal(output, gradient))
+
 
 @unittest.skipUnless(HAVE_JAX, "needs torchax and jax (scripts/install_dependencies.sh)")
 class TrainStepLoweringsTest(unittest.TestCase):
