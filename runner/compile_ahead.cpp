@@ -9,11 +9,11 @@
 #include "core/text_file.hpp"
 #include "runner/child_environment.hpp"
 #include "runner/child_job_options.hpp"
+#include "runner/progress.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <sstream>
 
@@ -36,9 +36,9 @@ std::string last_line(const std::string& text) {
   return last;
 }
 
-/// "model dynamo test" as the log names a config.
-std::string config_name(const compile_ahead_config& c) {
-  return c.model + " " + c.experiment.describe();
+/// "model accelerator=... dynamo=... test=..." as the sweep's log names a config.
+std::string config_name(const compile_ahead_config& c, const runner_options& options) {
+  return c.config->model_label(options) + " " + c.config->experiment.describe();
 }
 
 struct running {
@@ -79,28 +79,6 @@ std::optional<std::string> ahead_figures(const std::string& record_text, const s
   return to_python_json(ahead);
 }
 
-} // namespace
-
-bool compiles_into_cache(const experiment_config& experiment) {
-  const backend_descriptor* backend = find_backend(experiment);
-  return backend && backend->compiles_into_cache;
-}
-
-std::vector<std::vector<int>> cpu_shares(const std::vector<int>& cpus, size_t jobs) {
-  jobs = std::min(jobs, cpus.size());
-  std::vector<std::vector<int>> shares;
-  size_t next = 0;
-  for (size_t i = 0; i < jobs; ++i) {
-    const size_t size = cpus.size() / jobs + (i < cpus.size() % jobs ? 1 : 0);
-    shares.emplace_back(cpus.begin() + static_cast<std::ptrdiff_t>(next),
-                        cpus.begin() + static_cast<std::ptrdiff_t>(next + size));
-    next += size;
-  }
-  return shares;
-}
-
-namespace {
-
 /// True when a compile failed for want of device memory (CUDA's caching allocator, XLA's BFC
 /// allocator, or a SKIP whose tracing ran out): beside other compiles on the same GPU, not
 /// necessarily alone.
@@ -130,14 +108,14 @@ public:
 private:
   void start(const compile_ahead_config& c, size_t share);
   std::string share_text(size_t share) const {
-    return m_shares[share].front() >= 0 ? cpu_list_text(m_shares[share]) : "inherited";
+    return m_shares[share].empty() ? "inherited" : cpu_list_text(m_shares[share]);
   }
 
   const runner_options& m_options;
   const std::string& m_self_exe;
   child_pool& m_pool;
   const std::function<bool()>& m_interrupted;
-  std::vector<std::vector<int>> m_shares; // {-1}: inherit the parent's CPUs
+  std::vector<std::vector<int>> m_shares; // empty: inherit the parent's CPUs
   size_t m_total;                         // configs of the whole phase, for the log's [k/n]
   size_t m_finished; // configs of the phase logged as finished, this round's and before it
   std::vector<size_t> m_free_shares;
@@ -145,23 +123,25 @@ private:
 };
 
 void compile_round::start(const compile_ahead_config& c, size_t share) {
-  running child{&c, share, m_pool.scratch() / ("compile-ahead-" + std::to_string(c.config_index))};
+  const planned_config& planned = *c.config;
+  running child{&c, share,
+                m_pool.scratch() / ("compile-ahead-" + std::to_string(planned.config_index))};
   std::filesystem::create_directories(child.directory);
-  child_job job = make_child_job(m_options, child_role::compile_ahead, c.suite, c.experiment,
-                                 c.model, (child.directory / "result.json").string());
-  if (m_shares[share].front() >= 0)
-    job.settings.cpus = cpu_list_text(m_shares[share]);
+  child_job job =
+      make_child_job(m_options, child_role::compile_ahead, planned.suite, planned.experiment,
+                     planned.model, (child.directory / "result.json").string());
+  job.settings.cpus = cpu_list_text(m_shares[share]); // "" for an empty share: inherited
   const auto job_path = child.directory / "job.json";
   try {
     write_child_job_file(job_path, job);
     const auto id = m_pool.start({m_self_exe, "--job=" + job_path.string()},
-                                 child_environment(c.experiment, c.device, std::nullopt),
+                                 child_environment(planned.experiment, c.device, std::nullopt),
                                  child.directory / "stdout", child.directory / "stderr",
                                  std::chrono::seconds(m_options.subprocess_timeout));
     m_children.emplace(id, std::move(child));
   } catch (const std::exception& e) {
-    log_warning("--compile-ahead: cannot start the compile of " + config_name(c) + ": " + e.what() +
-                "; its timing child compiles it");
+    log_warning("--compile-ahead: cannot start the compile of " + config_name(c, m_options) + ": " +
+                e.what() + "; its timing child compiles it");
     m_free_shares.push_back(share);
     remove_tree(child.directory.string());
     ++m_finished;
@@ -204,18 +184,19 @@ compile_round::run(const std::vector<const compile_ahead_config*>& todo, bool re
         why = "the child " + ended.exit.describe() + ": " +
               last_line(read_file_tail(child.directory / "stderr", stderr_tail_bytes, "stderr"));
       }
-      char seconds[32];
-      std::snprintf(seconds, sizeof seconds, "%.1f s", ended.seconds);
       if (!ahead && retry_out_of_memory && out_of_device_memory(why)) {
-        log_info("--compile-ahead: " + config_name(c) + " ran out of device memory beside " +
+        log_info("--compile-ahead: " + config_name(c, m_options) +
+                 " ran out of device memory beside " +
                  "other compiles; it compiles again alone at the end");
         out_of_memory.push_back(&c);
       } else {
         const std::string progress = "--compile-ahead [" + std::to_string(++m_finished) + "/" +
-                                     std::to_string(m_total) + "] " + config_name(c) + ": ";
+                                     std::to_string(m_total) + "] " + config_name(c, m_options) +
+                                     ": ";
         if (ahead) {
           figures[c.key] = *ahead;
-          log_info(progress + "ready in " + seconds + " on CPUs " + share_text(child.share));
+          log_info(progress + "ready in " + format_duration(ended.seconds) + " on CPUs " +
+                   share_text(child.share));
         } else {
           log_warning(progress + "not compiled ahead (" + why + "); its timing child compiles it");
         }
@@ -237,6 +218,24 @@ compile_round::run(const std::vector<const compile_ahead_config*>& todo, bool re
 
 } // namespace
 
+bool compiles_into_cache(const experiment_config& experiment) {
+  const backend_descriptor* backend = find_backend(experiment);
+  return backend && backend->compiles_into_cache;
+}
+
+std::vector<std::vector<int>> cpu_shares(const std::vector<int>& cpus, size_t jobs) {
+  jobs = std::min(jobs, cpus.size());
+  std::vector<std::vector<int>> shares;
+  size_t next = 0;
+  for (size_t i = 0; i < jobs; ++i) {
+    const size_t size = cpus.size() / jobs + (i < cpus.size() % jobs ? 1 : 0);
+    shares.emplace_back(cpus.begin() + static_cast<std::ptrdiff_t>(next),
+                        cpus.begin() + static_cast<std::ptrdiff_t>(next + size));
+    next += size;
+  }
+  return shares;
+}
+
 std::map<std::string, std::string> compile_ahead(const std::vector<compile_ahead_config>& configs,
                                                  const runner_options& options,
                                                  const std::string& self_exe, child_pool& pool,
@@ -244,38 +243,42 @@ std::map<std::string, std::string> compile_ahead(const std::vector<compile_ahead
   std::map<std::string, std::string> figures;
   if (configs.empty() || options.compile_ahead <= 0)
     return figures;
-  std::vector<int> cpus = cpu_affinity();
+  const std::vector<int> cpus = cpu_affinity();
+  size_t jobs = std::min(static_cast<size_t>(options.compile_ahead), configs.size());
+  // Each child on its own share of the CPUs; when they cannot be read, all share them.
+  auto shares = [&](size_t count) {
+    return cpus.empty() ? std::vector<std::vector<int>>(count) : cpu_shares(cpus, count);
+  };
   if (cpus.empty()) {
     log_warning("--compile-ahead: cannot read this process's CPUs; the children share them all");
-    cpus = {-1}; // one share meaning "inherited" (no cpus setting)
+  } else {
+    jobs = std::min(jobs, cpus.size());
   }
-  const size_t jobs =
-      std::min({static_cast<size_t>(options.compile_ahead), configs.size(), cpus.size()});
   log_info("--compile-ahead: compiling " + std::to_string(configs.size()) + " config(s), " +
-           std::to_string(jobs) + " at once on CPUs " + cpu_list_text(cpus) + " (about " +
-           std::to_string(cpus.size() / jobs) + " each), before the timed sweep");
+           std::to_string(jobs) + " at once" +
+           (cpus.empty() ? std::string()
+                         : " on CPUs " + cpu_list_text(cpus) + " (about " +
+                               std::to_string(cpus.size() / jobs) + " each)") +
+           ", before the timed sweep");
   const auto phase_started = std::chrono::steady_clock::now();
   std::vector<const compile_ahead_config*> todo;
   for (const auto& c : configs)
     todo.push_back(&c);
   // Compiles share the GPU (tracing, autotuning, XLA's compile): one that ran out of device
   // memory beside the others is compiled again alone, with every CPU, after them.
-  compile_round together(options, self_exe, pool, interrupted, cpu_shares(cpus, jobs),
-                         configs.size(), 0);
+  compile_round together(options, self_exe, pool, interrupted, shares(jobs), configs.size(), 0);
   const auto alone = together.run(todo, /*retry_out_of_memory=*/jobs > 1, figures);
   if (!alone.empty() && !interrupted()) {
-    compile_round retry(options, self_exe, pool, interrupted, cpu_shares(cpus, 1), configs.size(),
+    compile_round retry(options, self_exe, pool, interrupted, shares(1), configs.size(),
                         together.finished());
     (void)retry.run(alone, /*retry_out_of_memory=*/false, figures);
   }
   if (interrupted())
     return figures;
-  char wall[32];
-  std::snprintf(
-      wall, sizeof wall, "%.1f s",
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - phase_started).count());
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - phase_started).count();
   log_info("--compile-ahead: " + std::to_string(figures.size()) + " of " +
-           std::to_string(configs.size()) + " config(s) ready in " + wall +
+           std::to_string(configs.size()) + " config(s) ready in " + format_duration(wall) +
            "; the timed sweep starts");
   return figures;
 }

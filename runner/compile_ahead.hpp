@@ -19,6 +19,7 @@
 #include "core/experiment_config.hpp"
 #include "process/child_pool.hpp"
 #include "runner/runner_options.hpp"
+#include "runner/sweep_plan.hpp"
 
 #include <functional>
 #include <map>
@@ -30,12 +31,9 @@ namespace benchmatrix {
 
 /// One config to compile ahead.
 struct compile_ahead_config {
-  std::string key;         // the caller's name for the config (the sweep's fingerprint)
-  size_t config_index = 0; // the sweep's number of the config (scratch directory names)
-  std::string suite;       // the model's suite (one of --suite-name's)
-  std::string model;
-  experiment_config experiment;
-  std::optional<std::string> device; // --devices: the GPU it compiles on; nullopt: unpinned
+  std::string key; // the caller's name for the config (the sweep's fingerprint)
+  const planned_config* config = nullptr; // the sweep's config (suite, model, experiment)
+  std::optional<std::string> device;      // --devices: the GPU it compiles on; nullopt: unpinned
 };
 
 /// Whether `experiment`'s backend builds artifacts a later child reuses (worth compiling ahead).

@@ -339,8 +339,7 @@ void sweep::run_compile_ahead(std::vector<pending_config>& configs) {
   for (auto& c : configs) {
     if (done_record(c) || skip_reason(c, /*log=*/false) || !compiles_into_cache(c.experiment))
       continue;
-    compile_ahead_config ahead{c.fingerprint, c.config_index, c.suite, c.model, c.experiment,
-                               std::nullopt};
+    compile_ahead_config ahead{c.fingerprint, &c, std::nullopt};
     if (!devices.empty()) ahead.device = devices[wanted.size() % devices.size()];
     wanted.push_back(std::move(ahead));
   }
