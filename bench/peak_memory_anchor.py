@@ -9,7 +9,9 @@ at the batch size our record used: one warm-up step (Adam's state is created the
 repeats have created it before our pass), torch.cuda.reset_peak_memory_stats(), --steps steps,
 torch.cuda.max_memory_allocated() — the same allocator counter our pass reads.
 
-The steps are the original runner's: eval = forward under no_grad in float32; train = zero_grad
+The steps are the original runner's: eval = forward under no_grad with the model and its float
+inputs cast to bfloat16 (experiment_runner's CUDA inference precision, suites/precision_rule: the
+torchbench YAML's force_fp16/force_amp lists are empty, so every model); train = zero_grad
 (to None), forward and reduce_to_scalar_loss under float16 autocast (our CUDA train default, no
 GradScaler), backward, Adam or SGD (TRAIN_WITH_SGD) with lr 0.01 (foreach on CUDA).
 Originals: torchvision (resnet*, mobilenet_*, densenet121, vgg16, alexnet, squeezenet1_1,
@@ -68,6 +70,9 @@ def measure_python(name, test, batch, steps):
     model, inputs = python_model(name, batch, test)
     model = model.cuda().train(test == "train")
     inputs = tuple(x.cuda() for x in inputs)
+    if test == "eval":  # our CUDA inference precision: a bfloat16 cast (not autocast)
+        model = model.to(torch.bfloat16)
+        inputs = tuple(x.to(torch.bfloat16) if x.is_floating_point() else x for x in inputs)
     parameters_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
     if test == "eval":
         def step():
