@@ -103,7 +103,8 @@ std::string helper_file(const std::string& name) {
 struct train_recipe {
   std::string torchscript;  // forward(*inputs, *parameters, *buffers), serialized
   std::string inputs;       // the example inputs' pickled bytes
-  std::string state;        // the parameters' then buffers' pickled bytes (example values)
+  std::vector<torch::Tensor> state;  // the parameters then the buffers (example values): their
+                                     // digest keys the package, pickled only for a compile
   std::string loss_structure;  // the output's nesting (see loss_structure())
   size_t parameter_count = 0;
   bool amp = false;
@@ -113,7 +114,7 @@ struct train_recipe {
     return sha256_hasher()
         .add_field("torchscript", torchscript)
         .add_field("inputs", inputs)
-        .add_field("state", state)
+        .add_field("state", tensors_digest(state))
         .add_field("parameter_count", std::to_string(parameter_count))
         .add_field("loss_structure", loss_structure)
         .add_field("amp", amp ? "float16" : "none")
@@ -164,7 +165,7 @@ void compile_train_package(const train_recipe& recipe, const torch::Device& devi
                            const std::string& model_name) {
   write_file(directory / "traced.pt", recipe.torchscript);
   write_file(directory / "inputs.pt", recipe.inputs);
-  write_file(directory / "state.pt", recipe.state);
+  write_file(directory / "state.pt", pickled(recipe.state));
   std::vector<std::string> argv = {
       compile_helper_python(), "-m", "benchmatrix_compile", "--train",
       "--torchscript", (directory / "traced.pt").string(),
@@ -311,7 +312,7 @@ backend_step make_inductor_train_step(model_instance& model, const step_options&
   to_script_module(traced).save(bytes);
   recipe.torchscript = bytes.str();
   recipe.inputs = pickled(tensor_leaves(model.example_inputs));
-  recipe.state = pickled(state.all());
+  recipe.state = state.all();
   recipe.parameter_count = state.parameters.size();
   size_t first_leaf = 0;
   recipe.loss_structure = loss_structure(traced.output_structure, first_leaf);

@@ -138,16 +138,18 @@ std::string tensor_digest(const torch::Tensor& tensor) {
   return combined.hex();
 }
 
+void add_tensor(const torch::Tensor& tensor, sha256_hasher& hasher) {
+  std::ostringstream layout;
+  layout << tensor.scalar_type() << " " << tensor.sizes() << " " << tensor.strides() << " "
+         << tensor.layout() << " " << tensor.device().type();
+  hasher.add_field("constant", layout.str()).add_field("values", tensor_digest(tensor));
+}
+
 void add_constants(const torch::jit::Block& block, sha256_hasher& hasher) {
   for (const torch::jit::Node* node : block.nodes()) {
     if (node->kind() == c10::prim::Constant && node->hasAttribute(c10::attr::value) &&
-        node->kindOf(c10::attr::value) == torch::jit::AttributeKind::t) {
-      const torch::Tensor& tensor = node->t(c10::attr::value);
-      std::ostringstream layout;
-      layout << tensor.scalar_type() << " " << tensor.sizes() << " " << tensor.strides() << " "
-             << tensor.layout() << " " << tensor.device().type();
-      hasher.add_field("constant", layout.str()).add_field("values", tensor_digest(tensor));
-    }
+        node->kindOf(c10::attr::value) == torch::jit::AttributeKind::t)
+      add_tensor(node->t(c10::attr::value), hasher);
     for (const torch::jit::Block* inner : node->blocks()) add_constants(*inner, hasher);
   }
 }
@@ -158,6 +160,12 @@ std::string graph_digest(const torch::jit::Graph& graph) {
   sha256_hasher hasher;
   hasher.add_field("ir", graph.toString(/*print_source_locations=*/false));
   add_constants(*graph.block(), hasher);
+  return hasher.hex();
+}
+
+std::string tensors_digest(const std::vector<torch::Tensor>& tensors) {
+  sha256_hasher hasher;
+  for (const auto& tensor : tensors) add_tensor(tensor, hasher);
   return hasher.hex();
 }
 

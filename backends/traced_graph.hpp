@@ -52,6 +52,11 @@ struct traced_forward {
                                                  const std::vector<torch::Tensor>& state,
                                                  const step_options& options);
 
+/// A SHA-256 hex digest of the tensors' dtypes, shapes, strides, layouts, device types and values
+/// (as graph_digest hashes a constant), in order: a cache key part for tensors without
+/// serializing them.
+[[nodiscard]] std::string tensors_digest(const std::vector<torch::Tensor>& tensors);
+
 /// A SHA-256 hex digest of everything the graph computes: its IR text (operators, attributes,
 /// value names; tensor constants print as <Tensor>) and each tensor constant's dtype, shape,
 /// strides and bytes (copied to the CPU; large ones hashed in 16 MiB chunks on as many threads
