@@ -60,8 +60,9 @@ struct traced_forward {
 /// A SHA-256 hex digest of everything the graph computes: its IR text (operators, attributes,
 /// value names; tensor constants print as <Tensor>) and each tensor constant's dtype, shape,
 /// strides and bytes (copied to the CPU; large ones hashed in 16 MiB chunks on as many threads
-/// as the intra-op pool has, then the chunks' digests hashed). Equal for equal graphs across processes: the compile
-/// cache key of a package built from the graph, without serializing it as TorchScript.
+/// as the intra-op pool has, then the chunks' digests hashed). Equal for equal graphs across
+/// processes: the compile cache key of a package built from the graph, without serializing it
+/// as TorchScript.
 [[nodiscard]] std::string graph_digest(const torch::jit::Graph& graph);
 
 /// A script module whose forward(self, *leaves) is the traced graph: savable with save(), loadable

@@ -258,8 +258,8 @@ class BackendTest(OutputDirTest):
         # the shared cache has the entry (this sweep's record names it); damage a copy of it
         record = self.sweep(*args)[("dummy", "inductor", "eval")]
         entry = os.path.basename(os.path.dirname(record["compile"]["package"]))
-        package = os.path.join(self.copy_of_shared_entries("AOTInductor defaults"), entry, "package")
-        cache = os.path.dirname(os.path.dirname(package))
+        cache = self.copy_of_shared_entries("AOTInductor defaults")
+        package = os.path.join(cache, entry, "package")
         damaged = [f"package/{name}" for name in os.listdir(package) if name.endswith(".so")]
         self.assertEqual(len(damaged), 1, damaged)  # the wrapper library, weights included
         with open(os.path.join(cache, entry, damaged[0]), "r+b") as f:
