@@ -81,6 +81,9 @@ struct backend_context {
                                     // Inductor/Triton caches, once per sweep:
   std::string sweep_token;          // the sweep's --timestamp; the children of one sweep (timing,
                                     // verifier, accuracy baseline) share its fresh build
+  bool compile_only = false;        // a --compile-ahead child: fill the cache and report the
+                                    // compile; a backend may then return no step (inductor does
+                                    // not load its package, capture or warm up)
 };
 
 /// How a backend prepared its step (tracing, compiling or loading, capture, warm-up), measured
@@ -95,6 +98,10 @@ struct compile_report {
   /// Where the compile helper's time went, when this child ran it (the record's
   /// compile.breakdown_s: phase name -> seconds, in the helper's order; compile_timers.py).
   std::vector<std::pair<std::string, double>> breakdown_s;
+  /// Where this child's own preparation went (the record's compile.preparation_s: phase name ->
+  /// seconds, in order; inductor eval: trace_s, cache_key_s, cache_s, load_s, first_call_s,
+  /// warm_up_s), for seeing what a warm hit spends.
+  std::vector<std::pair<std::string, double>> preparation_s;
   std::optional<int> compile_threads;  // the helper's Inductor compile threads (from its affinity)
   std::string freezing_failure;        // why Inductor freezing failed, if it did (then off)
   /// The AOTInductor package the step runs (the compile cache entry's artifact; the record's

@@ -1,6 +1,7 @@
 #include "backends/backend_steps.hpp"
 #include "backends/inductor_backend.hpp"
 
+#include "backends/aoti_package.hpp"
 #include "backends/cuda_graph_capture.hpp"
 #include "backends/inductor_train_step.hpp"
 #include "backends/traced_graph.hpp"
@@ -18,7 +19,6 @@
 #include "torch_support/ivalue_tensors.hpp"
 
 #include <ATen/cuda/CUDAContext.h>
-#include <torch/csrc/inductor/aoti_package/model_package_loader.h>
 #include <torch/serialize.h>
 
 #include <chrono>
@@ -40,6 +40,9 @@ constexpr const char* package_name = "model.pt2";
 constexpr const char* timings_name = "compile_timings.json";  // the helper's --timings-json
 constexpr int cuda_graph_warm_ups = 3;
 constexpr int cpu_warm_ups = 2;
+// The step's first call synchronises the device to time itself (compile.preparation_s): it must
+// be a warm-up call, never the captured one.
+static_assert(cuda_graph_warm_ups >= 1 && cpu_warm_ups >= 1);
 
 std::string device_description(const torch::Device& device) {
   if (!device.is_cuda()) return "cpu: " + cpu_model_name();
@@ -55,9 +58,13 @@ std::string python_path() {
   return path;
 }
 
-/// What a package depends on, hashed into its cache key and kept readable in its manifest.
+/// What a package depends on, hashed into its cache key and kept readable in its manifest. The
+/// key is taken from the traced graph itself (its text and its tensor constants' bytes), not from
+/// the graph serialized as TorchScript: a hit needs only the key, and serializing a model with its
+/// weights (dlrm's 1 GB of embedding tables) cost a warm hit 2 s on the CPU. The TorchScript the
+/// compile helper reads is written only when the package is built (torchscript_bytes).
 struct package_recipe {
-  std::string torchscript;  // the traced module's serialized bytes
+  std::shared_ptr<const traced_forward> traced;
   std::string inputs;       // the example tensors' pickled bytes (shapes, dtypes, strides, values)
   std::string description;
 
@@ -65,20 +72,25 @@ struct package_recipe {
     const std::string helper_source = read_text_file(
         std::string(BENCHMATRIX_PYTHON_PATH) + "/benchmatrix_compile/__main__.py");
     return sha256_hasher()
-        .add_field("torchscript", torchscript)
+        .add_field("graph", graph_digest(*traced->graph))
         .add_field("inputs", inputs)
         .add_field("description", description)
         .add_field("helper", helper_source)
+        .add_field("entry", aoti_entry_layout)
         .hex();
+  }
+
+  [[nodiscard]] std::string torchscript_bytes() const {
+    std::ostringstream bytes;
+    to_script_module(*traced).save(bytes);
+    return bytes.str();
   }
 };
 
-package_recipe make_recipe(const traced_forward& traced, model_instance& model,
+package_recipe make_recipe(std::shared_ptr<const traced_forward> traced, model_instance& model,
                            const torch::Device& device, const std::string& model_name) {
   package_recipe recipe;
-  std::ostringstream bytes;
-  to_script_module(traced).save(bytes);
-  recipe.torchscript = bytes.str();
+  recipe.traced = std::move(traced);
   std::vector<c10::IValue> cpu_inputs;
   for (const auto& t : tensor_leaves(model.example_inputs)) cpu_inputs.push_back(t.cpu());
   const auto pickled = torch::pickle_save(c10::ivalue::Tuple::create(std::move(cpu_inputs)));
@@ -110,7 +122,7 @@ std::filesystem::path compiler_caches(const std::filesystem::path& cache_root) {
 void compile_package(const package_recipe& recipe, const torch::Device& device,
                      const std::filesystem::path& cache_root,
                      const std::filesystem::path& directory, bool cold_start) {
-  write_file(directory / "traced.pt", recipe.torchscript);
+  write_file(directory / "traced.pt", recipe.torchscript_bytes());
   write_file(directory / "inputs.pt", recipe.inputs);
   std::vector<std::string> argv = {
       compile_helper_python(), "-m", "benchmatrix_compile",
@@ -138,6 +150,7 @@ void compile_package(const package_recipe& recipe, const torch::Device& device,
                              result.output_tail);
   if (cold_start) remove_tree(cold_caches.string());  // not part of the entry
   log_info("AOTInductor compile took " + std::to_string(result.seconds) + " s");
+  extract_aoti_package(directory / package_name, directory / extracted_package_folder);
 }
 
 /// The helper's timings (--timings-json) into `report`: the phase breakdown, its compile threads
@@ -159,7 +172,40 @@ void add_helper_timings(const std::filesystem::path& path, compile_report& repor
   }
 }
 
+/// Seconds per phase of a step's preparation, each phase ending where the next begins.
+struct phase_clock {
+  explicit phase_clock(std::chrono::steady_clock::time_point start) : last(start) {}
+  void end(const std::string& phase) {
+    const auto now = std::chrono::steady_clock::now();
+    seconds.emplace_back(phase, std::chrono::duration<double>(now - last).count());
+    last = now;
+  }
+  std::chrono::steady_clock::time_point last;
+  std::vector<std::pair<std::string, double>> seconds;
+};
+
+/// The compile figures of a package's lookup (and build), `started` being the step's start.
+compile_report package_report(std::chrono::steady_clock::time_point started,
+                              const cache_entry& entry) {
+  compile_report report = compile_report_since(started);
+  report.cache_hit = entry.hit;
+  if (entry.built) {
+    report.compiler_s = entry.build_seconds;
+    add_helper_timings(entry.artifact.parent_path() / timings_name, report);
+  }
+  report.cache_note = entry.rebuilt_because;
+  report.package = entry.artifact.string();
+  return report;
+}
+
 }  // namespace
+
+backend_step compile_only_step(compile_report report, const cache_entry& entry) {
+  backend_step result;
+  result.compile = std::move(report);
+  result.compiled_package = entry.artifact;
+  return result;
+}
 
 std::string compile_helper_python() {
   if (const char* python = std::getenv("BENCHMATRIX_PYTHON"); python && *python) return python;
@@ -178,37 +224,50 @@ backend_step make_inductor_step(model_instance& model, const step_options& optio
                                 const backend_context& context) {
   if (options.training) return make_inductor_train_step(model, options, context);
   const auto started = std::chrono::steady_clock::now();
+  const auto phases = std::make_shared<phase_clock>(started);  // shared with the first call
   model.module->eval();
   const auto traced =
       std::make_shared<traced_forward>(trace_forward(model, /*parameters_as_inputs=*/false, options));
-  const package_recipe recipe = make_recipe(*traced, model, options.device, context.model_name);
+  phases->end("trace_s");
+  const package_recipe recipe = make_recipe(traced, model, options.device, context.model_name);
+  const std::string key = recipe.key();
+  phases->end("cache_key_s");
 
   compile_cache cache(context.cache_dir);
   const cache_entry entry = cache.get_or_build(
-      recipe.key(), package_name, recipe.description, context.cold_start,
+      key, package_name, recipe.description, context.cold_start,
       [&](const std::filesystem::path& directory) {
         compile_package(recipe, options.device, cache.root(), directory, context.cold_start);
       },
       context.sweep_token);
-
-  std::shared_ptr<torch::inductor::AOTIModelPackageLoader> loader;
-  try {
-    loader = std::make_shared<torch::inductor::AOTIModelPackageLoader>(
-        entry.artifact.string(), "model",
-        // single-threaded: no cross-runner event synchronisation, which CUDA graph capture forbids
-        /*run_single_threaded=*/true, /*num_runners=*/1,
-        options.device.is_cuda() ? options.device.index() : c10::DeviceIndex(-1));
-  } catch (const c10::Error& e) {
-    throw std::runtime_error("cannot load the AOTInductor package " + entry.artifact.string() +
-                             ": " + e.what_without_backtrace());
+  phases->end("cache_s");
+  if (context.compile_only) {
+    compile_report report = package_report(started, entry);
+    report.preparation_s = phases->seconds;
+    return compile_only_step(std::move(report), entry);
   }
-  const auto run = [loader](const std::vector<torch::Tensor>& leaves) { return loader->run(leaves); };
+
+  const auto package = std::make_shared<extracted_aoti_package>(
+      entry.artifact.parent_path() / extracted_package_folder, options.device);
+  phases->end("load_s");
+  // The first call apart (AOTInductor loads each kernel on its first launch), synchronised: its
+  // own phase, then the other warm-up calls and (CUDA) the capture.
+  const auto run = [package, phases, first_call = std::make_shared<bool>(true),
+                    device = options.device](const std::vector<torch::Tensor>& leaves) {
+    auto outputs = package->run(leaves);
+    if (*first_call) {
+      *first_call = false;
+      synchronize_device(device);
+      phases->end("first_call_s");
+    }
+    return outputs;
+  };
 
   backend_step result;
   if (options.device.is_cuda()) {
     auto graph = std::make_shared<captured_graph>(tensor_leaves(model.example_inputs), run,
                                                   cuda_graph_warm_ups);
-    result.step = [graph, traced, loader](const model_inputs& inputs) -> c10::IValue {
+    result.step = [graph, traced, package](const model_inputs& inputs) -> c10::IValue {
       return traced->unflatten(graph->replay(tensor_leaves(inputs)));
     };
   } else {
@@ -219,14 +278,9 @@ backend_step make_inductor_step(model_instance& model, const step_options& optio
     result.step = make_eval_step(forward, options);
   }
   synchronize_device(options.device);
-  compile_report report = compile_report_since(started);
-  report.cache_hit = entry.hit;
-  if (entry.built) {
-    report.compiler_s = entry.build_seconds;
-    add_helper_timings(entry.artifact.parent_path() / timings_name, report);
-  }
-  report.cache_note = entry.rebuilt_because;
-  report.package = entry.artifact.string();
+  phases->end("warm_up_s");
+  compile_report report = package_report(started, entry);
+  report.preparation_s = phases->seconds;
   result.compile = report;
   result.ir_text = "# traced graph (the compile helper's input)\n" + traced->graph->toString();
   result.compiled_package = entry.artifact;

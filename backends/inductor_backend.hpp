@@ -1,12 +1,14 @@
 // dynamo=inductor through AOTInductor: the forward traced to TorchScript (traced_graph.hpp), compiled
 // by the compile helper (python/benchmatrix_compile: TorchScript -> ExportedProgram ->
 // aoti_compile_and_package, in its own process with the pip torch), cached by content hash
-// (core/compile_cache.hpp), loaded with torch::inductor::AOTIModelPackageLoader and — on CUDA —
-// replayed under a CUDA graph, as the seed's runner turns on Inductor's CUDA graphs.
+// (core/compile_cache.hpp) with its files extracted beside it, loaded from there
+// (backends/aoti_package.hpp) and — on CUDA — replayed under a CUDA graph, as the seed's runner
+// turns on Inductor's CUDA graphs.
 // test=train: the joint forward+backward train step, backends/inductor_train_step.hpp.
 #pragma once
 
 #include "backends/backend.hpp"
+#include "core/compile_cache.hpp"
 
 namespace benchmatrix {
 
@@ -20,6 +22,10 @@ namespace benchmatrix {
 /// ISA probes; unset, CUDA packages skip them). Part of each package's description, hence of its
 /// cache key, so that a package built under one setting is not reused under another.
 [[nodiscard]] std::string compile_helper_settings();
+
+/// What a compile-only child (backend_context::compile_only) gets once the package is in the
+/// cache: no step, `report` (its compile figures) and the package.
+[[nodiscard]] backend_step compile_only_step(compile_report report, const cache_entry& entry);
 
 [[nodiscard]] backend_step make_inductor_step(model_instance& model, const step_options& options,
                                               const backend_context& context);

@@ -1,5 +1,6 @@
 #include "backends/inductor_train_step.hpp"
 
+#include "backends/aoti_package.hpp"
 #include "backends/captured_train_step.hpp"
 #include "backends/inductor_backend.hpp"
 #include "backends/traced_graph.hpp"
@@ -13,7 +14,6 @@
 #include "torch_support/device_sync.hpp"
 #include "torch_support/ivalue_tensors.hpp"
 
-#include <torch/csrc/inductor/aoti_package/model_package_loader.h>
 #include <torch/serialize.h>
 
 #include <chrono>
@@ -103,7 +103,8 @@ std::string helper_file(const std::string& name) {
 struct train_recipe {
   std::string torchscript;  // forward(*inputs, *parameters, *buffers), serialized
   std::string inputs;       // the example inputs' pickled bytes
-  std::string state;        // the parameters' then buffers' pickled bytes (example values)
+  std::vector<torch::Tensor> state;  // the parameters then the buffers (example values): their
+                                     // digest keys the package, pickled only for a compile
   std::string loss_structure;  // the output's nesting (see loss_structure())
   size_t parameter_count = 0;
   bool amp = false;
@@ -113,13 +114,14 @@ struct train_recipe {
     return sha256_hasher()
         .add_field("torchscript", torchscript)
         .add_field("inputs", inputs)
-        .add_field("state", state)
+        .add_field("state", tensors_digest(state))
         .add_field("parameter_count", std::to_string(parameter_count))
         .add_field("loss_structure", loss_structure)
         .add_field("amp", amp ? "float16" : "none")
         .add_field("description", description)
         .add_field("helper", helper_file("__main__.py"))
         .add_field("train_helper", helper_file("train_step.py"))
+        .add_field("entry", aoti_entry_layout)
         .hex();
   }
 };
@@ -163,7 +165,7 @@ void compile_train_package(const train_recipe& recipe, const torch::Device& devi
                            const std::string& model_name) {
   write_file(directory / "traced.pt", recipe.torchscript);
   write_file(directory / "inputs.pt", recipe.inputs);
-  write_file(directory / "state.pt", recipe.state);
+  write_file(directory / "state.pt", pickled(recipe.state));
   std::vector<std::string> argv = {
       compile_helper_python(), "-m", "benchmatrix_compile", "--train",
       "--torchscript", (directory / "traced.pt").string(),
@@ -188,6 +190,7 @@ void compile_train_package(const train_recipe& recipe, const torch::Device& devi
   if (!result.exit.success()) helper_failed(result, model_name);
   if (cold_start) remove_tree(cold_caches.string());  // not part of the entry
   log_info("AOTInductor train-step compile took " + std::to_string(result.seconds) + " s");
+  extract_aoti_package(directory / package_name, directory / extracted_package_folder);
 }
 
 /// "0,2,5" -> {0, 2, 5}; "" -> {}.
@@ -209,20 +212,17 @@ std::vector<size_t> index_list(const std::string& text, const std::string& what)
 /// parameter, the updated buffers).
 class train_package {
 public:
-  train_package(const std::filesystem::path& path, const torch::Device& device,
+  train_package(const std::filesystem::path& folder, const torch::Device& device,
                 model_state state, const traced_forward& traced)
-      : m_state(std::move(state)), m_traced(traced) {
-    try {
-      m_loader = std::make_shared<torch::inductor::AOTIModelPackageLoader>(
-          path.string(), "model", /*run_single_threaded=*/true, /*num_runners=*/1,
-          device.is_cuda() ? device.index() : c10::DeviceIndex(-1));
-    } catch (const c10::Error& e) {
-      throw std::runtime_error("cannot load the AOTInductor train package " + path.string() +
-                               ": " + e.what_without_backtrace());
-    }
-    auto metadata = m_loader->get_metadata();
-    m_updated_buffers = index_list(metadata["benchmatrix_updated_buffers"], "updated buffers");
-    for (size_t i : index_list(metadata["benchmatrix_parameters_without_gradient"],
+      : m_state(std::move(state)), m_traced(traced),
+        m_package(std::make_shared<extracted_aoti_package>(folder, device)) {
+    const auto& metadata = m_package->metadata();
+    const auto entry = [&](const std::string& name) {
+      const auto found = metadata.find(name);
+      return found == metadata.end() ? std::string() : found->second;
+    };
+    m_updated_buffers = index_list(entry("benchmatrix_updated_buffers"), "updated buffers");
+    for (size_t i : index_list(entry("benchmatrix_parameters_without_gradient"),
                                "parameters without gradient"))
       m_without_gradient.insert(i);
     m_prediction_count = tensor_leaves({m_traced.output_structure}).size();
@@ -237,7 +237,7 @@ public:
     for (const auto& p : m_state.parameters) arguments.push_back(p.detach());
     arguments.insert(arguments.end(), m_state.buffers.begin(), m_state.buffers.end());
     arguments.insert(arguments.end(), leaves.begin(), leaves.end());
-    std::vector<torch::Tensor> outputs = m_loader->run(arguments);
+    std::vector<torch::Tensor> outputs = m_package->run(arguments);
     const size_t parameter_count = m_state.parameters.size();
     const size_t expected = 1 + m_prediction_count + parameter_count + m_updated_buffers.size();
     if (outputs.size() != expected)
@@ -261,7 +261,7 @@ public:
 private:
   model_state m_state;
   traced_forward m_traced;
-  std::shared_ptr<torch::inductor::AOTIModelPackageLoader> m_loader;
+  std::shared_ptr<extracted_aoti_package> m_package;
   std::vector<size_t> m_updated_buffers;
   std::unordered_set<size_t> m_without_gradient;
   size_t m_prediction_count = 0;
@@ -312,7 +312,7 @@ backend_step make_inductor_train_step(model_instance& model, const step_options&
   to_script_module(traced).save(bytes);
   recipe.torchscript = bytes.str();
   recipe.inputs = pickled(tensor_leaves(model.example_inputs));
-  recipe.state = pickled(state.all());
+  recipe.state = state.all();
   recipe.parameter_count = state.parameters.size();
   size_t first_leaf = 0;
   recipe.loss_structure = loss_structure(traced.output_structure, first_leaf);
@@ -331,7 +331,18 @@ backend_step make_inductor_train_step(model_instance& model, const step_options&
                               context.model_name);
       },
       context.sweep_token);
-  auto package = std::make_shared<train_package>(entry.artifact, options.device, state, traced);
+  const auto report_since_start = [&] {
+    compile_report report = compile_report_since(started);
+    report.cache_hit = entry.hit;
+    if (entry.built) report.compiler_s = entry.build_seconds;
+    report.cache_note = entry.rebuilt_because;
+    report.package = entry.artifact.string();
+    report.random_ops = package_random_ops;
+    return report;
+  };
+  if (context.compile_only) return compile_only_step(report_since_start(), entry);
+  auto package = std::make_shared<train_package>(
+      entry.artifact.parent_path() / extracted_package_folder, options.device, state, traced);
 
   backend_step result;
   std::string fallback_reason;
@@ -346,12 +357,7 @@ backend_step make_inductor_train_step(model_instance& model, const step_options&
   }
   if (!result.step) result.step = plain_step(model, package, options);
   synchronize_device(options.device);
-  compile_report report = compile_report_since(started);
-  report.cache_hit = entry.hit;
-  if (entry.built) report.compiler_s = entry.build_seconds;
-  report.cache_note = entry.rebuilt_because;
-  report.package = entry.artifact.string();
-  report.random_ops = package_random_ops;
+  compile_report report = report_since_start();
   report.capture_fallback = fallback_reason;
   result.compile = report;
   result.ir_text = "# traced train forward (the compile helper's input: inputs, parameters, "

@@ -52,6 +52,19 @@ struct traced_forward {
                                                  const std::vector<torch::Tensor>& state,
                                                  const step_options& options);
 
+/// A SHA-256 hex digest of the tensors' dtypes, shapes, strides, layouts, device types and values
+/// (as graph_digest hashes a constant), in order: a cache key part for tensors without
+/// serializing them.
+[[nodiscard]] std::string tensors_digest(const std::vector<torch::Tensor>& tensors);
+
+/// A SHA-256 hex digest of everything the graph computes: its IR text (operators, attributes,
+/// value names; tensor constants print as <Tensor>) and each tensor constant's dtype, shape,
+/// strides and bytes (copied to the CPU; large ones hashed in 16 MiB chunks on as many threads
+/// as the intra-op pool has, then the chunks' digests hashed). Equal for equal graphs across
+/// processes: the compile cache key of a package built from the graph, without serializing it
+/// as TorchScript.
+[[nodiscard]] std::string graph_digest(const torch::jit::Graph& graph);
+
 /// A script module whose forward(self, *leaves) is the traced graph: savable with save(), loadable
 /// by torch.jit.load in Python (the inductor compile helper's input).
 [[nodiscard]] torch::jit::Module to_script_module(const traced_forward& traced);

@@ -8,8 +8,10 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -42,6 +44,47 @@ private:
   int m_fd = -1;
 };
 
+/// The file's modification time in nanoseconds since the epoch (stat(2)'s st_mtim), or -1 when it
+/// cannot be read.
+int64_t modification_ns(const std::filesystem::path& path) {
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0) return -1;
+  return static_cast<int64_t>(status.st_mtim.tv_sec) * 1000000000 + status.st_mtim.tv_nsec;
+}
+
+/// "" when the file matches its manifest record {"bytes", "sha256", "mtime_ns"}, else why not.
+/// A file whose size and modification time are those recorded is taken as unchanged without
+/// reading it (as git's index and make do); one whose time differs (touched, rewritten in place,
+/// copied without its times) is hashed, and when its SHA-256 still matches, `restamp` turns true
+/// and the record gets the new time, so that the next check is a stat again. As git's "racily
+/// clean" rule: a time not older than the manifest's own (`manifest_ns`) proves nothing (a write
+/// in the same clock tick as the recording keeps the time), so such a file is hashed too.
+std::string check_file(const std::filesystem::path& directory, const std::string& name,
+                       json_value& record, rapidjson::MemoryPoolAllocator<>& allocator,
+                       int64_t manifest_ns, bool& restamp) {
+  if (!record.IsObject() || !record.HasMember("bytes") || !record["bytes"].IsUint64() ||
+      !record.HasMember("sha256") || !record["sha256"].IsString())
+    return "manifest.json's record of " + name + " lacks bytes or sha256";
+  const auto path = directory / name;
+  std::error_code error;
+  const auto size = std::filesystem::file_size(path, error);
+  if (error) return name + " is missing";
+  if (size != record["bytes"].GetUint64())
+    return name + " has " + std::to_string(size) + " bytes, the manifest says " +
+           std::to_string(record["bytes"].GetUint64());
+  const int64_t modified = modification_ns(path);
+  const bool same_time = modified >= 0 && record.HasMember("mtime_ns") &&
+                         record["mtime_ns"].IsInt64() && record["mtime_ns"].GetInt64() == modified;
+  if (same_time && modified < manifest_ns) return "";
+  if (file_sha256_hex(path) != record["sha256"].GetString())
+    return name + "'s SHA-256 differs from the manifest's";
+  if (same_time) return "";
+  if (record.HasMember("mtime_ns")) record.RemoveMember("mtime_ns");
+  record.AddMember("mtime_ns", json_value(modified), allocator);
+  restamp = true;
+  return "";
+}
+
 /// "" when the entry is valid, else why it is not. Fills build_seconds from the manifest.
 std::string check_entry(const std::filesystem::path& directory, const std::string& artifact_name,
                         double& build_seconds, std::string& rebuilt_for) {
@@ -60,20 +103,56 @@ std::string check_entry(const std::filesystem::path& directory, const std::strin
   if (manifest["artifact"].GetString() != artifact_name)
     return "manifest.json names artifact '" + std::string(manifest["artifact"].GetString()) +
            "', expected '" + artifact_name + "'";
-  const auto artifact = directory / artifact_name;
-  std::error_code error;
-  const auto size = std::filesystem::file_size(artifact, error);
-  if (error) return artifact_name + " is missing";
-  if (size != manifest["bytes"].GetUint64())
-    return artifact_name + " has " + std::to_string(size) + " bytes, the manifest says " +
-           std::to_string(manifest["bytes"].GetUint64());
-  if (file_sha256_hex(artifact) != manifest["sha256"].GetString())
-    return artifact_name + "'s SHA-256 differs from the manifest's";
+  bool restamp = false;
+  const int64_t manifest_ns = modification_ns(manifest_path);
+  if (manifest.HasMember("files")) {
+    auto& files = manifest["files"];
+    if (!files.IsObject() || !files.HasMember(artifact_name.c_str()))
+      return "manifest.json's files do not list " + artifact_name;
+    // The artifact first (its problem is the one to report), then the others in manifest order.
+    auto problem = check_file(directory, artifact_name, files[artifact_name.c_str()],
+                              manifest.GetAllocator(), manifest_ns, restamp);
+    for (auto file = files.MemberBegin(); problem.empty() && file != files.MemberEnd(); ++file)
+      if (file->name.GetString() != artifact_name)
+        problem = check_file(directory, file->name.GetString(), file->value,
+                             manifest.GetAllocator(), manifest_ns, restamp);
+    if (!problem.empty()) return problem;
+  } else {  // written before files were recorded: the artifact alone, hashed on every check
+    const auto artifact = directory / artifact_name;
+    std::error_code error;
+    const auto size = std::filesystem::file_size(artifact, error);
+    if (error) return artifact_name + " is missing";
+    if (size != manifest["bytes"].GetUint64())
+      return artifact_name + " has " + std::to_string(size) + " bytes, the manifest says " +
+             std::to_string(manifest["bytes"].GetUint64());
+    if (file_sha256_hex(artifact) != manifest["sha256"].GetString())
+      return artifact_name + "'s SHA-256 differs from the manifest's";
+  }
   if (manifest.HasMember("build_seconds") && manifest["build_seconds"].IsNumber())
     build_seconds = manifest["build_seconds"].GetDouble();
   if (manifest.HasMember("rebuilt_for") && manifest["rebuilt_for"].IsString())
     rebuilt_for = manifest["rebuilt_for"].GetString();
+  if (restamp) {
+    try {
+      replace_text_file(manifest_path, to_python_json(manifest) + "\n");
+    } catch (const std::exception& e) {  // a read-only cache still hits; it hashes again next time
+      log_warning("cannot record the checked files' times in " + manifest_path.string() + ": " +
+                  e.what());
+    }
+  }
   return "";
+}
+
+/// Every regular file below `directory` but manifest.json, as paths relative to it, sorted.
+std::vector<std::string> entry_files(const std::filesystem::path& directory) {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(directory))
+    if (entry.is_regular_file()) {
+      auto name = std::filesystem::relative(entry.path(), directory).string();
+      if (name != "manifest.json") files.push_back(std::move(name));
+    }
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 void write_manifest(const std::filesystem::path& directory, const std::string& artifact_name,
@@ -84,12 +163,26 @@ void write_manifest(const std::filesystem::path& directory, const std::string& a
     throw std::runtime_error("the compile step wrote no " + artifact.string());
   json_document manifest(rapidjson::kObjectType);
   auto& a = manifest.GetAllocator();
+  json_value files(rapidjson::kObjectType);
+  std::string artifact_sha256;
+  for (const auto& name : entry_files(directory)) {
+    const auto path = directory / name;
+    const std::string sha256 = file_sha256_hex(path);
+    if (name == artifact_name) artifact_sha256 = sha256;
+    json_value record(rapidjson::kObjectType);
+    const auto bytes = static_cast<uint64_t>(std::filesystem::file_size(path));
+    record.AddMember("bytes", json_value(bytes), a);
+    record.AddMember("sha256", json_value(sha256.c_str(), a), a);
+    record.AddMember("mtime_ns", json_value(modification_ns(path)), a);
+    files.AddMember(json_value(name.c_str(), a), record, a);
+  }
   manifest.AddMember("artifact", json_value(artifact_name.c_str(), a), a);
-  manifest.AddMember("sha256", json_value(file_sha256_hex(artifact).c_str(), a), a);
+  manifest.AddMember("sha256", json_value(artifact_sha256.c_str(), a), a);
   manifest.AddMember("bytes", json_value(static_cast<uint64_t>(std::filesystem::file_size(artifact))), a);
   manifest.AddMember("build_seconds", build_seconds, a);
   manifest.AddMember("description", json_value(description.c_str(), a), a);
   if (!rebuilt_for.empty()) manifest.AddMember("rebuilt_for", json_value(rebuilt_for.c_str(), a), a);
+  manifest.AddMember("files", files, a);
   std::ofstream out(directory / "manifest.json", std::ios::trunc);
   out << to_python_json(manifest) << '\n';
   if (!out.flush()) throw std::runtime_error("cannot write " + (directory / "manifest.json").string());

@@ -1,15 +1,22 @@
 // A directory of compiled artifacts (AOTInductor packages), one entry per content-hash key.
 //
-//   <root>/<key>/<artifact>        the artifact, written by the builder
+//   <root>/<key>/<artifact>        the artifact, written by the builder (with any other files)
 //   <root>/<key>/manifest.json     {"artifact", "sha256", "bytes", "build_seconds", "description"
-//                                   [, "rebuilt_for"]}
+//                                   [, "rebuilt_for"], "files": {"<path in the entry>":
+//                                   {"bytes", "sha256", "mtime_ns"}, ...}}
 //   <root>/<key>.lock              flock(2) held while an entry is checked or built
 //
 // Concurrent processes that want the same key serialise on its lock: one builds, the others wait and
 // then hit. An entry is built in a private temporary directory and renamed into place, so a crash or
-// a kill mid-build never leaves a half-written entry under the key. An entry whose manifest is
-// missing or unreadable, or whose artifact's size or SHA-256 differs from the manifest, is corrupt:
-// it is reported and replaced once a rebuild succeeds; a failed build leaves the old entry as it was.
+// a kill mid-build never leaves a half-written entry under the key. The manifest records every
+// file the builder left (the artifact and, e.g., the package's extracted files): an entry whose
+// manifest is missing or unreadable, or one of whose files is missing, has another size, or has
+// another modification time and another SHA-256 than recorded, is corrupt: it is reported and
+// replaced once a rebuild succeeds; a failed build leaves the old entry as it was. A file whose
+// size and modification time are the recorded ones is not read on a hit (as git's index: a hit on
+// a gigabyte package is a few stat calls, not a gigabyte hashed); one whose time changed but whose
+// bytes did not (a copy without its times) is hashed once and its new time recorded. A manifest
+// without "files" (written before they were recorded) has its artifact hashed on every check.
 #pragma once
 
 #include <filesystem>

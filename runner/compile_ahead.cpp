@@ -14,8 +14,10 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <sstream>
+#include <utility>
 
 namespace benchmatrix {
 namespace {
@@ -122,6 +124,18 @@ private:
   std::map<child_pool::child_id, running> m_children;
 };
 
+/// --print-subprocess: a compile child's stdout and stderr, forwarded once it has ended (as the
+/// sweep forwards its timing and verifier children's).
+void forward_output(const std::filesystem::path& directory) {
+  for (const auto& [name, stream] : {std::pair{"stdout", stdout}, std::pair{"stderr", stderr}}) {
+    const auto path = directory / name;
+    if (!std::filesystem::exists(path)) continue;
+    const auto text = read_text_file(path);
+    std::fwrite(text.data(), 1, text.size(), stream);
+    std::fflush(stream);
+  }
+}
+
 void compile_round::start(const compile_ahead_config& c, size_t share) {
   const planned_config& planned = *c.config;
   running child{&c, share,
@@ -201,6 +215,7 @@ compile_round::run(const std::vector<const compile_ahead_config*>& todo, bool re
           log_warning(progress + "not compiled ahead (" + why + "); its timing child compiles it");
         }
       }
+      if (m_options.print_subprocess) forward_output(child.directory);
       m_free_shares.push_back(child.share);
       remove_tree(child.directory.string());
       m_children.erase(it);

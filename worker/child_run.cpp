@@ -77,6 +77,7 @@ backend_context make_backend_context(const child_job& job) {
   context.cold_start = job.settings.cold_start;
   // the parent's --timestamp, the same for every child of a sweep; none for a child run by hand
   if (job.timestamp > 0) context.sweep_token = python_float_repr(job.timestamp);
+  context.compile_only = job.role == child_role::compile_ahead;  // its step is never run
   return context;
 }
 
@@ -121,6 +122,12 @@ void add_compile_metrics(json_value& metrics, json_value& compile, const compile
       breakdown.AddMember(name, json_value(seconds), a);
     }
     compile.AddMember("breakdown_s", breakdown, a);
+  }
+  if (!report.preparation_s.empty()) {
+    json_value phases(rapidjson::kObjectType);
+    for (const auto& [phase, seconds] : report.preparation_s)
+      phases.AddMember(json_value(phase.c_str(), a), json_value(seconds), a);
+    compile.AddMember("preparation_s", phases, a);
   }
   if (report.compile_threads) compile.AddMember("compile_threads", *report.compile_threads, a);
   if (!report.freezing_failure.empty())

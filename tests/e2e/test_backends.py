@@ -250,6 +250,58 @@ class BackendTest(OutputDirTest):
         record = self.sweep(*args, cache=cache)[("dummy", "inductor", "eval")]
         self.assertIs(record["compile"]["cache_hit"], True)
 
+    def test_damaged_extracted_package_is_rebuilt_and_a_hit_loads_it_in_place(self):
+        # The package's files are kept extracted in its entry (package/) and a hit loads them
+        # there; the manifest records them, so a damaged one is found and the entry rebuilt.
+        args = ("--suite-name=dummy", "--dynamo=inductor", "--test=eval", "--verify",
+                "--print-subprocess")
+        # the shared cache has the entry (this sweep's record names it); damage a copy of it
+        record = self.sweep(*args)[("dummy", "inductor", "eval")]
+        entry = os.path.basename(os.path.dirname(record["compile"]["package"]))
+        cache = self.copy_of_shared_entries("AOTInductor defaults")
+        package = os.path.join(cache, entry, "package")
+        damaged = [f"package/{name}" for name in os.listdir(package) if name.endswith(".so")]
+        self.assertEqual(len(damaged), 1, damaged)  # the wrapper library, weights included
+        with open(os.path.join(cache, entry, damaged[0]), "r+b") as f:
+            f.seek(100)
+            byte = f.read(1)
+            f.seek(100)
+            f.write(bytes([byte[0] ^ 0xFF]))
+        problem = f"{damaged[0]}'s SHA-256 differs from the manifest's"
+        proc = run(RUNNER, "--accelerator=cpu", "--xla=None", "--repeat=2",
+                   f"--output-dirname={self.out}", f"--cache-dir={cache}", "--no-resume", *args,
+                   timeout=1500)
+        self.assertIn(f"is corrupt ({problem}); rebuilding it", proc.stderr)
+        record = by_backend(read_records(self.results))[("dummy", "inductor", "eval")]
+        self.assertEqual(record["verification_code"], "PASS", record.get("verification"))
+        self.assertIs(record["compile"]["cache_hit"], False)
+        self.assertEqual(record["compile"]["cache_rebuilt"], f"corrupt entry: {problem}")
+        # The rebuilt entry is hit, loaded from its extracted files, and still verifies.
+        proc = run(RUNNER, "--accelerator=cpu", "--xla=None", "--repeat=2",
+                   f"--output-dirname={self.out}", f"--cache-dir={cache}", "--no-resume", *args,
+                   timeout=1500)
+        record = by_backend(read_records(self.results))[("dummy", "inductor", "eval")]
+        self.assertIs(record["compile"]["cache_hit"], True)
+        self.assertEqual(record["verification_code"], "PASS", record.get("verification"))
+        entry = os.path.dirname(record["compile"]["package"])
+        self.assertIn(f"loading the AOTInductor package extracted in {entry}/package",
+                      proc.stderr)
+
+    def test_a_compile_ahead_child_that_hits_does_not_load_the_package(self):
+        # --compile-ahead on a warm cache: the compile-only child finds the entry and stops there;
+        # only the timing child loads the package (one load per config, not two).
+        args = ("--suite-name=dummy", "--dynamo=inductor", "--test=eval")
+        self.sweep(*args)  # the shared cache has the entry
+        proc = run(RUNNER, "--accelerator=cpu", "--xla=None", "--repeat=2",
+                   f"--output-dirname={self.out}", f"--cache-dir={SHARED_CACHE}", "--no-resume",
+                   "--compile-ahead=1", "--print-subprocess", *args, timeout=1500)
+        self.assertIn("--compile-ahead: 1 of 1 config(s) ready", proc.stderr)
+        self.assertEqual(proc.stderr.count("loading the AOTInductor package extracted in"), 1,
+                         proc.stderr[-3000:])
+        record = by_backend(read_records(self.results))[("dummy", "inductor", "eval")]
+        self.assertIs(record["compile"]["ahead"]["cache_hit"], True)
+        self.assertIs(record["compile"]["cache_hit"], True)
+
     def test_compile_settings_in_the_environment_key_the_package(self):
         # A package built with AOT_INDUCTOR_COMPILE_WRAPPER_OPT_LEVEL set is another package: the
         # setting is in its description and key, so neither package is reused for the other.

@@ -2,6 +2,7 @@
 #include "core/compile_cache.hpp"
 #include "core/content_hash.hpp"
 #include "core/directory_tree.hpp"
+#include "core/python_json.hpp"
 #include "process/helper_process.hpp"
 
 #include <doctest/doctest.h>
@@ -152,6 +153,87 @@ TEST_CASE("a corrupt entry is detected and rebuilt") {
   CHECK(builds == 2);
   CHECK(read(rebuilt.artifact) == "package bytes");
   CHECK(cache.get_or_build(key, "model.pt2", "test", false, build).hit);
+}
+
+TEST_CASE("every file the builder left is checked: a damaged extracted file is rebuilt") {
+  temporary_directory dir;
+  bm::compile_cache cache(dir.path);
+  int builds = 0;
+  const auto build = [&](const std::filesystem::path& d) {
+    ++builds;
+    write(d / "model.pt2", "package bytes");
+    std::filesystem::create_directories(d / "package");
+    write(d / "package" / "wrapper.so", "library bytes");
+    write(d / "package" / "kernel.cubin", "kernel");
+  };
+  const auto entry = cache.get_or_build(key, "model.pt2", "test", false, build);
+  const auto library = dir.path / key / "package" / "wrapper.so";
+  std::string problem;
+  SUBCASE("same size, different bytes") {
+    write(library, "library bytez");
+    problem = "package/wrapper.so's SHA-256 differs from the manifest's";
+  }
+  SUBCASE("truncated") {
+    write(library, "lib");
+    problem = "package/wrapper.so has 3 bytes, the manifest says 13";
+  }
+  SUBCASE("missing") {
+    std::filesystem::remove(dir.path / key / "package" / "kernel.cubin");
+    problem = "package/kernel.cubin is missing";
+  }
+  const auto rebuilt = cache.get_or_build(key, "model.pt2", "test", false, build);
+  CHECK_FALSE(rebuilt.hit);
+  CHECK(rebuilt.rebuilt_because == "corrupt entry: " + problem);
+  CHECK(builds == 2);
+  CHECK(read(library) == "library bytes");
+  CHECK(cache.get_or_build(key, "model.pt2", "test", false, build).hit);
+}
+
+TEST_CASE("a hit reads no file whose size and time are the recorded ones") {
+  temporary_directory dir;
+  bm::compile_cache cache(dir.path);
+  const auto build = [](const std::filesystem::path& d) {
+    write(d / "model.pt2", "package bytes");
+  };
+  const auto entry = cache.get_or_build(key, "model.pt2", "test", false, build);
+  const auto recorded_time = [&] {
+    const auto manifest = bm::parse_json(read(dir.path / key / "manifest.json"), "manifest");
+    return manifest["files"]["model.pt2"]["mtime_ns"].GetInt64();
+  };
+  // Copied without its times (or touched): the same bytes, so a hit, and the new time recorded.
+  const auto an_hour_ago = std::filesystem::last_write_time(entry.artifact) - std::chrono::hours(1);
+  std::filesystem::last_write_time(entry.artifact, an_hour_ago);
+  const auto before = recorded_time();
+  CHECK(cache.get_or_build(key, "model.pt2", "test", false, build).hit);
+  CHECK(recorded_time() != before);
+  // From now on the file is not read: other bytes of the same size, its time put back, still hit
+  // (a change that keeps size and time is what this check does not see, as git's index).
+  write(entry.artifact, "package bytez");
+  std::filesystem::last_write_time(entry.artifact, an_hour_ago);
+  CHECK(cache.get_or_build(key, "model.pt2", "test", false, build).hit);
+  // Without its time put back the change is seen.
+  write(entry.artifact, "package bytey");
+  CHECK(cache.get_or_build(key, "model.pt2", "test", false, build).rebuilt_because ==
+        "corrupt entry: model.pt2's SHA-256 differs from the manifest's");
+}
+
+TEST_CASE("an entry from before the manifest listed its files is checked by its artifact") {
+  temporary_directory dir;
+  bm::compile_cache cache(dir.path);
+  int builds = 0;
+  const auto build = [&](const std::filesystem::path& d) {
+    ++builds;
+    write(d / "model.pt2", "package bytes");
+  };
+  const auto entry = cache.get_or_build(key, "model.pt2", "test", false, build);
+  write(dir.path / key / "manifest.json",
+        "{\"artifact\": \"model.pt2\", \"sha256\": \"" + bm::sha256_hex("package bytes") +
+            "\", \"bytes\": 13, \"build_seconds\": 1.0, \"description\": \"test\"}\n");
+  CHECK(cache.get_or_build(key, "model.pt2", "test", false, build).hit);
+  write(entry.artifact, "package bytez");
+  CHECK(cache.get_or_build(key, "model.pt2", "test", false, build).rebuilt_because ==
+        "corrupt entry: model.pt2's SHA-256 differs from the manifest's");
+  CHECK(builds == 2);
 }
 
 TEST_CASE("a failed build leaves no entry, and a failed rebuild keeps the old one") {
