@@ -19,10 +19,14 @@
 #           K-th of N interleaved parts of the zoo (a machine goes back after 30 min held, and
 #           the whole zoo does not fit one); `python3 bench/train_step_table.py DIR` renders the
 #           parts' timing/ folders, extracted together into DIR/timing, as one table.
-#           Rough H100 (16 cores) figures (the bench prints its estimate at each start): warm-up
-#           about 3-4 min a model / WARM_JOBS, timing about 1 min a model with ROUNDS=2 (half
-#           with ROUNDS=1), build about 5 min: PART=1/2 then PART=2/2, each on its own machine,
-#           take about 25-30 min held each (3 calls: "build zoo", "zoo", "zoo").
+#           H100 (16 cores), measured in session 6: with every variant, a model's warm-up job
+#           (our inductor train compile, openxla export and XLA compile, each --verify'ed, then
+#           Python's two compiles) took over 15 min with 4 at once, so PART=1/2 did not get past
+#           its warm-up in two 10-minute calls: fill our caches first with experiment_runner
+#           --compile-ahead (about 8-12 min for the zoo's inductor train packages), or give the
+#           compiled variants a lease of their own. Without compiles (VARIANTS=ours_eager,
+#           ours_cudagraphs,python_eager, MODELS=the 13 pip originals, ANCHOR_ARGS=--no-verify)
+#           the whole run took one warm-up call and 8.4 min of timing (about 40 s a model).
 #   bench   the same script over MODELS (default resnet50,resnet18,mobilenet_v2), in one call (no
 #           deadline; work folder build-gpu/trainbench, files in OUT_DIR named trainbench.*).
 # Usage: bench/train_step_gpu.sh OUT_DIR STEP...

@@ -13,6 +13,7 @@
 #include "worker/timing_loop.hpp"
 
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 
 namespace benchmatrix {
@@ -31,6 +32,10 @@ struct run_result {
   precision_plan precision;  // what it computed in (sets the tolerance)
   std::string package;      // the compiled package the backend ran (inductor), else empty
   std::string random_ops;   // how that package draws random numbers, where the backend says
+  // Whether the backend's step came from its compile cache (an inductor package, an openxla
+  // executable the timing child built) rather than a compile of the verifier's own; unset for
+  // eager and for backends without a cache.
+  std::optional<bool> cache_hit;
 };
 
 /// One verifier run: a fresh model, `verify_iterations` steps on one copy of the inputs, the last
@@ -41,6 +46,7 @@ run_result run_once(const model_definition& definition, const child_job& job,
   prepared_model prepared = prepare_model(definition, job.settings, config, experiment, force_dtype);
   prepared.step.collect_full_output = true;
   std::string package, random_ops;
+  std::optional<bool> cache_hit;
   step_function step;
   if (kind == run_kind::eager) {
     step = make_eager_step(prepared.model, prepared.step);
@@ -54,6 +60,7 @@ run_result run_once(const model_definition& definition, const child_job& job,
     if (backend.compile) {
       package = backend.compile->package;
       random_ops = backend.compile->random_ops;
+      cache_hit = backend.compile->cache_hit;
     }
   }
   model_inputs inputs;
@@ -72,7 +79,7 @@ run_result run_once(const model_definition& definition, const child_job& job,
                         const auto cpu = t.detach().cpu();
                         return cpu.is_sparse() ? cpu.to_dense() : cpu;
                       }),
-          prepared.precision, package, random_ops};
+          prepared.precision, package, random_ops, cache_hit};
 }
 
 /// same()'s path of a failing leaf, from the outputs' root: "output", "output[1]",
@@ -163,6 +170,7 @@ void verify(verification& v, const model_definition& definition, const child_job
   const c10::IValue& actual = backend_run.output;
   if (!backend_run.package.empty()) v.set_text("package", backend_run.package);
   if (!backend_run.random_ops.empty()) v.set_text("random_ops", backend_run.random_ops);
+  if (backend_run.cache_hit) v.set("cache_hit", json_value(*backend_run.cache_hit));
 
   same_options options;
   options.tol = tolerance.tolerance;

@@ -129,6 +129,7 @@ class BackendTest(OutputDirTest):
         self.assertEqual(record["verification_code"], "PASS", record["verification"])
         self.assertTrue(record["compile"]["package"].endswith("train_step.pt2"), record["compile"])
         self.assertEqual(record["verification"]["package"], record["compile"]["package"])
+        self.assertIs(record["verification"]["cache_hit"], True, record["verification"])
         self.assertIn("fallback_random", record["verification"]["random_ops"])
 
     def test_unexportable_train_step_is_a_skip_naming_the_model(self):

@@ -62,6 +62,8 @@ class CompileAheadTest(OutputDirTest):
             self.assertEqual(ahead["jobs"], 2, test)
             self.assertIn(ahead["cpus"], shares, test)
             self.assertEqual(ahead["package"], record["compile"]["package"], test)
+            # the verifier loaded the same cached package, and its record says so
+            self.assertIs(record["verification"]["cache_hit"], True, test)
             # the timed child only loaded the package: far less than the compile it was spared
             self.assertLess(record["metrics"]["compile_time_s"][0], ahead["compile_time_s"], test)
         # eager compiles nothing: not compiled ahead, its records as ever
