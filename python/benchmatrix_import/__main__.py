@@ -176,8 +176,12 @@ def build_huggingface(model_name, batch_size, device, overrides):
                                     (batch_size, seq))}
     if "Bart" in model_name:
         inputs["input_ids"][:, -1] = config.eos_token_id
-    if model_name.startswith(("T5", "M2M100", "MT5", "Blenderbot", "Pegasus", "Marian")) and \
-            "CausalLM" not in model_name:
+    # huggingface.py passes decoder_input_ids to these (and to Blenderbot/BlenderbotSmall/Pegasus/
+    # Marian *Model and MarianMTModel, none in the list); the other seq2seq classes derive them
+    # from the labels (shift_tokens_right), as there
+    if model_name.startswith(("T5", "M2M100", "MT5")) or model_name in (
+            "BlenderbotForConditionalGeneration", "BlenderbotModel", "BlenderbotSmallModel",
+            "PegasusModel", "MarianModel", "MarianMTModel"):
         inputs["decoder_input_ids"] = inputs["input_ids"]
     if model_name.endswith("QuestionAnswering"):
         inputs["start_positions"] = rand_int(0, seq, (batch_size,))

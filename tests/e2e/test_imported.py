@@ -2,6 +2,7 @@
 python -m benchmatrix_import, run from C++ as loaded TorchScript programs) and a user's own
 TorchScript file (--suite-name=exported --model-path). Small configs (fixtures/imported_configs)
 keep each model to seconds on the CPU; nothing is downloaded."""
+import json
 import os
 import re
 import shutil
@@ -113,6 +114,31 @@ class ImportedSuitesTest(OutputDirTest):
         self.assertIn("the file is not a zip archive, or a damaged (e.g. truncated) one", error)
         self.assertIn(f"(an import cache entry: remove {os.path.dirname(damaged)} and the next run "
                       "rebuilds it)", error)
+
+    def test_seq2seq_models_get_the_inputs_pytorchs_harness_gives_them(self):
+        # huggingface.py passes decoder_input_ids to T5/M2M100/MT5 (and BlenderbotFor-
+        # ConditionalGeneration); Pegasus and BlenderbotSmall derive theirs from the labels.
+        # The helper's own build code on the meta device: no memory, no download, seconds.
+        probe = """
+import json, sys, torch
+sys.path.insert(0, sys.argv[1])
+from benchmatrix_import.__main__ import build_huggingface
+names = {}
+for model in sys.argv[2:]:
+    with torch.device("meta"):
+        names[model] = build_huggingface(model, 2, "meta", {})[2]
+print(json.dumps(names))
+"""
+        python_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
+        proc = subprocess.run([sys.executable, "-c", probe, python_dir,
+                               "T5ForConditionalGeneration", "PegasusForConditionalGeneration",
+                               "BlenderbotSmallForConditionalGeneration"],
+                              check=True, capture_output=True, text=True)
+        names = json.loads(proc.stdout.strip().splitlines()[-1])
+        self.assertEqual(names["T5ForConditionalGeneration"],
+                         ["input_ids", "decoder_input_ids", "labels"])
+        self.assertEqual(names["PegasusForConditionalGeneration"], ["input_ids", "labels"])
+        self.assertEqual(names["BlenderbotSmallForConditionalGeneration"], ["input_ids", "labels"])
 
     def test_filter_selects_within_an_imported_suite(self):
         records = self.sweep("--suite-name=huggingface", "--filter=Bert", tests=("eval",))
