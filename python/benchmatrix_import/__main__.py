@@ -17,7 +17,8 @@ device, test, config overrides and this file's source; reused when present):
                return_dict=False tuple, the loss first as labels are passed; for train only
                the loss, which PyTorch's compute_loss takes as pred[0]; timm: the logits, whose
                reduce_to_scalar_loss the train step takes, as PyTorch), traced in the test's mode
-               (train/eval) on the device, in the dtype.
+               (train/eval) on the device, in the dtype; its shape arithmetic folded to the
+               traced sizes (traced_sizes_as_constants).
   inputs.pt    torch.save'd tuple of the example tensors (CPU), as benchmatrix_compile's --inputs.
   manifest.json  what was built: model, class, versions, batch size, input names and shapes, the
                loss rule ("first_output" or "reduce_to_scalar_loss"), parameter count.
@@ -256,6 +257,58 @@ def first_tensors(output):
     return tuple(leaves)
 
 
+def traced_sizes_as_constants(traced):
+    """Every aten::size in the traced forward becomes the size it had when traced, and the
+    arithmetic on it is folded. The tracer records shape arithmetic (timm's "same" padding, window
+    partitions, sinusoidal position tables: size -> NumToTensor -> mul -> aten::Int) as tensor ops;
+    the inductor backend's TS2EPConverter turns each aten::Int of such a tensor into .item(), an
+    unbacked size that export cannot reason about ("Could not guard on data-dependent expression
+    u2 + u3 + 224 < 3": tf_efficientnet_b0, dm_nfnet_f0, mobilevit_s, swin, TrOCR, XGLM). The
+    program only ever runs on the inputs it was traced with, so their sizes are its constants.
+    Only here, straight after tracing, are the graph's tensor types complete (a saved and loaded
+    program's are not; a parameter's or buffer's size is the module attribute's). Submodule calls
+    are inlined first: their sizes live in their graphs."""
+    import torch
+
+    graph = traced.graph
+    torch._C._jit_pass_inline(graph)
+    module_input = next(graph.inputs()).unique()
+
+    def attribute(value):
+        """The module or tensor a chain of prim::GetAttr from the module input names, else None."""
+        if value.unique() == module_input:
+            return traced
+        node = value.node()
+        if node.kind() != "prim::GetAttr":
+            return None
+        owner = attribute(node.inputsAt(0))
+        return None if owner is None else getattr(owner, node.s("name"), None)
+
+    def traced_sizes(value):
+        if isinstance(value.type(), torch._C.TensorType) and value.type().sizes() is not None:
+            return value.type().sizes()
+        tensor = attribute(value)
+        return list(tensor.shape) if isinstance(tensor, torch.Tensor) else None
+
+    for node in list(graph.findAllNodes("aten::size")):
+        sizes = traced_sizes(node.inputsAt(0))
+        if sizes is None or any(size is None for size in sizes):
+            continue
+        if node.inputsSize() == 1:
+            value = list(sizes)
+        else:
+            dim = node.inputsAt(1).toIValue()
+            if not isinstance(dim, int):
+                continue
+            value = sizes[dim]
+        with graph.insert_point_guard(node):
+            constant = graph.insertConstant(value)
+        node.output().replaceAllUsesWith(constant)
+        node.destroy()
+    torch._C._jit_pass_constant_propagation(graph)
+    torch._C._jit_pass_dce(graph)
+
+
 def build_entry(args, overrides, versions, directory):
     import torch
 
@@ -286,6 +339,7 @@ def build_entry(args, overrides, versions, directory):
     with torch.no_grad():
         traced = torch.jit.trace(flat, inputs, check_trace=False, strict=False)
     flat.load_state_dict(state)  # tracing ran one forward: undo BatchNorm's running-stat update
+    traced_sizes_as_constants(traced)
     traced.save(os.path.join(directory, "model.pt"))
     torch.save(tuple(t.cpu() for t in inputs), os.path.join(directory, "inputs.pt"))
     manifest = {"suite": args.suite, "model": args.model, "class": class_name,

@@ -140,6 +140,36 @@ print(json.dumps(names))
         self.assertEqual(names["PegasusForConditionalGeneration"], ["input_ids", "labels"])
         self.assertEqual(names["BlenderbotSmallForConditionalGeneration"], ["input_ids", "labels"])
 
+    def test_a_program_with_shape_arithmetic_converts_for_the_inductor_backend(self):
+        # tf_efficientnet_b0's "same" padding computes pads from the input's size; traced as
+        # tensor arithmetic, TS2EPConverter (the inductor backend's first step) failed on it with
+        # "Could not guard on data-dependent expression". The helper's sizes are constants now.
+        probe = """
+import sys, torch
+sys.path.insert(0, sys.argv[1])
+from benchmatrix_compile.__main__ import static_shapes_in_ts2ep
+from torch._export.converter import TS2EPConverter
+program = torch.jit.load(sys.argv[2] + "/model.pt")
+inputs = tuple(torch.load(sys.argv[2] + "/inputs.pt"))
+with static_shapes_in_ts2ep():
+    exported = TS2EPConverter(program, inputs).convert()
+torch.testing.assert_close(exported.module()(*inputs), program(*inputs))
+"""
+        python_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
+        overrides = os.path.join(self.out, "overrides.yaml")
+        with open(overrides, "w") as f:
+            f.write("tf_efficientnet_b0: {input_size: [3, 32, 32]}\n")
+        result = os.path.join(self.out, "entry")
+        env = dict(os.environ, PYTHONPATH=python_dir, HF_HUB_OFFLINE="1")
+        subprocess.run([sys.executable, "-m", "benchmatrix_import", "--suite=timm_models",
+                        "--model=tf_efficientnet_b0", "--batch-size=2", "--test=eval",
+                        "--device=cpu", f"--overrides={overrides}",
+                        f"--cache-dir={os.path.join(self.out, 'imported')}",
+                        f"--result={result}"], check=True, env=env)
+        with open(result) as f:
+            entry = f.read()
+        subprocess.run([sys.executable, "-c", probe, python_dir, entry], check=True, env=env)
+
     def test_filter_selects_within_an_imported_suite(self):
         records = self.sweep("--suite-name=huggingface", "--filter=Bert", tests=("eval",))
         self.assertEqual({model for model, _ in records}, {"BertForMaskedLM"})
