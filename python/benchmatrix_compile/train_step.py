@@ -264,7 +264,38 @@ def _constants_as_buffers(module):
     return module
 
 
-def export_train_step(exported, example, state, parameter_count, amp, loss_structure=None):
+def joint_trace_decompositions(toolchain):
+    """Decompositions applied while the joint graph is traced, where the autograd engine still
+    casts each gradient to its input's dtype, rather than later by the compiler, where nothing
+    does. `toolchain`: "inductor" or "stablehlo".
+
+    Inductor's own decomposition of _softmax_backward_data (torch 2.11) casts its result to
+    input_dtype and then, through its pw_cast_for_opmath wrapper, back to the gradient's dtype:
+    for autocast's float16-in, float32-out softmax (`_softmax(x, dim, half_to_float=True)`, what
+    autocast runs for softmax on CUDA) the gradient reaching the float16 scores stayed float32,
+    and the package's matmul of it with a float16 operand failed at run time (BERT_pytorch:
+    "expected mat1 and mat2 to have the same dtype, but got: float != c10::Half").
+    torch.compile traces its joint graph with Inductor's decompositions, so there the engine
+    restores float16; inductor's step traces that one decomposition the same way (torch.compile's
+    kernels, cast where autograd casts). The StableHLO export takes torch's core decomposition of
+    the op (torch._decomp: aten ops torchax lowers, the result in input_dtype), not Inductor's
+    (its fma is an Inductor prim)."""
+    op = torch.ops.aten._softmax_backward_data.default
+    if toolchain == "inductor":
+        from torch._inductor.decomposition import select_decomp_table
+
+        table = select_decomp_table()
+    elif toolchain == "stablehlo":
+        from torch._decomp import core_aten_decompositions
+
+        table = core_aten_decompositions()
+    else:
+        raise ValueError(f"joint_trace_decompositions: unknown toolchain {toolchain!r}")
+    return {op: table[op]} if op in table else {}
+
+
+def export_train_step(exported, example, state, parameter_count, amp, loss_structure=None,
+                      toolchain="inductor"):
     """The joint train step of `exported` (an ExportedProgram of forward(*example, *state)) as an
     ExportedProgram of forward(*state, *example); alongside, the indices of the buffers it updates
     and of the parameters the loss does not reach (their gradients are zeros in the package; the
@@ -276,7 +307,8 @@ def export_train_step(exported, example, state, parameter_count, amp, loss_struc
     forward = _eager_dropouts(_expanded_int_lists(_constants_as_buffers(exported.module())))
     forward_and_loss = _ForwardAndLoss(forward, parameters, buffers, loss_structure, amp)
     joint, signature = aot_export_module(forward_and_loss, tuple(example), trace_joint=True,
-                                         output_loss_index=0)
+                                         output_loss_index=0,
+                                         decompositions=joint_trace_decompositions(toolchain))
     output_count = len(signature.user_outputs)
     step = _TrainStep(joint, signature, forward_and_loss, parameters, buffers, len(example),
                       output_count)
@@ -306,8 +338,9 @@ def trace_train_step(args, module, example, state, timings):
     timings["export_s"] = time.perf_counter() - started
     started = time.perf_counter()
     loss_structure = json.loads(args.loss_structure) if args.loss_structure else None
+    toolchain = "stablehlo" if args.format == "stablehlo" else "inductor"
     result = export_train_step(exported, example, state, args.parameter_count, args.amp,
-                               loss_structure)
+                               loss_structure, toolchain)
     timings["joint_export_s"] = time.perf_counter() - started
     return result
 
