@@ -68,6 +68,7 @@ def export_stablehlo(exported_program, example_inputs, device, out_dir, train=No
 
     expand_pooling_arguments(exported_program)
     decompositions = embedding_bag_decompositions()
+    decompositions.update(half_to_float_softmaxes())
     if train is not None:
         # The CUDA joint graph draws dropout's mask with aten.native_dropout (train_step.py's
         # _eager_dropout), a core ATen op torchax has no lowering for: torch's decomposition
@@ -301,6 +302,27 @@ def rand_like_on_its_device():
                           device=self.device if device is None else device)
 
     return {torch.ops.aten.rand_like.default: rand_like}
+
+
+def half_to_float_softmaxes():
+    """Decompositions of aten._softmax and aten._log_softmax with half_to_float=True (a float16
+    input, a float32 result: what autocast runs for softmax and log_softmax on CUDA, so every
+    train step under float16 autocast has them) into the float32 input's softmax. torchax 0.0.13
+    lowers both ignoring the flag: the softmax ran in float16 and returned float16, and
+    BERT_pytorch's openxla train step FAILed --verify ("dtype mismatch Float, Half" on its
+    log-probabilities). The same op without the flag is left to torchax (NotImplemented: the
+    tracer then records the op itself)."""
+    import torch
+
+    def on_float32(op):
+        def decomposition(x, dim, half_to_float):
+            if not half_to_float:
+                return NotImplemented
+            return op(x.to(torch.float32), dim, False)
+        return decomposition
+
+    softmax, log_softmax = torch.ops.aten._softmax.default, torch.ops.aten._log_softmax.default
+    return {softmax: on_float32(softmax), log_softmax: on_float32(log_softmax)}
 
 
 def expand_pooling_arguments(exported_program):

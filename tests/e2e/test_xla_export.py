@@ -302,6 +302,38 @@ class TrainStepRandomOpsTest(unittest.TestCase):
         self.assertTrue(numpy.array_equal(output, gradient))
 
 
+    def test_autocast_softmaxes_return_float32_computed_in_float32(self):
+        """autocast's softmax and log_softmax on CUDA: a float16 input, half_to_float=True, a
+        float32 result computed in float32 (torchax ignored the flag: float16 out, computed in
+        float16, and BERT_pytorch's train step failed --verify on a dtype mismatch)."""
+        import tempfile
+
+        import torch
+        from torch._subclasses.fake_tensor import FakeTensorMode
+        from benchmatrix_compile.stablehlo import export_stablehlo, run_with_jax
+
+        if not torch.backends.cuda.is_built():
+            self.skipTest("this torch has no CUDA build to make fake CUDA tensors with")
+
+        class AutocastSoftmaxes(torch.nn.Module):
+            def forward(self, x):
+                return (torch.ops.aten._softmax(x, -1, True),
+                        torch.ops.aten._log_softmax(x, -1, True))
+
+        x = (torch.randn(8, 512) * 8).half()
+        with FakeTensorMode():
+            on_cuda = torch.empty(x.shape, dtype=torch.float16, device="cuda")
+        exported = torch.export.export(AutocastSoftmaxes(), (on_cuda,), strict=False)
+        with tempfile.TemporaryDirectory() as directory:
+            export_stablehlo(exported, (x,), "cpu", directory, train={"parameter_count": 0})
+            softmax, log_softmax = run_with_jax(directory, [x.numpy()], seed=1)
+        self.assertEqual((softmax.dtype, log_softmax.dtype), (numpy.float32, numpy.float32))
+        numpy.testing.assert_allclose(softmax, torch.softmax(x.float(), -1).numpy(),
+                                      rtol=1e-5, atol=1e-7)
+        numpy.testing.assert_allclose(log_softmax, torch.log_softmax(x.float(), -1).numpy(),
+                                      rtol=1e-5, atol=1e-5)
+
+
 @unittest.skipUnless(HAVE_JAX, "needs torchax and jax (scripts/install_dependencies.sh)")
 class TrainStepLoweringsTest(unittest.TestCase):
     """The joint graph's backward ops that torchax lowers wrongly or not at all
