@@ -7,8 +7,9 @@
 #                 model's cold compile (compile.ahead), then a short timed sweep that loads them
 #   eval          {eager, cudagraphs, inductor} x eval with the memory pass: step times, peak
 #                 memory and compression ratios (the cache from compile-cold makes inductor a hit)
-#   train         {inductor, openxla} x train with --verify and the memory pass,
-#                 --compile-ahead=$JOBS for the train packages (TRAIN_BACKENDS="inductor" etc.
+#   train         {inductor, openxla} x train with --verify (after VERIFY_ITERATIONS steps,
+#                 default 2 as PyTorch's accuracy harness: README, --verify-iterations), the
+#                 memory pass and --compile-ahead=$JOBS for the train packages (TRAIN_BACKENDS="inductor" etc.
 #                 picks the compiled backends)
 #   train-eager   {eager, cudagraphs} x train with the memory pass, without --verify (their
 #                 whole-zoo --verify is bench/train_step_gpu.sh's verify step)
@@ -59,7 +60,7 @@ for step in "$@"; do
     train)
       runner train --xla=None --xla=PJRT \
         $(for b in ${TRAIN_BACKENDS:-inductor openxla}; do echo "--dynamo=$b"; done) \
-        --test=train --verify --compile-ahead="$jobs"
+        --test=train --verify --verify-iterations="${VERIFY_ITERATIONS:-2}" --compile-ahead="$jobs"
       ;;
     train-eager)
       runner train-eager --xla=None --dynamo=None --dynamo=cudagraphs --test=train
