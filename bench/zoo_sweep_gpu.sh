@@ -9,8 +9,8 @@
 #                 memory and compression ratios (the cache from compile-cold makes inductor a hit)
 #   train         {inductor, openxla} x train with --verify (after VERIFY_ITERATIONS steps,
 #                 default 2 as PyTorch's accuracy harness: README, --verify-iterations), the
-#                 memory pass and --compile-ahead=$JOBS for the train packages (TRAIN_BACKENDS="inductor" etc.
-#                 picks the compiled backends)
+#                 memory pass and --compile-ahead=$JOBS for the train packages
+#                 (TRAIN_BACKENDS="inductor" etc. picks the compiled backends)
 #   train-eager   {eager, cudagraphs} x train with the memory pass, without --verify (their
 #                 whole-zoo --verify is bench/train_step_gpu.sh's verify step)
 #   table         every record so far: verification, step time, peak memory, compile figures
