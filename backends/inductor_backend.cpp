@@ -153,8 +153,8 @@ void compile_package(const package_recipe& recipe, const torch::Device& device,
   extract_aoti_package(directory / package_name, directory / extracted_package_folder);
 }
 
-/// The helper's timings (--timings-json) into `report`: the phase breakdown, its compile threads
-/// and a freezing failure. A missing or unreadable file leaves the report as it was, with a
+/// The helper's timings (--timings-json) into `report`: the phase breakdown, how it ran (the
+/// compile service or a process), its compile threads and a freezing failure. A missing or unreadable file leaves the report as it was, with a
 /// warning (the package itself is fine; an entry built by an older helper has none).
 void add_helper_timings(const std::filesystem::path& path, compile_report& report) {
   try {
@@ -163,6 +163,8 @@ void add_helper_timings(const std::filesystem::path& path, compile_report& repor
       for (const auto& phase : timings["breakdown_s"].GetObject())
         if (phase.value.IsNumber())
           report.breakdown_s.emplace_back(phase.name.GetString(), phase.value.GetDouble());
+    if (timings.HasMember("helper") && timings["helper"].IsString())
+      report.helper = timings["helper"].GetString();
     if (timings.HasMember("compile_threads") && timings["compile_threads"].IsInt())
       report.compile_threads = timings["compile_threads"].GetInt();
     if (timings.HasMember("freezing_failure") && timings["freezing_failure"].IsString())
