@@ -8,6 +8,7 @@
 
 #include <doctest/doctest.h>
 
+#include <sched.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -48,6 +49,7 @@ print("served", benchmatrix_service.SERVED is not None)
 print("cwd", os.getcwd())
 print("mark", os.environ.get("BM_MARK"), "service_only", os.environ.get("BM_SERVICE_ONLY"))
 print("group_leader", os.getpgid(0) == os.getpid())
+print("cpus", ",".join(map(str, sorted(os.sched_getaffinity(0)))))
 action = sys.argv[1]
 if action == "segv":
     os.kill(os.getpid(), signal.SIGSEGV)
@@ -133,6 +135,31 @@ TEST_CASE("a helper runs in the compile service: exit status, log, environment, 
   const auto raised = bm::run_helper(argv, env, dir.path / "log");
   CHECK(raised.exit.exit_code == 1);
   CHECK(raised.output_tail.find("ValueError: probe failed on purpose") != std::string::npos);
+}
+
+TEST_CASE("a served helper runs on the CPUs of the thread that asked for it") {
+  auto& shared = the_service();
+  temporary_directory dir;
+  service_variable in_service(shared.service->socket().string());
+  cpu_set_t all;
+  REQUIRE(::sched_getaffinity(0, sizeof(all), &all) == 0);
+  int last = -1;  // the highest CPU this process may use: the helper gets it alone
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &all)) last = cpu;
+  REQUIRE(last >= 0);
+  bm::helper_result result;
+  std::thread pinned([&] {  // as a compile-ahead child pins itself before it compiles
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(last, &one);
+    ::sched_setaffinity(0, sizeof(one), &one);
+    result = bm::run_helper({PYTHON3_EXECUTABLE, "-m", "bm_service_probe", "0"},
+                            shared.environment, dir.path / "log");
+  });
+  pinned.join();
+  CHECK(result.exit.success());
+  CHECK(result.output_tail.find("served True") != std::string::npos);
+  CHECK(result.output_tail.find("cpus " + std::to_string(last) + "\n") != std::string::npos);
 }
 
 TEST_CASE("a compile service that is unreachable or refuses leaves the helper to a process") {
