@@ -2,16 +2,15 @@
 
 #include "core/python_json.hpp"
 
-#include <sched.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <sched.h>
 #include <stdexcept>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <thread>
+#include <unistd.h>
 
 namespace benchmatrix {
 namespace {
@@ -28,7 +27,8 @@ constexpr auto listen_timeout = std::chrono::seconds(30);
 struct socket_descriptor {
   int fd = -1;
   ~socket_descriptor() {
-    if (fd >= 0) ::close(fd);
+    if (fd >= 0)
+      ::close(fd);
   }
 };
 
@@ -49,9 +49,11 @@ std::vector<int> thread_cpus() {
   cpu_set_t set;
   CPU_ZERO(&set);
   std::vector<int> cpus;
-  if (::sched_getaffinity(0, sizeof(set), &set) != 0) return cpus;  // empty: the service's own
+  if (::sched_getaffinity(0, sizeof(set), &set) != 0)
+    return cpus; // empty: the service's own
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
-    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+    if (CPU_ISSET(cpu, &set))
+      cpus.push_back(cpu);
   return cpus;
 }
 
@@ -66,15 +68,18 @@ std::string request_line(const std::string& python, const std::string& module,
   request.AddMember("python", text(python), a);
   request.AddMember("module", text(module), a);
   json_value arguments(rapidjson::kArrayType);
-  for (const auto& arg : args) arguments.PushBack(text(arg), a);
+  for (const auto& arg : args)
+    arguments.PushBack(text(arg), a);
   request.AddMember("args", arguments, a);
   json_value variables(rapidjson::kObjectType);
-  for (const auto& [key, value] : environment) variables.AddMember(text(key), text(value), a);
+  for (const auto& [key, value] : environment)
+    variables.AddMember(text(key), text(value), a);
   request.AddMember("environment", variables, a);
   request.AddMember("log", text(fs::absolute(log_path).string()), a);
   request.AddMember("cwd", text(fs::current_path().string()), a);
   json_value cpus(rapidjson::kArrayType);
-  for (const int cpu : thread_cpus()) cpus.PushBack(cpu, a);
+  for (const int cpu : thread_cpus())
+    cpus.PushBack(cpu, a);
   request.AddMember("cpus", cpus, a);
   return to_python_json(request) + "\n";
 }
@@ -93,8 +98,10 @@ public:
       }
       char chunk[4096];
       const ssize_t n = ::read(m_fd, chunk, sizeof(chunk));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return std::nullopt;  // EOF, or the connection reset: the service is gone
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return std::nullopt; // EOF, or the connection reset: the service is gone
       m_buffer.append(chunk, static_cast<size_t>(n));
     }
   }
@@ -108,14 +115,16 @@ bool send_all(int fd, const std::string& bytes) {
   size_t sent = 0;
   while (sent < bytes.size()) {
     const ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
     sent += static_cast<size_t>(n);
   }
   return true;
 }
 
-}  // namespace
+} // namespace
 
 service_outcome run_in_service(const fs::path& socket, const std::string& python,
                                const std::string& module, const std::vector<std::string>& args,
@@ -129,12 +138,12 @@ service_outcome run_in_service(const fs::path& socket, const std::string& python
     throw std::runtime_error(std::string("cannot create a Unix socket: ") + std::strerror(errno));
   int connected = 0;
   do {
-    connected = ::connect(connection.fd, reinterpret_cast<const sockaddr*>(&address),
-                          sizeof(address));
+    connected =
+        ::connect(connection.fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address));
   } while (connected != 0 && errno == EINTR);
   if (connected != 0) {
-    outcome.unserved_reason = "cannot connect to the compile service at " + socket.string() +
-                              ": " + std::strerror(errno);
+    outcome.unserved_reason =
+        "cannot connect to the compile service at " + socket.string() + ": " + std::strerror(errno);
     return outcome;
   }
   const std::string gone = "the compile service at " + socket.string() +
@@ -175,8 +184,7 @@ service_outcome run_in_service(const fs::path& socket, const std::string& python
   } else if (exit.HasMember("code") && exit["code"].IsInt()) {
     result.exit.exit_code = exit["code"].GetInt();
   } else {
-    throw std::runtime_error("the compile service answered an unreadable exit status: " +
-                             *second);
+    throw std::runtime_error("the compile service answered an unreadable exit status: " + *second);
   }
   result.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -189,12 +197,13 @@ helper_service::helper_service(const std::string& python,
                                const fs::path& socket_directory, const fs::path& log_path,
                                bool import_at_start)
     : m_socket(socket_directory / "service.sock") {
-  (void)socket_address(m_socket);  // throws when the path is too long
+  (void)socket_address(m_socket); // throws when the path is too long
   std::error_code ignored;
-  fs::remove(m_socket, ignored);  // a stale socket of an earlier service would refuse connections
+  fs::remove(m_socket, ignored); // a stale socket of an earlier service would refuse connections
   std::vector<std::string> argv = {python, "-m", "benchmatrix_service", "--socket",
                                    m_socket.string()};
-  if (import_at_start) argv.emplace_back("--import-at-start");
+  if (import_at_start)
+    argv.emplace_back("--import-at-start");
   try {
     m_process.emplace(argv, environment, log_path, log_path, process_group::own);
   } catch (const launch_error& e) {
@@ -218,9 +227,10 @@ helper_service::helper_service(const std::string& python,
 }
 
 helper_service::~helper_service() {
-  if (m_process) m_process->terminate(stop_grace);
+  if (m_process)
+    m_process->terminate(stop_grace);
   std::error_code ignored;
   fs::remove(m_socket, ignored);
 }
 
-}  // namespace benchmatrix
+} // namespace benchmatrix

@@ -53,7 +53,7 @@ public:
                  const std::filesystem::path& socket_directory,
                  const std::filesystem::path& log_path, bool import_at_start);
   ~helper_service();
-  helper_service(const helper_service&) = delete;  // owns the service process
+  helper_service(const helper_service&) = delete; // owns the service process
   helper_service& operator=(const helper_service&) = delete;
 
   [[nodiscard]] const std::filesystem::path& socket() const { return m_socket; }
@@ -63,4 +63,4 @@ private:
   std::optional<child_process> m_process;
 };
 
-}  // namespace benchmatrix
+} // namespace benchmatrix

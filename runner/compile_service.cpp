@@ -19,16 +19,18 @@ namespace {
 /// The helpers' Python (inductor_backend's compile_helper_python, imported_suites' helper_python):
 /// the service serves only requests for this interpreter.
 std::string helper_python() {
-  if (const char* python = std::getenv("BENCHMATRIX_PYTHON"); python && *python) return python;
+  if (const char* python = std::getenv("BENCHMATRIX_PYTHON"); python && *python)
+    return python;
   return BENCHMATRIX_PYTHON;
 }
 
-}  // namespace
+} // namespace
 
 sweep_compile_service::sweep_compile_service(const std::filesystem::path& socket_directory,
                                              const std::filesystem::path& output_directory,
                                              bool import_at_start) {
-  if (const char* previous = std::getenv(helper_service_variable)) m_previous = previous;
+  if (const char* previous = std::getenv(helper_service_variable))
+    m_previous = previous;
   auto environment = current_environment();
   environment.erase(helper_service_variable);
   std::string python_path = BENCHMATRIX_PYTHON_PATH;
@@ -62,6 +64,8 @@ bool runs_python_helper(const std::string& suite, bool backend_compiles_into_cac
   return backend_compiles_into_cache || suite == "huggingface" || suite == "timm_models";
 }
 
-void without_compile_service() { ::unsetenv(helper_service_variable); }
+void without_compile_service() {
+  ::unsetenv(helper_service_variable);
+}
 
-}  // namespace benchmatrix
+} // namespace benchmatrix

@@ -32,7 +32,7 @@ public:
 
 private:
   std::unique_ptr<helper_service> m_service;
-  std::optional<std::string> m_previous;  // BENCHMATRIX_HELPER_SERVICE before, if it was set
+  std::optional<std::string> m_previous; // BENCHMATRIX_HELPER_SERVICE before, if it was set
 };
 
 /// Whether a config on `suite` with `backend_compiles_into_cache` (compiles_into_cache of its
@@ -43,4 +43,4 @@ private:
 /// process's environment names a service.
 void without_compile_service();
 
-}  // namespace benchmatrix
+} // namespace benchmatrix

@@ -51,16 +51,26 @@ and suites/, and CUDA_VISIBLE_DEVICES, which child_environment sets per GPU):
   CUDA_VISIBLE_DEVICES     read at import only for NVML's device count (torch.cuda.device_count is
                            not cached before CUDA initialises); CUDA initialises in the fork, with
                            the request's value. Handled.
+  CUDA_DEVICE_ORDER        not read at import (the CUDA driver reads it when CUDA initialises, in
+                           the fork). Nothing to handle.
   PYTORCH_NVML_BASED_CUDA_CHECK  set for the service itself (so that its imports count devices
-                           through NVML, not cuInit); read at each torch.cuda.is_available(). Handled.
+                           through NVML, not cuInit); read at each torch.cuda.is_available().
+                           Handled.
   PYTHONPATH               read by the interpreter at start, not through os.environ. Handled:
                            sys.path is rebuilt from the request's value.
-  TMPDIR, TEMP, TMP        tempfile caches its choice (tempfile.tempdir). Handled: reset in the fork.
+  TMPDIR, TEMP, TMP        tempfile caches its choice (tempfile.tempdir). Handled: reset in the
+                           fork.
+  XLA_FLAGS, PJRT_DEVICE, XLA_DISABLE_FUNCTIONALIZATION  (child_environment's, per config) not
+                           read by the preloaded modules (jax/torchax are not preloaded).
   _, SHLVL, PWD, OLDPWD    the shell's bookkeeping, read by nothing that matters. Ignored.
   Every other variable read at import (Inductor's, Dynamo's, functorch's Config(env_name_...)
   fields, TORCH_LOGS, Triton's knobs read at import, AOT_INDUCTOR_*, CXX, HOME, ...): refused when
   it differs. Variables some module lists by iterating os.environ at import (tqdm: TQDM_*,
   networkx: NETWORKX_*) count as read under those prefixes.
+Threads: the service's Python is single-threaded (selectors), so fork is only called with no
+other Python thread running; torch's import starts one idle native thread, as in any process
+that forks DataLoader workers after importing torch.
+
 After its imports the service asserts that torch has not initialised CUDA
 (torch.cuda.is_initialized() is False) and that a forked process would not be a "bad fork" (a
 cudaGetDeviceCount during the imports, on a machine with GPUs); otherwise it exits with status 3
@@ -176,7 +186,8 @@ class ImportedState:
         if unknown:
             log(f"not checked: {', '.join(sorted(unknown))} listed the environment at import")
         check_cuda_untouched()
-        log(f"imported {', '.join(self.modules) or 'nothing'} in {self.seconds:.2f} s "
+        names = ", ".join(m.rstrip("?") for m in self.modules) or "nothing"
+        log(f"imported {names} in {self.seconds:.2f} s "
             f"({len(read)} environment variables read)")
 
     def differences(self, environment):

@@ -6,21 +6,19 @@
 #include "process/helper_process.hpp"
 #include "process/helper_service.hpp"
 
-#include <doctest/doctest.h>
-
-#include <sched.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <doctest/doctest.h>
 #include <fstream>
 #include <memory>
+#include <sched.h>
+#include <signal.h>
 #include <sstream>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <thread>
+#include <unistd.h>
 
 namespace bm = benchmatrix;
 
@@ -68,14 +66,14 @@ struct shared_service {
   temporary_directory socket_dir;
   temporary_directory modules;
   std::unique_ptr<bm::helper_service> service;
-  std::map<std::string, std::string> environment;  // a request's environment
+  std::map<std::string, std::string> environment; // a request's environment
   shared_service() {
     std::ofstream(modules.path / "bm_service_probe.py") << probe_source;
     environment = bm::current_environment();
     environment.erase(bm::helper_service_variable);
     environment["PYTHONPATH"] = modules.path.string() + ":" + BENCHMATRIX_PYTHON_PATH;
     auto service_environment = environment;
-    service_environment["BM_SERVICE_ONLY"] = "1";  // must not reach the helpers
+    service_environment["BM_SERVICE_ONLY"] = "1"; // must not reach the helpers
     service = std::make_unique<bm::helper_service>(PYTHON3_EXECUTABLE, service_environment,
                                                    socket_dir.path, socket_dir.path / "service.log",
                                                    /*import_at_start=*/false);
@@ -97,13 +95,14 @@ struct service_variable {
 
 bool process_gone(int pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  if (!stat) return true;
+  if (!stat)
+    return true;
   std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
   const auto state = text.find(") ");
-  return state != std::string::npos && text[state + 2] == 'Z';  // a zombie is dead
+  return state != std::string::npos && text[state + 2] == 'Z'; // a zombie is dead
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("a helper runs in the compile service: exit status, log, environment, signal") {
   auto& shared = the_service();
@@ -143,18 +142,19 @@ TEST_CASE("a served helper runs on the CPUs of the thread that asked for it") {
   service_variable in_service(shared.service->socket().string());
   cpu_set_t all;
   REQUIRE(::sched_getaffinity(0, sizeof(all), &all) == 0);
-  int last = -1;  // the highest CPU this process may use: the helper gets it alone
+  int last = -1; // the highest CPU this process may use: the helper gets it alone
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
-    if (CPU_ISSET(cpu, &all)) last = cpu;
+    if (CPU_ISSET(cpu, &all))
+      last = cpu;
   REQUIRE(last >= 0);
   bm::helper_result result;
-  std::thread pinned([&] {  // as a compile-ahead child pins itself before it compiles
+  std::thread pinned([&] { // as a compile-ahead child pins itself before it compiles
     cpu_set_t one;
     CPU_ZERO(&one);
     CPU_SET(last, &one);
     ::sched_setaffinity(0, sizeof(one), &one);
-    result = bm::run_helper({PYTHON3_EXECUTABLE, "-m", "bm_service_probe", "0"},
-                            shared.environment, dir.path / "log");
+    result = bm::run_helper({PYTHON3_EXECUTABLE, "-m", "bm_service_probe", "0"}, shared.environment,
+                            dir.path / "log");
   });
   pinned.join();
   CHECK(result.exit.success());
@@ -198,7 +198,8 @@ TEST_CASE("a client that goes away takes its served helper's process group with 
   const auto pids_file = dir.path / "pids";
   std::string environment = "{";
   for (const auto& [key, value] : shared.environment) {
-    if (value.find_first_of("\"\\\n\t") != std::string::npos) continue;  // not needed here
+    if (value.find_first_of("\"\\\n\t") != std::string::npos)
+      continue; // not needed here
     environment += (environment.size() > 1 ? ", \"" : "\"") + key + "\": \"" + value + "\"";
   }
   environment += "}";
@@ -223,7 +224,7 @@ TEST_CASE("a client that goes away takes its served helper's process group with 
   REQUIRE(helper > 0);
   REQUIRE(worker > 0);
   CHECK_FALSE(process_gone(worker));
-  ::close(fd);  // as when the child that asked is killed
+  ::close(fd); // as when the child that asked is killed
   bool gone = false;
   for (int i = 0; i < 250 && !gone; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
