@@ -81,6 +81,10 @@ std::string request_line(const std::string& python, const std::string& module,
   for (const int cpu : thread_cpus())
     cpus.PushBack(cpu, a);
   request.AddMember("cpus", cpus, a);
+  // When it was sent, for the helper's service_s (the wait in the service, its import included).
+  const double sent_at =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  request.AddMember("sent_at", sent_at, a);
   return to_python_json(request) + "\n";
 }
 

@@ -192,9 +192,9 @@ def triton_compile_pool_started_early(device):
 
 
 def served_by_service():
-    """In a process the compile service forked (python -m benchmatrix_service, which imported torch
-    before the request came): {"service_s": seconds the request waited in the service before its
-    fork, the service's own imports when this request started them}; else None."""
+    """In a process the compile service forked (python -m benchmatrix_service, which had imported
+    torch): {"service_s": seconds from the client's request to the fork, the service's own imports
+    when the request waited for them}; else None."""
     service = sys.modules.get("benchmatrix_service")
     return getattr(service, "SERVED", None)
 

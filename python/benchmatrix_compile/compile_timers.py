@@ -5,8 +5,8 @@ regions, seconds per call) and a wrapper around torch._inductor.cpp_builder.CppB
 one place that runs the C++ compiler (g++) for AOTInductor's wrapper, kernels, weights, link and
 precompiled headers, and for the CPU's ISA probes. The phases (seconds of wall time; they add up to
 the compile's wall time), after the helper's own (__main__.py): service_s (only in a compile the
-compile service ran: how long its request waited there before the fork, the service's import of
-torch when this request was the one that started it, else about 0), import_s (the helper's
+compile service ran: from the client's request to the fork, the service's import of torch when
+the request waited for it, else about 0), import_s (the helper's
 imports: in a served compile only what the service had not imported), export_s:
 
   lowering_s              FX passes, AOT dispatch, freezing, GraphLowering.run (with freezing on,

@@ -10,9 +10,10 @@ helper in a process forked from itself, which starts with them imported.
 Protocol (one Unix stream connection per helper run, process/helper_service.cpp is the client):
   request, one JSON line:  {"python": "/path/python", "module": "benchmatrix_compile",
                             "args": [...], "environment": {...}, "log": "/path", "cwd": "/path",
-                            "cpus": [0, 1, ...]}   ("python": what the helper would have run;
-                            refused unless it is this service's interpreter; "cpus": [] keeps
-                            the service's CPUs)
+                            "cpus": [0, 1, ...], "sent_at": 1764000000.5}   ("python": what
+                            the helper would have run; refused unless it is this service's
+                            interpreter; "cpus": [] keeps the service's CPUs; "sent_at": when
+                            the client sent it, seconds since the epoch, optional)
   answers, JSON lines:     {"pid": N} once forked, then {"exit": {"code": c}} or
                            {"exit": {"signal": s}} when the process has been reaped; or
                            {"refused": "why"} when this request cannot be served faithfully (the
@@ -364,7 +365,7 @@ class Connection:
         self.sock = sock
         self.buffer = b""
         self.pid = None  # the forked helper, once started
-        self.received = None  # when its request line arrived
+        self.received = None  # when its request line arrived (time.time())
 
     def send(self, message):
         try:
@@ -393,12 +394,12 @@ class Service:
         signal.signal(signal.SIGCHLD, lambda *_: None)  # wakes the selector through the pipe
         signal.signal(signal.SIGTERM, self.stop)
         signal.signal(signal.SIGINT, self.stop)
+        log(f"listening on {self.socket_path}")
 
     def stop(self, *_):
         self.stopping = True
 
     def serve(self):
-        log(f"listening on {self.socket_path}")
         try:
             while not self.stopping:
                 for key, _ in self.selector.select():
@@ -449,7 +450,7 @@ class Service:
             self.start(connection, line)
 
     def start(self, connection, line):
-        connection.received = time.perf_counter()
+        connection.received = time.time()
         try:
             request = parse_request(line)
         except ValueError as error:
@@ -475,7 +476,11 @@ class Service:
             return
         sys.stdout.flush()
         sys.stderr.flush()
-        service_s = time.perf_counter() - connection.received
+        # From the client's send (it may have waited in the listen backlog while the service
+        # imported) to the fork; the request's arrival when the client did not say.
+        sent_at = request.get("sent_at")
+        started = sent_at if isinstance(sent_at, (int, float)) else connection.received
+        service_s = max(0.0, time.time() - started)
         inherited = [self.listener.fileno(), self.wakeup_read, self.wakeup_write] + [
             key.fileobj.fileno() for key in self.selector.get_map().values()
             if isinstance(key.data, Connection)]
