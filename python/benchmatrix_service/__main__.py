@@ -29,7 +29,9 @@ compile-ahead children run on two CPUs each), stdin from /dev/null, stdout and s
 (opened as run_helper's Boost.Process opens it: O_WRONLY|O_CREAT, not truncated), sys.path rebuilt
 from the request's PYTHONPATH, runpy.run_module(MODULE, run_name="__main__", alter_sys=True).
 SystemExit's code is the exit status; an uncaught exception writes its traceback to the log and
-exits 1. Then threading's and atexit's shutdown, as the interpreter's.
+exits 1. Then threading's and atexit's shutdown, as the interpreter's. (In ps a served helper
+shows the service's command line: it is a fork, not an exec; the service's log names each one's
+pid, module and log.)
 
 Import-time state. What the preloaded modules read from the environment while they were imported
 is fixed in the forked process. The service records every variable read through os.environ during
