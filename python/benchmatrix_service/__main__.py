@@ -60,7 +60,8 @@ and suites/, and CUDA_VISIBLE_DEVICES, which child_environment sets per GPU):
                            through NVML, not cuInit); read at each torch.cuda.is_available().
                            Handled.
   PYTHONPATH               read by the interpreter at start, not through os.environ. Handled:
-                           sys.path is rebuilt from the request's value.
+                           sys.path is rebuilt from the request's value; a request whose sys.path
+                           would find torch or triton elsewhere than the service's is refused.
   TMPDIR, TEMP, TMP        tempfile caches its choice (tempfile.tempdir). Handled: reset in the
                            fork.
   XLA_FLAGS, PJRT_DEVICE, XLA_DISABLE_FUNCTIONALIZATION  (child_environment's, per config) not
@@ -259,6 +260,33 @@ def service_path_entries():
     return [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
 
 
+def request_sys_path(request):
+    """sys.path as `python -m` would build it for the request: its directory, its PYTHONPATH,
+    then the interpreter's own entries (the service's sys.path less its PYTHONPATH's)."""
+    own_entries = service_path_entries()
+    base = [p for p in sys.path[1:] if p not in own_entries]
+    requested = [p for p in request["environment"].get("PYTHONPATH", "").split(os.pathsep) if p]
+    return [os.path.abspath(request["cwd"])] + requested + base
+
+
+def shadowed_modules(request):
+    """The preloaded top-level packages (torch, triton) that the request's sys.path would find
+    elsewhere than where the service imported them from: its helper would have run another torch."""
+    from importlib.machinery import PathFinder
+
+    path = request_sys_path(request)
+    shadowed = []
+    for name in sorted({m.rstrip("?").split(".")[0] for m in PRELOAD}):
+        module = sys.modules.get(name)
+        if module is None or not getattr(module, "__file__", None):
+            continue
+        spec = PathFinder.find_spec(name, path)
+        found = spec.origin if spec is not None else None
+        if found is None or os.path.realpath(found) != os.path.realpath(module.__file__):
+            shadowed.append(f"{name} ({found or 'not found'}, the service's {module.__file__})")
+    return shadowed
+
+
 def run_forked(request, service_pid, service_s, inherited_fds):
     """In the forked process: set it up as `python -m` would and run the module; never returns."""
     code = SETUP_FAILED_STATUS
@@ -297,16 +325,13 @@ def prepare_process(request, service_s):
     """The request's environment, directory, CPUs and sys.path; the import-time state re-applied."""
     import tempfile
 
-    own_entries = service_path_entries()
+    path = request_sys_path(request)
     os.environ.clear()
     os.environ.update(request["environment"])
     os.chdir(request["cwd"])
     if request["cpus"]:
         os.sched_setaffinity(0, request["cpus"])
-    # sys.path as `python -m` builds it: the directory, the request's PYTHONPATH, the rest.
-    base = [p for p in sys.path[1:] if p not in own_entries]
-    requested = [p for p in request["environment"].get("PYTHONPATH", "").split(os.pathsep) if p]
-    sys.path[:] = [os.getcwd()] + requested + base
+    sys.path[:] = path
     import importlib
 
     importlib.invalidate_caches()
@@ -469,9 +494,11 @@ class Service:
             return
         self.imported.load()  # the first request imports, unless --import-at-start did
         changed = self.imported.differences(request["environment"])
-        if changed:
+        shadowed = shadowed_modules(request)
+        if changed or shadowed:
             why = ("its environment differs from the service's in variables read when torch was "
-                   "imported: " + ", ".join(changed))
+                   "imported: " + ", ".join(changed) if changed else
+                   "its PYTHONPATH finds another " + ", ".join(shadowed))
             log(f"refused {request['module']}: {why}")
             connection.send({"refused": why})
             self.close(connection)

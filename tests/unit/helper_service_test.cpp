@@ -184,6 +184,16 @@ TEST_CASE("a compile service that is unreachable or refuses leaves the helper to
                                {"0"}, env, dir.path / "log");
   CHECK_FALSE(refused.result);
   CHECK(refused.unserved_reason.find("TORCHINDUCTOR_FX_GRAPH_CACHE") != std::string::npos);
+  // A PYTHONPATH that finds another torch than the one the service imported.
+  std::filesystem::create_directories(dir.path / "torch");
+  std::ofstream(dir.path / "torch" / "__init__.py") << "raise ImportError('not this torch')\n";
+  auto shadowing = shared.environment;
+  shadowing["PYTHONPATH"] = dir.path.string() + ":" + shadowing["PYTHONPATH"];
+  refused = bm::run_in_service(shared.service->socket(), PYTHON3_EXECUTABLE, "bm_service_probe",
+                               {"0"}, shadowing, dir.path / "log");
+  CHECK_FALSE(refused.result);
+  CHECK(refused.unserved_reason.find("its PYTHONPATH finds another torch (" + dir.path.string()) !=
+        std::string::npos);
   {
     service_variable in_service(shared.service->socket().string());
     const auto result = bm::run_helper(argv, env, dir.path / "log");
