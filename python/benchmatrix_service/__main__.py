@@ -64,6 +64,11 @@ and suites/, and CUDA_VISIBLE_DEVICES, which child_environment sets per GPU):
                            would find torch or triton elsewhere than the service's is refused.
   TMPDIR, TEMP, TMP        tempfile caches its choice (tempfile.tempdir). Handled: reset in the
                            fork.
+  OMP_NUM_THREADS, MKL_NUM_THREADS  read by the OpenMP/MKL runtimes when torch loads them (so
+                           never through os.environ): checked as if read at import. Unset, a fresh
+                           torch starts with one intra-op thread per CPU of its affinity, which
+                           Inductor's CPU code generation reads (parallel_num_threads): the fork
+                           calls torch.set_num_threads(its CPUs) after sched_setaffinity.
   XLA_FLAGS, PJRT_DEVICE, XLA_DISABLE_FUNCTIONALIZATION  (child_environment's, per config) not
                            read by the preloaded modules (jax/torchax are not preloaded).
   _, SHLVL, PWD, OLDPWD    the shell's bookkeeping, read by nothing that matters. Ignored.
@@ -109,6 +114,9 @@ PRELOAD = ("torch", "torch._inductor.compile_fx", "torch._inductor.codecache",
 HANDLED = {"TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR", "TORCHINDUCTOR_COMPILE_THREADS",
            "CUDA_VISIBLE_DEVICES", "PYTORCH_NVML_BASED_CUDA_CHECK", "PYTHONPATH", "TMPDIR", "TEMP",
            "TMP", "_", "SHLVL", "PWD", "OLDPWD"}
+# Read by the OpenMP and MKL runtimes (C getenv, not os.environ) when torch loads them: checked
+# as if read at import. Unset, the fork's intra-op threads are set from its CPUs, as at a start.
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
 # Modules that iterate os.environ at import, and the prefix of the variables they look for.
 ITERATED_PREFIXES = {"tqdm": "TQDM_", "networkx": "NETWORKX_"}
 
@@ -183,7 +191,7 @@ class ImportedState:
             environment_class.__getitem__ = original_getitem
             environment_class.__iter__ = original_iter
         # The values at import: every recorded name, re-read without the recorder.
-        for key in list(read):
+        for key in list(read) + list(THREAD_VARIABLES):
             read[key] = os.environ.get(key)
         self.seconds = time.perf_counter() - started
         self.done = True
@@ -336,6 +344,11 @@ def prepare_process(request, service_s):
 
     importlib.invalidate_caches()
     tempfile.tempdir = None
+    torch = sys.modules.get("torch")
+    if torch is not None and not any(request["environment"].get(name) for name in THREAD_VARIABLES):
+        # A fresh torch starts with one intra-op thread per CPU of its affinity (OpenMP reads it
+        # when torch loads it); Inductor's CPU code generation reads it (parallel_num_threads).
+        torch.set_num_threads(len(os.sched_getaffinity(0)))
     if "torch._inductor.config" in sys.modules:
         from torch._inductor import config
 

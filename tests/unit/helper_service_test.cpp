@@ -49,6 +49,10 @@ print("mark", os.environ.get("BM_MARK"), "service_only", os.environ.get("BM_SERV
 print("group_leader", os.getpgid(0) == os.getpid())
 print("cpus", ",".join(map(str, sorted(os.sched_getaffinity(0)))))
 action = sys.argv[1]
+if action == "threads":
+    import torch
+    print("torch_threads", torch.get_num_threads())
+    action = "0"
 if action == "segv":
     os.kill(os.getpid(), signal.SIGSEGV)
 if action == "raise":
@@ -153,13 +157,15 @@ TEST_CASE("a served helper runs on the CPUs of the thread that asked for it") {
     CPU_ZERO(&one);
     CPU_SET(last, &one);
     ::sched_setaffinity(0, sizeof(one), &one);
-    result = bm::run_helper({PYTHON3_EXECUTABLE, "-m", "bm_service_probe", "0"}, shared.environment,
-                            dir.path / "log");
+    result = bm::run_helper({PYTHON3_EXECUTABLE, "-m", "bm_service_probe", "threads"},
+                            shared.environment, dir.path / "log");
   });
   pinned.join();
   CHECK(result.exit.success());
   CHECK(result.output_tail.find("served True") != std::string::npos);
   CHECK(result.output_tail.find("cpus " + std::to_string(last) + "\n") != std::string::npos);
+  // torch's intra-op threads, as a fresh process on that one CPU starts with them.
+  CHECK(result.output_tail.find("torch_threads 1\n") != std::string::npos);
 }
 
 TEST_CASE("a compile service that is unreachable or refuses leaves the helper to a process") {
