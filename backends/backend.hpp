@@ -103,6 +103,10 @@ struct compile_report {
   /// warm_up_s), for seeing what a warm hit spends.
   std::vector<std::pair<std::string, double>> preparation_s;
   std::optional<int> compile_threads;  // the helper's Inductor compile threads (from its affinity)
+  /// How the compile helper ran, when this child ran it (the record's compile.helper): "service"
+  /// (forked by the compile service, torch already imported: process/helper_service.hpp) or
+  /// "process" (a Python of its own); empty when the helper did not say (an older entry).
+  std::string helper;
   std::string freezing_failure;        // why Inductor freezing failed, if it did (then off)
   /// The AOTInductor package the step runs (the compile cache entry's artifact; the record's
   /// compile.package), and how its random ops draw (inductor train; compile.random_ops). The

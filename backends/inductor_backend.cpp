@@ -37,7 +37,6 @@ namespace benchmatrix {
 namespace {
 
 constexpr const char* package_name = "model.pt2";
-constexpr const char* timings_name = "compile_timings.json";  // the helper's --timings-json
 constexpr int cuda_graph_warm_ups = 3;
 constexpr int cpu_warm_ups = 2;
 // The step's first call synchronises the device to time itself (compile.preparation_s): it must
@@ -131,7 +130,7 @@ void compile_package(const package_recipe& recipe, const torch::Device& device,
       "--device", device.is_cuda() ? "cuda" : "cpu",
       "--out", (directory / package_name).string(),
       "--expect-torch-version", TORCH_VERSION,
-      "--timings-json", (directory / timings_name).string()};
+      "--timings-json", (directory / compile_timings_name).string()};
   if (cold_start) argv.emplace_back("--fresh-caches");  // its caches are removed below
   auto environment = current_environment();
   environment["PYTHONPATH"] = python_path();
@@ -153,9 +152,8 @@ void compile_package(const package_recipe& recipe, const torch::Device& device,
   extract_aoti_package(directory / package_name, directory / extracted_package_folder);
 }
 
-/// The helper's timings (--timings-json) into `report`: the phase breakdown, its compile threads
-/// and a freezing failure. A missing or unreadable file leaves the report as it was, with a
-/// warning (the package itself is fine; an entry built by an older helper has none).
+}  // namespace
+
 void add_helper_timings(const std::filesystem::path& path, compile_report& report) {
   try {
     const json_document timings = parse_json(read_text_file(path), path.string());
@@ -163,6 +161,8 @@ void add_helper_timings(const std::filesystem::path& path, compile_report& repor
       for (const auto& phase : timings["breakdown_s"].GetObject())
         if (phase.value.IsNumber())
           report.breakdown_s.emplace_back(phase.name.GetString(), phase.value.GetDouble());
+    if (timings.HasMember("helper") && timings["helper"].IsString())
+      report.helper = timings["helper"].GetString();
     if (timings.HasMember("compile_threads") && timings["compile_threads"].IsInt())
       report.compile_threads = timings["compile_threads"].GetInt();
     if (timings.HasMember("freezing_failure") && timings["freezing_failure"].IsString())
@@ -171,6 +171,8 @@ void add_helper_timings(const std::filesystem::path& path, compile_report& repor
     log_warning("no compile breakdown: cannot read " + path.string() + ": " + e.what());
   }
 }
+
+namespace {
 
 /// Seconds per phase of a step's preparation, each phase ending where the next begins.
 struct phase_clock {
@@ -191,7 +193,7 @@ compile_report package_report(std::chrono::steady_clock::time_point started,
   report.cache_hit = entry.hit;
   if (entry.built) {
     report.compiler_s = entry.build_seconds;
-    add_helper_timings(entry.artifact.parent_path() / timings_name, report);
+    add_helper_timings(entry.artifact.parent_path() / compile_timings_name, report);
   }
   report.cache_note = entry.rebuilt_because;
   report.package = entry.artifact.string();

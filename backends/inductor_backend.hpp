@@ -23,6 +23,15 @@ namespace benchmatrix {
 /// cache key, so that a package built under one setting is not reused under another.
 [[nodiscard]] std::string compile_helper_settings();
 
+/// The compile helper's --timings-json file in a package's cache entry (beside its artifact).
+inline constexpr const char* compile_timings_name = "compile_timings.json";
+
+/// The helper's timings (--timings-json) into `report`: the phase breakdown (eval), how it ran
+/// (compile.helper: the compile service or a process), its compile threads and a freezing
+/// failure. A missing or unreadable file leaves the report as it was, with a warning (the package
+/// itself is fine; an entry built by an older helper has none).
+void add_helper_timings(const std::filesystem::path& path, compile_report& report);
+
 /// What a compile-only child (backend_context::compile_only) gets once the package is in the
 /// cache: no step, `report` (its compile figures) and the package.
 [[nodiscard]] backend_step compile_only_step(compile_report report, const cache_entry& entry);

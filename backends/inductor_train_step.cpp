@@ -175,7 +175,8 @@ void compile_train_package(const train_recipe& recipe, const torch::Device& devi
       "--loss-structure", recipe.loss_structure,
       "--device", device.is_cuda() ? "cuda" : "cpu",
       "--out", (directory / package_name).string(),
-      "--expect-torch-version", TORCH_VERSION};
+      "--expect-torch-version", TORCH_VERSION,
+      "--timings-json", (directory / compile_timings_name).string()};
   if (recipe.amp) argv.emplace_back("--amp");
   if (cold_start) argv.emplace_back("--fresh-caches");  // its caches are removed below
   auto environment = current_environment();
@@ -334,7 +335,10 @@ backend_step make_inductor_train_step(model_instance& model, const step_options&
   const auto report_since_start = [&] {
     compile_report report = compile_report_since(started);
     report.cache_hit = entry.hit;
-    if (entry.built) report.compiler_s = entry.build_seconds;
+    if (entry.built) {
+      report.compiler_s = entry.build_seconds;
+      add_helper_timings(entry.artifact.parent_path() / compile_timings_name, report);
+    }
     report.cache_note = entry.rebuilt_because;
     report.package = entry.artifact.string();
     report.random_ops = package_random_ops;

@@ -63,6 +63,7 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       {"cache-dir", 0, a::store, t::text, {}, false, "<output-dirname>/compile_cache", "Directory of compiled artifacts (AOTInductor packages), keyed by a content hash and shared by runs."},
       {"cold-start", 0, a::store_true, t::text, {}, false, "", "Compile afresh, ignoring (and replacing) cached artifacts, as PyTorch's --cold-start-latency."},
       {"compile-ahead", 0, a::store, t::integer, {}, false, "0", "Before the timed sweep, compile what the sweep's configs will load (AOTInductor packages, XLA executables) into --cache-dir with N compile-only children at once, each on its own share of this process's CPUs; the timed children then load it (their records' compile.ahead holds the compile's figures). 0: each child compiles when it runs."},
+      {"no-compile-service", 0, a::store_true, t::text, {}, false, "", "Run each Python helper (the inductor and openxla compiles, the huggingface/timm_models import) as a process of its own that imports torch, instead of in the sweep's compile service, which imports torch once and forks a process per helper."},
       {"verify", 0, a::store_true, t::text, {}, false, "", "After each config's timing child, a verifier child checks its accuracy against eager and float64 (PASS, FAIL, ...)."},
       {"verify-iterations", 0, a::store, t::integer, {}, false, "1", "Model steps in each verifier run."},
       {"verify-tolerance", 0, a::store, t::real, {}, true, "per test, device and model", "Tolerance of the accuracy check (default: by test, device, precision and the suite YAML's tolerance lists: 1e-2 eval, 8e-2 for float16 tolerance.even_higher models; train 1e-3 on CUDA, 8e-2 for tolerance.even_higher models, 1e-4 elsewhere)."},
@@ -396,6 +397,7 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
     o.cache_dir = (std::filesystem::path(o.output_dirname) / "compile_cache").string();
   o.cold_start = flags.given("cold-start");
   o.compile_ahead = static_cast<int>(integer_or(flags, "compile-ahead", 0));
+  o.no_compile_service = flags.given("no-compile-service");
   if (o.compile_ahead < 0)
     throw usage_error("argument --compile-ahead: expected the number of compile-only children "
                       "at once (0: off), got " + std::to_string(o.compile_ahead));

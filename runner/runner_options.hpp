@@ -52,6 +52,10 @@ struct runner_options {
   // --compile-ahead: compile-only children at once before the timed sweep (runner/compile_ahead);
   // 0: off, each child compiles when it runs (the original's behaviour).
   int compile_ahead = 0;
+  // --no-compile-service: each Python helper (compile, export, import) is a process of its own,
+  // paying torch's import; by default they run in the sweep's compile service
+  // (runner/compile_service.hpp), which imports torch once.
+  bool no_compile_service = false;
   // Verification (§1.4, §6)
   bool verify = false;                    // a verifier child after each timing child
   int verify_iterations = 1;              // model steps per verifier run

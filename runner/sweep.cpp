@@ -13,6 +13,7 @@
 #include "runner/child_environment.hpp"
 #include "runner/child_job_options.hpp"
 #include "runner/compile_ahead.hpp"
+#include "runner/compile_service.hpp"
 #include "runner/device_slots.hpp"
 #include "runner/expected_durations.hpp"
 #include "runner/model_selection.hpp"
@@ -127,6 +128,9 @@ private:
   /// --compile-ahead: compiles the configs that will run and whose backend compiles into the
   /// compile cache, before the timed sweep (runner/compile_ahead.hpp).
   void run_compile_ahead(std::vector<pending_config>& configs);
+  /// Starts the compile service when a config that will run may start a Python helper
+  /// (runner/compile_service.hpp), unless --no-compile-service.
+  void start_compile_service(std::vector<pending_config>& configs);
   void start(pending_config c);
   /// Starts the config's verifier child (--verify); it owns `timing_record` until it exits.
   void start_verifier(pending_config c, std::string timing_record,
@@ -156,6 +160,8 @@ private:
   // The children, their deadlines and the scratch directory (<TMPDIR>/benchmatrix-*) they write
   // into; neither outlives the sweep, however it ends.
   std::unique_ptr<child_pool> m_pool;
+  // The compile service; stopped before the pool removes the scratch directory its socket is in.
+  std::unique_ptr<sweep_compile_service> m_compile_service;
   std::unique_ptr<progress_display> m_progress;
   std::vector<running_child> m_running;
   std::vector<std::string> m_summary;  // this sweep's configs' records, for the summary table
@@ -345,6 +351,22 @@ void sweep::run_compile_ahead(std::vector<pending_config>& configs) {
   }
   m_compiled_ahead = compile_ahead(wanted, m_o, m_in.self_exe, *m_pool,
                                    [] { return g_interrupted != 0; });
+}
+
+void sweep::start_compile_service(std::vector<pending_config>& configs) {
+  if (m_o.no_compile_service) {
+    without_compile_service();
+    return;
+  }
+  const bool wanted = std::any_of(configs.begin(), configs.end(), [&](pending_config& c) {
+    return !done_record(c) && !skip_reason(c, /*log=*/false) &&
+           runs_python_helper(c.suite, compiles_into_cache(c.experiment));
+  });
+  if (!wanted) return;
+  // With --compile-ahead its imports run in the phase, beside compiles only; otherwise at the
+  // first compile, which a timed child waits for anyway.
+  m_compile_service = std::make_unique<sweep_compile_service>(
+      m_pool->scratch(), std::filesystem::absolute(m_o.output_dirname), m_o.compile_ahead > 0);
 }
 
 void sweep::start(pending_config c) {
@@ -574,6 +596,7 @@ int sweep::run() {
   m_pool = std::make_unique<child_pool>(
       std::chrono::duration<double>(m_o.subprocess_grace_period), "benchmatrix-");
   interrupt_guard interrupts;
+  start_compile_service(configs);
   if (m_o.compile_ahead > 0) run_compile_ahead(configs);
   if (g_interrupted) {
     log_warning("Interrupted while compiling ahead: no config ran; rerun the same command to "

@@ -129,6 +129,7 @@ void add_compile_metrics(json_value& metrics, json_value& compile, const compile
       phases.AddMember(json_value(phase.c_str(), a), json_value(seconds), a);
     compile.AddMember("preparation_s", phases, a);
   }
+  if (!report.helper.empty()) compile.AddMember("helper", json_value(report.helper.c_str(), a), a);
   if (report.compile_threads) compile.AddMember("compile_threads", *report.compile_threads, a);
   if (!report.freezing_failure.empty())
     compile.AddMember("freezing_failure", json_value(report.freezing_failure.c_str(), a), a);

@@ -4,7 +4,10 @@ Sources: Inductor's own timers (torch._dynamo.utils.compilation_time_metrics: th
 regions, seconds per call) and a wrapper around torch._inductor.cpp_builder.CppBuilder.build, the
 one place that runs the C++ compiler (g++) for AOTInductor's wrapper, kernels, weights, link and
 precompiled headers, and for the CPU's ISA probes. The phases (seconds of wall time; they add up to
-the compile's wall time):
+the compile's wall time), after the helper's own (__main__.py): service_s (only in a compile the
+compile service ran: from the client's request to the fork, the service's import of torch when
+the request waited for it, else about 0), import_s (the helper's
+imports: in a served compile only what the service had not imported), export_s:
 
   lowering_s              FX passes, AOT dispatch, freezing, GraphLowering.run (with freezing on,
                           Inductor's forward compiler is fw_compiler_freezing, which Inductor does

@@ -135,8 +135,10 @@ class BackendTest(OutputDirTest):
     def test_unexportable_train_step_is_a_skip_naming_the_model(self):
         env = dict(os.environ,
                    BENCHMATRIX_PYTHON=os.path.join(HERE, "unexportable_train_helper.sh"))
+        # --no-compile-service: the stand-in is the helper's process (the service would not run it)
         records = self.sweep("--suite-name=dummy", "--dynamo=inductor", "--test=train",
-                             cache=os.path.join(self.out, "empty-cache"), env=env)
+                             "--no-compile-service", cache=os.path.join(self.out, "empty-cache"),
+                             env=env)
         record = records[("dummy", "inductor", "train")]
         self.assertEqual(record["metrics"]["error"],
                          "SKIP: dynamo=inductor cannot export the train step of dummy: "
@@ -159,7 +161,8 @@ class BackendTest(OutputDirTest):
                    REAL_PYTHON=os.environ.get("BENCHMATRIX_PYTHON", sys.executable), COMPILE_ENV_LOG=log)
         cache = os.path.join(self.out, "cache")
         record = self.sweep("--suite-name=dummy", "--dynamo=inductor", "--test=eval", "--verify",
-                            "--cold-start", cache=cache, env=env)[("dummy", "inductor", "eval")]
+                            "--cold-start", "--no-compile-service", cache=cache,
+                            env=env)[("dummy", "inductor", "eval")]
         self.assertEqual(record["verification_code"], "PASS")
         self.assertIs(record["compile"]["cache_hit"], False)
         self.assertGreater(record["metrics"]["compile_helper_s"][0], 0)
@@ -330,7 +333,7 @@ class BackendTest(OutputDirTest):
         env = dict(os.environ, BENCHMATRIX_PYTHON=os.path.join(HERE, "failing_compile_helper.sh"))
         cache = os.path.join(self.out, "empty-cache")
         records = self.sweep("--suite-name=dummy", "--dynamo=inductor", "--dynamo=None",
-                             "--test=eval", cache=cache, env=env)
+                             "--test=eval", "--no-compile-service", cache=cache, env=env)
         error = records[("dummy", "inductor", "eval")]["metrics"]["error"]
         self.assertIn("the inductor compile helper", error)
         self.assertIn("exited with status 1", error)
@@ -344,7 +347,8 @@ class BackendTest(OutputDirTest):
                    HANGING_HELPER_PID_FILE=pid_file)
         records = self.sweep("--suite-name=dummy", "--dynamo=inductor", "--test=eval",
                              "--subprocess-timeout=5", "--subprocess-grace-period=0.5",
-                             cache=os.path.join(self.out, "empty-cache"), env=env)
+                             "--no-compile-service", cache=os.path.join(self.out, "empty-cache"),
+                             env=env)
         self.assertIn("timed out after 5 seconds", records[("dummy", "inductor", "eval")]["metrics"]["error"])
         with open(pid_file) as f:
             pid = int(f.read())

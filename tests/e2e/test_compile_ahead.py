@@ -38,7 +38,8 @@ class CompileAheadTest(OutputDirTest):
                    REAL_PYTHON=os.environ.get("BENCHMATRIX_PYTHON", sys.executable),
                    COMPILE_CPU_LOG=log)
         output = self.sweep("--dynamo=inductor", "--dynamo=None", "--test=eval", "--test=train",
-                            "--compile-ahead=2", "--cold-start", "--verify", env=env).stderr
+                            "--compile-ahead=2", "--cold-start", "--verify", "--no-compile-service",
+                            env=env).stderr
         self.assertIn("--compile-ahead: compiling 2 config(s), 2 at once", output)
         self.assertIn("--compile-ahead: 2 of 2 config(s) ready", output)
         # Compiled once each, ahead: neither the timing child nor the verifier compiled again.
@@ -72,7 +73,8 @@ class CompileAheadTest(OutputDirTest):
 
     def test_a_compile_that_fails_ahead_is_reported_by_its_timing_child(self):
         env = dict(os.environ, BENCHMATRIX_PYTHON=os.path.join(HERE, "failing_compile_helper.sh"))
-        output = self.sweep("--dynamo=inductor", "--test=eval", "--compile-ahead=1", env=env).stderr
+        output = self.sweep("--dynamo=inductor", "--test=eval", "--compile-ahead=1",
+                            "--no-compile-service", env=env).stderr
         self.assertIn("not compiled ahead (", output)
         self.assertIn("its timing child compiles it", output)
         record = read_records(self.results)[0]
@@ -85,7 +87,7 @@ class CompileAheadTest(OutputDirTest):
                    BENCHMATRIX_PYTHON=os.path.join(HERE, "out_of_memory_compile_helper.sh"),
                    COMPILE_CPU_LOG=log)
         output = self.sweep("--dynamo=inductor", "--test=eval", "--test=train",
-                            "--compile-ahead=2", env=env).stderr
+                            "--compile-ahead=2", "--no-compile-service", env=env).stderr
         self.assertEqual(output.count("ran out of device memory beside other compiles; it "
                                       "compiles again alone at the end"), 2, output)
         self.assertEqual(output.count("not compiled ahead ("), 2, output)  # alone too: reported
