@@ -3,6 +3,7 @@ import json
 import os
 import subprocess
 import tempfile
+import time
 import unittest
 
 RUNNER = os.environ.get("EXPERIMENT_RUNNER", "../../build/experiment_runner")
@@ -20,6 +21,20 @@ def run(binary, *args, timeout=600, check=True, **kwargs):
         raise AssertionError(f"{binary} {' '.join(args)} exited {proc.returncode}\n"
                              f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr[-5000:]}")
     return proc
+
+
+def wait_until_dead(pid, seconds=10):
+    """True once `pid` is gone or a zombie (killed, waiting for init to reap it)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.1)
+    return False
 
 
 def read_records(path):

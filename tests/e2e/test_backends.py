@@ -11,30 +11,15 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 import unittest
 
-from harness import RUNNER, SHARED_CACHE, OutputDirTest, read_records, run
+from harness import RUNNER, SHARED_CACHE, OutputDirTest, read_records, run, wait_until_dead
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def by_backend(records):
     return {(r["model"]["model_name"], r["experiment"]["dynamo"], r["experiment"]["test"]): r
             for r in records}
-
-
-def wait_until_dead(pid, seconds=10):
-    """True once `pid` is gone or a zombie (killed, waiting for init to reap it)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
-                    return True
-        except FileNotFoundError:
-            return True
-        time.sleep(0.1)
-    return False
 
 
 # A stem as the C++ models write it (conv, BatchNorm, ReLU, then torch::max_pool2d(x, 3, 2, 1), i.e.

@@ -11,10 +11,9 @@ import os
 import re
 import subprocess
 import sys
-import time
 import unittest
 
-from harness import RUNNER, SHARED_CACHE, OutputDirTest, read_records, run
+from harness import RUNNER, SHARED_CACHE, OutputDirTest, read_records, run, wait_until_dead
 
 # Two tiny models for the exported suite: two inductor configs, each a real compile.
 TINY_MODELS = """
@@ -26,20 +25,6 @@ for name, width in (("tiny_a", 8), ("tiny_b", 12)):
     torch.jit.trace(net.eval(), (x,)).save(f"{sys.argv[1]}/{name}.pt")
     torch.save((x,), f"{sys.argv[1]}/{name}.inputs.pt")
 """
-
-
-def wait_until_dead(pid, seconds=10):
-    """True once `pid` is gone or a zombie."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
-                    return True
-        except FileNotFoundError:
-            return True
-        time.sleep(0.1)
-    return False
 
 
 def group_members(group):

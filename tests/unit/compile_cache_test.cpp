@@ -1,4 +1,5 @@
 // The compile cache (core/compile_cache.hpp) and its helpers: content hashes, the helper process.
+#include "temporary_directory.hpp"
 #include "core/compile_cache.hpp"
 #include "core/content_hash.hpp"
 #include "core/directory_tree.hpp"
@@ -19,22 +20,11 @@ namespace bm = benchmatrix;
 
 namespace {
 
-/// A fresh directory under the system temp dir, removed afterwards.
-struct temporary_directory {
-  std::filesystem::path path;
-  temporary_directory() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "bm-cache-XXXXXX").string();
-    path = ::mkdtemp(pattern.data());
-  }
-  ~temporary_directory() { bm::remove_tree(path.string()); }
+struct temporary_directory : bm::testing::temporary_directory {
+  temporary_directory() : bm::testing::temporary_directory("bm-cache") {}
 };
 
-std::string read(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string read(const std::filesystem::path& path) { return bm::testing::read_whole_file(path); }
 
 void write(const std::filesystem::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << text;

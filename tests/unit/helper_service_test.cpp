@@ -2,6 +2,7 @@
 // (process/helper_service.hpp, process/helper_process.hpp): a request's exit status, signal, log,
 // environment and directory; a refused or unreachable service leaves the helper to run as a
 // process of its own; a client that goes away takes its helper's process group with it.
+#include "temporary_directory.hpp"
 #include "core/directory_tree.hpp"
 #include "process/helper_process.hpp"
 #include "process/helper_service.hpp"
@@ -24,21 +25,11 @@ namespace bm = benchmatrix;
 
 namespace {
 
-struct temporary_directory {
-  std::filesystem::path path;
-  temporary_directory() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "bm-svc-XXXXXX").string();
-    path = ::mkdtemp(pattern.data());
-  }
-  ~temporary_directory() { bm::remove_tree(path.string()); }
+struct temporary_directory : bm::testing::temporary_directory {
+  temporary_directory() : bm::testing::temporary_directory("bm-svc") {}
 };
 
-std::string read(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string read(const std::filesystem::path& path) { return bm::testing::read_whole_file(path); }
 
 /// The module the tests run as a helper: prints what it was given, then does what argv[1] says.
 constexpr const char* probe_source = R"(import os, signal, subprocess, sys, time
