@@ -22,11 +22,15 @@
 #           H100 (16 cores), measured in session 6: with every variant, a model's warm-up job
 #           (our inductor train compile, openxla export and XLA compile, each --verify'ed, then
 #           Python's two compiles) took over 15 min with 4 at once, so PART=1/2 did not get past
-#           its warm-up in two 10-minute calls: fill our caches first with experiment_runner
-#           --compile-ahead (about 8-12 min for the zoo's inductor train packages), or give the
-#           compiled variants a lease of their own. Without compiles (VARIANTS=ours_eager,
+#           its warm-up in two 10-minute calls: fill our caches first with the ahead step
+#           (experiment_runner --compile-ahead: about 8-12 min for the zoo's inductor train
+#           packages, 5-8 min for openxla's with 3 at once), or give the compiled variants a
+#           lease of their own. Without compiles (VARIANTS=ours_eager,
 #           ours_cudagraphs,python_eager, MODELS=the 13 pip originals, ANCHOR_ARGS=--no-verify)
 #           the whole run took one warm-up call and 8.4 min of timing (about 40 s a model).
+#   ahead   our inductor (and openxla) train packages of the zoo step's models compiled by
+#           experiment_runner --compile-ahead=AHEAD_JOBS (default 3) into the zoo step's cache,
+#           before zoo (so its warm-up loads them); same MODELS, VARIANTS, ZOO_DIR, DEADLINE_S
 #   bench   the same script over MODELS (default resnet50,resnet18,mobilenet_v2), in one call (no
 #           deadline; work folder build-gpu/trainbench, files in OUT_DIR named trainbench.*).
 # Usage: bench/train_step_gpu.sh OUT_DIR STEP...
@@ -75,6 +79,31 @@ for r in map(json.loads, open(sys.argv[1])):
           f"{r.get('verification_code')!s:24} fallback: "
           f"{r.get('compile', {}).get('capture_fallback', 'none')[:160]}")
 PY
+      ;;
+    ahead)
+      # Our compiled train steps of the zoo step's models (inductor always: a model without a
+      # pip original needs its package's graph for the Python side; openxla when VARIANTS has
+      # ours_openxla or is unset) built by experiment_runner's compile-ahead phase, AHEAD_JOBS
+      # at once (default 3: 6 XLA compiles beside an inductor one ran the 80 GB H100 out of
+      # memory in session 7), into the zoo step's cache: the zoo step's warm-up then loads them
+      # instead of compiling one model's at a time. A one-step timed sweep follows the phase
+      # (the runner has no compile-only mode); it stops at DEADLINE_S and resumes like zoo.
+      work=${ZOO_DIR:-$build/trainzoo}
+      mkdir -p "$work"
+      left=$(( ${DEADLINE_S:-540} - ($(date +%s) - started) ))
+      filter=.
+      [ "${MODELS:-zoo}" = zoo ] || filter="^(${MODELS//,/|})$"
+      backends=(--xla=None --dynamo=inductor)
+      case ",${VARIANTS:-ours_openxla}," in
+        *,ours_openxla,*) backends+=(--xla=PJRT --dynamo=openxla) ;;
+      esac
+      timeout --signal=TERM --kill-after=30 "$left" "$build/experiment_runner" \
+        --suite-name=torchbench --accelerator=cuda "${backends[@]}" --test=train \
+        --filter="$filter" --cache-dir="$work/cache" --compile-ahead="${AHEAD_JOBS:-3}" \
+        --repeat=1 --iterations-per-run=1 --no-memory-pass --output-dirname="$work/ahead" \
+        >> "$out/ahead.log" 2>&1
+      echo "ahead: exit $? after $(( $(date +%s) - started )) s"
+      grep -E "compile-ahead" "$out/ahead.log" | grep -v "\] .*: ready in" | tail -8
       ;;
     zoo)
       work=${ZOO_DIR:-$build/trainzoo}
