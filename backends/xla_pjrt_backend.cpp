@@ -1,7 +1,7 @@
 #include "backends/backend_steps.hpp"
 #include "backends/xla_pjrt_backend.hpp"
 
-#include "backends/inductor_backend.hpp"  // compile_helper_python
+#include "backends/inductor_backend.hpp"  // compile_helper_python, add_helper_timings
 #include "backends/inductor_train_step.hpp"  // trace_joint_train_step: the same joint graph
 #include "backends/traced_graph.hpp"
 #include "backends/warm_up.hpp"
@@ -163,7 +163,8 @@ void export_stablehlo(const export_recipe& recipe, const torch::Device& device,
       "--inputs", (directory / "inputs.pt").string(),
       "--device", device.is_cuda() ? "cuda" : "cpu",
       "--out", directory.string(),
-      "--expect-torch-version", TORCH_VERSION};
+      "--expect-torch-version", TORCH_VERSION,
+      "--timings-json", (directory / compile_timings_name).string()};
   if (recipe.train) {
     write_file(directory / "state.pt", recipe.train->state);
     argv.insert(argv.end(), {"--train", "--state", (directory / "state.pt").string(),
@@ -722,6 +723,9 @@ backend_step make_xla_pjrt_step(model_instance& model, const step_options& optio
   synchronize_device(options.device);
 
   compile_report report = compile_report_since(started);
+  // How the export helper ran (compile.helper), when this child ran it.
+  if (exported.entry.built)
+    add_helper_timings(exported.entry.artifact.parent_path() / compile_timings_name, report);
   // A hit: the StableHLO and the XLA executable both came from the cache (no export, no compile).
   report.cache_hit = exported.entry.hit && !s->executable.compiled;
   report.cache_note = !exported.entry.rebuilt_because.empty() ? exported.entry.rebuilt_because
