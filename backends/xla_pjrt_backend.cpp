@@ -25,6 +25,7 @@
 #include <ATen/Context.h>
 #include <torch/serialize.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -523,6 +524,15 @@ std::vector<torch::Tensor> execute_program(running_program& s, const exported_pr
   return results;
 }
 
+/// How a train step with random ops draws them (the record's compile.random_ops and, for the
+/// program the verifier ran, verification.random_ops): unlike inductor's train package, which
+/// draws eager's masks, the XLA program draws its own, so a dropout model's --verify compares
+/// steps that dropped different elements (the same tolerance rules; a small leaf can fail on it).
+constexpr const char* xla_random_ops =
+    "XLA's generator, keyed by a seed drawn from torch's default CPU generator each step: a "
+    "seeded run repeats its own dropout masks, but they are not eager's, so --verify compares "
+    "against eager steps that dropped other elements";
+
 /// The train step's arguments: the current parameters and buffers, the model inputs, and a fresh
 /// seed for the random ops (drawn from torch's default CPU generator, so a seeded run draws the
 /// same seeds; JAX's generator makes the masks, which differ from eager's).
@@ -723,6 +733,9 @@ backend_step make_xla_pjrt_step(model_instance& model, const step_options& optio
   synchronize_device(options.device);
 
   compile_report report = compile_report_since(started);
+  if (std::any_of(program.arguments.begin(), program.arguments.end(),
+                  [](const program_value& a) { return a.is_seed; }))
+    report.random_ops = xla_random_ops;
   // How the export helper ran (compile.helper), when this child ran it.
   if (exported.entry.built)
     add_helper_timings(exported.entry.artifact.parent_path() / compile_timings_name, report);
