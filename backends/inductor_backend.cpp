@@ -15,6 +15,7 @@
 #include "core/text_file.hpp"
 #include "process/child_process.hpp"
 #include "process/helper_process.hpp"
+#include "process/helper_python.hpp"
 #include "torch_support/device_sync.hpp"
 #include "torch_support/ivalue_tensors.hpp"
 
@@ -25,13 +26,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
-
-#ifndef BENCHMATRIX_PYTHON
-#define BENCHMATRIX_PYTHON "python3"
-#endif
-#ifndef BENCHMATRIX_PYTHON_PATH
-#error "BENCHMATRIX_PYTHON_PATH (the folder holding benchmatrix_compile) must be defined"
-#endif
 
 namespace benchmatrix {
 namespace {
@@ -50,13 +44,6 @@ std::string device_description(const torch::Device& device) {
          std::to_string(properties->minor);
 }
 
-std::string python_path() {
-  std::string path = BENCHMATRIX_PYTHON_PATH;
-  if (const char* existing = std::getenv("PYTHONPATH"); existing && *existing)
-    path += std::string(":") + existing;
-  return path;
-}
-
 /// What a package depends on, hashed into its cache key and kept readable in its manifest. The
 /// key is taken from the traced graph itself (its text and its tensor constants' bytes), not from
 /// the graph serialized as TorchScript: a hit needs only the key, and serializing a model with its
@@ -69,7 +56,7 @@ struct package_recipe {
 
   [[nodiscard]] std::string key() const {
     const std::string helper_source = read_text_file(
-        std::string(BENCHMATRIX_PYTHON_PATH) + "/benchmatrix_compile/__main__.py");
+        helper_sources_dir() + "/benchmatrix_compile/__main__.py");
     return sha256_hasher()
         .add_field("graph", graph_digest(*traced->graph))
         .add_field("inputs", inputs)
@@ -124,7 +111,7 @@ void compile_package(const package_recipe& recipe, const torch::Device& device,
   write_file(directory / "traced.pt", recipe.torchscript_bytes());
   write_file(directory / "inputs.pt", recipe.inputs);
   std::vector<std::string> argv = {
-      compile_helper_python(), "-m", "benchmatrix_compile",
+      helper_python(), "-m", "benchmatrix_compile",
       "--torchscript", (directory / "traced.pt").string(),
       "--inputs", (directory / "inputs.pt").string(),
       "--device", device.is_cuda() ? "cuda" : "cpu",
@@ -133,7 +120,7 @@ void compile_package(const package_recipe& recipe, const torch::Device& device,
       "--timings-json", (directory / compile_timings_name).string()};
   if (cold_start) argv.emplace_back("--fresh-caches");  // its caches are removed below
   auto environment = current_environment();
-  environment["PYTHONPATH"] = python_path();
+  environment["PYTHONPATH"] = helper_python_path();
   // --cold-start as PyTorch's --cold-start-latency: Inductor's FX-graph/autotune caches and
   // Triton's kernel cache start empty (they live in the staging directory, removed below), so the
   // compile time holds every kernel's codegen and compilation. Otherwise the shared ones.
@@ -144,7 +131,7 @@ void compile_package(const package_recipe& recipe, const torch::Device& device,
   log_info("compiling with AOTInductor (" + recipe.description + ")");
   const helper_result result = run_helper(argv, environment, directory / "compile.log");
   if (!result.exit.success())
-    throw std::runtime_error("the inductor compile helper (" + compile_helper_python() +
+    throw std::runtime_error("the inductor compile helper (" + helper_python() +
                              " -m benchmatrix_compile) " + result.exit.describe() + ":\n" +
                              result.output_tail);
   if (cold_start) remove_tree(cold_caches.string());  // not part of the entry
@@ -207,11 +194,6 @@ backend_step compile_only_step(compile_report report, const cache_entry& entry) 
   result.compile = std::move(report);
   result.compiled_package = entry.artifact;
   return result;
-}
-
-std::string compile_helper_python() {
-  if (const char* python = std::getenv("BENCHMATRIX_PYTHON"); python && *python) return python;
-  return BENCHMATRIX_PYTHON;
 }
 
 std::string compile_helper_settings() {

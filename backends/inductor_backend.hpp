@@ -12,10 +12,6 @@
 
 namespace benchmatrix {
 
-/// The Python that runs the compile helper: $BENCHMATRIX_PYTHON, else the interpreter the build
-/// was configured with (the project's virtual environment under make).
-[[nodiscard]] std::string compile_helper_python();
-
 /// The environment variables that change what the compile helper builds, as "; NAME=value" for
 /// each one set (empty when none is): AOT_INDUCTOR_COMPILE_WRAPPER_OPT_LEVEL (the wrapper's g++
 /// level; unset, CUDA forward packages build it at O0) and TORCHINDUCTOR_VEC_ISA_OK (the CPU vector

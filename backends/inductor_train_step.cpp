@@ -11,6 +11,7 @@
 #include "core/text_file.hpp"
 #include "process/child_process.hpp"
 #include "process/helper_process.hpp"
+#include "process/helper_python.hpp"
 #include "torch_support/device_sync.hpp"
 #include "torch_support/ivalue_tensors.hpp"
 
@@ -21,10 +22,6 @@
 #include <fstream>
 #include <sstream>
 #include <unordered_set>
-
-#ifndef BENCHMATRIX_PYTHON_PATH
-#error "BENCHMATRIX_PYTHON_PATH (the folder holding benchmatrix_compile) must be defined"
-#endif
 
 namespace benchmatrix {
 namespace {
@@ -94,7 +91,7 @@ std::string loss_structure(const c10::IValue& output, size_t& next_leaf) {
 }
 
 std::string helper_file(const std::string& name) {
-  return read_text_file(std::string(BENCHMATRIX_PYTHON_PATH) + "/benchmatrix_compile/" + name);
+  return read_text_file(helper_sources_dir() + "/benchmatrix_compile/" + name);
 }
 
 /// What the train package depends on, hashed into its cache key (distinct from eval's: another
@@ -132,13 +129,6 @@ void write_file(const std::filesystem::path& path, const std::string& bytes) {
   if (!out.flush()) throw std::runtime_error("cannot write " + path.string());
 }
 
-std::string python_path() {
-  std::string path = BENCHMATRIX_PYTHON_PATH;
-  if (const char* existing = std::getenv("PYTHONPATH"); existing && *existing)
-    path += std::string(":") + existing;
-  return path;
-}
-
 /// The helper's exit status when the export of the model's train step fails (train_step.py
 /// EXPORT_FAILED): a SKIP record, not an error.
 constexpr int export_failed_status = 4;
@@ -155,7 +145,7 @@ constexpr int export_failed_status = 4;
     throw backend_unsupported("dynamo=inductor cannot export the train step of " + model_name +
                               ": " + reason);
   }
-  throw std::runtime_error("the inductor train-step compile helper (" + compile_helper_python() +
+  throw std::runtime_error("the inductor train-step compile helper (" + helper_python() +
                            " -m benchmatrix_compile --train) " + result.exit.describe() + ":\n" +
                            result.output_tail);
 }
@@ -167,7 +157,7 @@ void compile_train_package(const train_recipe& recipe, const torch::Device& devi
   write_file(directory / "inputs.pt", recipe.inputs);
   write_file(directory / "state.pt", pickled(recipe.state));
   std::vector<std::string> argv = {
-      compile_helper_python(), "-m", "benchmatrix_compile", "--train",
+      helper_python(), "-m", "benchmatrix_compile", "--train",
       "--torchscript", (directory / "traced.pt").string(),
       "--inputs", (directory / "inputs.pt").string(),
       "--state", (directory / "state.pt").string(),
@@ -180,7 +170,7 @@ void compile_train_package(const train_recipe& recipe, const torch::Device& devi
   if (recipe.amp) argv.emplace_back("--amp");
   if (cold_start) argv.emplace_back("--fresh-caches");  // its caches are removed below
   auto environment = current_environment();
-  environment["PYTHONPATH"] = python_path();
+  environment["PYTHONPATH"] = helper_python_path();
   const auto cold_caches = directory / "cold-caches";  // as the eval compile's --cold-start
   if (cold_start) {
     environment["TORCHINDUCTOR_CACHE_DIR"] = (cold_caches / "inductor").string();

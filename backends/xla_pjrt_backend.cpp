@@ -1,7 +1,7 @@
 #include "backends/backend_steps.hpp"
 #include "backends/xla_pjrt_backend.hpp"
 
-#include "backends/inductor_backend.hpp"  // compile_helper_python, add_helper_timings
+#include "backends/inductor_backend.hpp"  // add_helper_timings
 #include "backends/inductor_train_step.hpp"  // trace_joint_train_step: the same joint graph
 #include "backends/traced_graph.hpp"
 #include "backends/warm_up.hpp"
@@ -12,6 +12,7 @@
 #include "core/text_file.hpp"
 #include "process/child_process.hpp"
 #include "process/helper_process.hpp"
+#include "process/helper_python.hpp"
 #include "torch_support/device_sync.hpp"
 #include "torch_support/ivalue_tensors.hpp"
 
@@ -35,9 +36,6 @@
 #include <sstream>
 #include <unordered_set>
 
-#ifndef BENCHMATRIX_PYTHON_PATH
-#error "BENCHMATRIX_PYTHON_PATH (the folder holding benchmatrix_compile) must be defined"
-#endif
 #ifndef BENCHMATRIX_XLA_PYTHON_PATH
 #define BENCHMATRIX_XLA_PYTHON_PATH ""
 #endif
@@ -90,16 +88,11 @@ class math_attention_scope {
 };
 
 std::string python_path() {
-  std::string path = BENCHMATRIX_PYTHON_PATH;
   // torchax (and anything else the export needs that the helper's Python lacks), unpacked by
   // scripts/fetch_pjrt_header.sh into third_party_cache/python for machines without PyPI.
   if (const char* extra = std::getenv("BENCHMATRIX_XLA_PYTHONPATH"); extra && *extra)
-    path += std::string(":") + extra;
-  else if (std::string(BENCHMATRIX_XLA_PYTHON_PATH).size())
-    path += std::string(":") + BENCHMATRIX_XLA_PYTHON_PATH;
-  if (const char* existing = std::getenv("PYTHONPATH"); existing && *existing)
-    path += std::string(":") + existing;
-  return path;
+    return helper_python_path(extra);
+  return helper_python_path(BENCHMATRIX_XLA_PYTHON_PATH);
 }
 
 /// The train step's part of an export: the joint graph of forward(*inputs, *parameters, *buffers)
@@ -118,7 +111,7 @@ struct export_recipe {
   std::optional<train_export> train;  // nullopt: the forward (eval)
 
   [[nodiscard]] std::string key() const {
-    const std::string helper = std::string(BENCHMATRIX_PYTHON_PATH) + "/benchmatrix_compile/";
+    const std::string helper = helper_sources_dir() + "/benchmatrix_compile/";
     sha256_hasher hasher;
     hasher.add_field("format", "stablehlo")
         .add_field("torchscript", torchscript)
@@ -159,7 +152,7 @@ void export_stablehlo(const export_recipe& recipe, const torch::Device& device,
   write_file(directory / "traced.pt", recipe.torchscript);
   write_file(directory / "inputs.pt", recipe.inputs);
   std::vector<std::string> argv = {
-      compile_helper_python(), "-m", "benchmatrix_compile", "--format", "stablehlo",
+      helper_python(), "-m", "benchmatrix_compile", "--format", "stablehlo",
       "--torchscript", (directory / "traced.pt").string(),
       "--inputs", (directory / "inputs.pt").string(),
       "--device", device.is_cuda() ? "cuda" : "cpu",
@@ -186,7 +179,7 @@ void export_stablehlo(const export_recipe& recipe, const torch::Device& device,
                               " to StableHLO: " + reason.substr(0, reason.find('\n')));
   }
   if (!result.exit.success())
-    throw std::runtime_error("the StableHLO export helper (" + compile_helper_python() +
+    throw std::runtime_error("the StableHLO export helper (" + helper_python() +
                              " -m benchmatrix_compile --format=stablehlo; it needs torchax and "
                              "jax: scripts/install_dependencies.sh installs them) " +
                              result.exit.describe() + ":\n" + result.output_tail);
@@ -318,7 +311,7 @@ std::string find_plugin(const torch::Device& device) {
         "no PJRT plugin for accelerator=cpu (JAX ships its CPU client inside jaxlib, not as a "
         "PJRT C API plugin); set BENCHMATRIX_PJRT_PLUGIN to a plugin .so to run it");
   const std::string command =
-      "'" + compile_helper_python() +
+      "'" + helper_python() +
       "' -c 'import importlib, os\n"
       "for name in (\"xla_cuda13\", \"xla_cuda12\"):\n"
       "    try:\n"
@@ -339,7 +332,7 @@ std::string find_plugin(const torch::Device& device) {
   if (found.empty())
     throw backend_unsupported(
         "no PJRT plugin: install JAX's CUDA plugin (pip install jax-cuda13-pjrt) into " +
-        compile_helper_python() + "'s environment, or set BENCHMATRIX_PJRT_PLUGIN to "
+        helper_python() + "'s environment, or set BENCHMATRIX_PJRT_PLUGIN to "
         "xla_cuda_plugin.so");
   return found;
 }

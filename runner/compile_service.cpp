@@ -2,29 +2,12 @@
 
 #include "core/log.hpp"
 #include "process/child_process.hpp"
+#include "process/helper_python.hpp"
 
 #include <cstdlib>
 #include <stdexcept>
 
-#ifndef BENCHMATRIX_PYTHON
-#define BENCHMATRIX_PYTHON "python3"
-#endif
-#ifndef BENCHMATRIX_PYTHON_PATH
-#error "BENCHMATRIX_PYTHON_PATH (the folder holding benchmatrix_service) must be defined"
-#endif
-
 namespace benchmatrix {
-namespace {
-
-/// The helpers' Python (inductor_backend's compile_helper_python, imported_suites' helper_python):
-/// the service serves only requests for this interpreter.
-std::string helper_python() {
-  if (const char* python = std::getenv("BENCHMATRIX_PYTHON"); python && *python)
-    return python;
-  return BENCHMATRIX_PYTHON;
-}
-
-} // namespace
 
 sweep_compile_service::sweep_compile_service(const std::filesystem::path& socket_directory,
                                              const std::filesystem::path& output_directory,
@@ -33,10 +16,7 @@ sweep_compile_service::sweep_compile_service(const std::filesystem::path& socket
     m_previous = previous;
   auto environment = current_environment();
   environment.erase(helper_service_variable);
-  std::string python_path = BENCHMATRIX_PYTHON_PATH;
-  if (const char* existing = std::getenv("PYTHONPATH"); existing && *existing)
-    python_path += std::string(":") + existing;
-  environment["PYTHONPATH"] = python_path;
+  environment["PYTHONPATH"] = helper_python_path();
   const auto log_path = output_directory / "compile-service.log";
   try {
     std::filesystem::create_directories(output_directory);

@@ -5,6 +5,7 @@
 #include "core/text_file.hpp"
 #include "process/child_process.hpp"
 #include "process/helper_process.hpp"
+#include "process/helper_python.hpp"
 #include "suites/imported/torchscript_program.hpp"
 #include "suites/model.hpp"
 
@@ -16,13 +17,6 @@
 #include <sstream>
 #include <stdexcept>
 
-#ifndef BENCHMATRIX_PYTHON
-#define BENCHMATRIX_PYTHON "python3"
-#endif
-#ifndef BENCHMATRIX_PYTHON_PATH
-#error "BENCHMATRIX_PYTHON_PATH (the folder holding benchmatrix_import) must be defined"
-#endif
-
 namespace benchmatrix {
 namespace {
 
@@ -30,11 +24,6 @@ namespace fs = std::filesystem;
 
 /// The helper's exit status for a model it cannot build without a download.
 constexpr int unbuildable_status = 3;
-
-std::string helper_python() {
-  if (const char* python = std::getenv("BENCHMATRIX_PYTHON"); python && *python) return python;
-  return BENCHMATRIX_PYTHON;
-}
 
 std::string dtype_name(const std::optional<torch::ScalarType>& dtype) {
   if (!dtype) return "float32";
@@ -76,10 +65,7 @@ fs::path import_model(const std::string& suite, const std::string& model,
     argv.push_back(overrides.string());
   }
   auto environment = current_environment();
-  std::string python_path = BENCHMATRIX_PYTHON_PATH;
-  if (const char* existing = std::getenv("PYTHONPATH"); existing && *existing)
-    python_path += std::string(":") + existing;
-  environment["PYTHONPATH"] = python_path;
+  environment["PYTHONPATH"] = helper_python_path();
   log_info("importing " + suite + "/" + model + " with python -m benchmatrix_import");
   const helper_result outcome = run_helper(argv, environment, log);
   std::error_code ignored;
