@@ -133,6 +133,28 @@ def buildable_offline(suite, model, overrides):
         return True, f"meta-device build failed ({type(e).__name__}: {str(e)[:200]})"
 
 
+def helper_failure(stderr):
+    """The line of a failed import's stderr that says why: the helper's own last line (3: not
+    buildable offline), or, where a C++ error ended the process (status -6, c10's backtrace
+    after it: e.g. torch.jit.save's writer on a full disk), the error's own line, not the
+    backtrace's last frame."""
+    lines = [line.strip() for line in stderr.splitlines()
+             if line.strip() and not line.lstrip().startswith("frame #")]
+    for line in lines:
+        if line.startswith("terminate called") or "c10::Error" in line:
+            return " ".join(lines[lines.index(line):lines.index(line) + 3])
+    return lines[-1] if lines else ""
+
+
+def batches(args):
+    """The chosen models in groups of --size, one comma-separated line per group, in the lists'
+    order: the GPU bench imports, runs and then removes one group's programs at a time, because
+    the whole lists' programs (four per model, two in float64) do not fit a 64 GiB disk."""
+    names = [model for _, model, _ in chosen_models(args.config_dir, args.models)]
+    for start in range(0, len(names), args.size):
+        print(",".join(names[start:start + args.size]))
+
+
 def prefetch(args):
     deadline = args.deadline or float("inf")
     models = chosen_models(args.config_dir, args.models)
@@ -151,12 +173,27 @@ def prefetch(args):
             jobs.append((suite, model, test, dtype,
                          batch_size(yamls[suite], model, test, list_batch)))
     os.makedirs(args.cache_dir, exist_ok=True)
+    # An earlier call's imports (this script's --out, rewritten at the end of every call): those
+    # that succeeded are in the cache, so a call that continues the coverage step does not pay a
+    # helper's start (10-20 s each) to find them there again.
+    done_before = {}
+    if os.path.exists(args.out):
+        for line in open(args.out):
+            row = json.loads(line)
+            for imp in row.get("imports", []):
+                if imp["outcome"].startswith("ok"):
+                    done_before[(row["suite"], row["model"], imp["test"], imp["dtype"],
+                                 imp["batch_size"])] = imp
 
     def run(job):
         suite, model, test, dtype, batch = job
+        if job in done_before:
+            return job, "ok (an earlier call)", done_before[job]["seconds"]
         left = deadline - time.time()
         if left < 10:
             return job, "not started (time budget)", 0.0
+        if left == float("inf"):
+            left = None  # no --deadline: subprocess.run waits as long as the import takes
         command = [sys.executable, "-m", "benchmatrix_import", "--suite", suite, "--model", model,
                    "--batch-size", str(batch), "--test", test, "--device", args.device,
                    "--dtype", dtype, "--cache-dir", args.cache_dir,
@@ -171,9 +208,8 @@ def prefetch(args):
             except subprocess.TimeoutExpired:
                 return job, "stopped (time budget)", time.time() - started
             outcome = "ok"
-            if proc.returncode != 0:  # the helper's last stderr line says why (3: not offline)
-                last = (proc.stderr.strip().splitlines() or [""])[-1]
-                outcome = f"exit {proc.returncode}: {last[:300]}"
+            if proc.returncode != 0:
+                outcome = f"exit {proc.returncode}: {helper_failure(proc.stderr)[:300]}"
             return job, outcome, time.time() - started
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
@@ -241,8 +277,10 @@ def cell(record, skip_reasons):
 
 def summarize(args):
     prefetched = {}
-    if args.prefetch and os.path.exists(args.prefetch):
-        with open(args.prefetch) as f:
+    for path in args.prefetch:
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
             for line in f:
                 row = json.loads(line)
                 prefetched[(row["suite"], row["model"])] = row
@@ -346,10 +384,15 @@ def main(argv):
     p.add_argument("--deadline", type=float, default=0,
                    help="seconds since the epoch: imports not done by then are stopped")
     p.add_argument("--out", required=True)
+    g = commands.add_parser("batches", help="the chosen models in groups, one line per group")
+    g.add_argument("--config-dir", required=True)
+    g.add_argument("--models", required=True)
+    g.add_argument("--size", type=int, default=6)
     s = commands.add_parser("summarize")
     s.add_argument("--config-dir", required=True)
     s.add_argument("--models", required=True)
-    s.add_argument("--prefetch", default=None)
+    s.add_argument("--prefetch", action="append", default=[],
+                   help="prefetch outputs (one per batch of models)")
     s.add_argument("--out", required=True)
     s.add_argument("--not-asked", action="append", default=[],
                    choices=[f"{b}_{t}" for b, t in COLUMNS], help="a column the sweeps left out")
@@ -357,7 +400,8 @@ def main(argv):
     t = commands.add_parser("table")
     t.add_argument("coverage", nargs="+", help="summarize outputs; later lines win")
     args = parser.parse_args(argv)
-    {"prefetch": prefetch, "summarize": summarize, "table": table}[args.command](args)
+    {"prefetch": prefetch, "batches": batches, "summarize": summarize,
+     "table": table}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -3,14 +3,17 @@
 # models of configs/huggingface_models_list.txt and timm_models_list.txt run from C++ as loaded
 # TorchScript programs, eager eval and train and inductor eval, each with --verify. Steps, in order:
 #   build     configure and build experiment_runner into build-gpu (bench/build_gpu.sh)
-#   coverage  1. prefetch: for each chosen model, whether it can be built offline (its constructor
+#   coverage  the chosen models in batches of BATCH (default 6, the lists' order); per batch:
+#             1. prefetch: for each model, whether it can be built offline (its constructor
 #                on the meta device), and its four TorchScript programs (eval bfloat16, train
 #                float32, each also float64 for the verifier) built by python -m benchmatrix_import,
 #                IMPORT_JOBS at a time, into the sweeps' cache (bench/any_model_coverage.py)
-#             2. eager eval and train of the chosen models, huggingface then timm_models
-#             3. inductor eval of the same (after every eager config: a short budget still covers
-#                eager)
-#             4. the coverage table (model, suite, eager eval/train, inductor eval: PASS with the
+#             2. eager eval and train of the batch's models, huggingface then timm_models
+#             3. inductor eval of the same (unless INDUCTOR=0)
+#             4. the batch's programs removed from the cache (KEEP_IMPORTS=1 keeps them): the whole
+#                lists' programs do not fit the GPU machine's 64 GiB disk (session 8: every import
+#                after the disk filled died in torch.jit.save, status -6)
+#             then the coverage table (model, suite, eager eval/train, inductor eval: PASS with the
 #                median step time, FAIL with its verification code, SKIP with the YAML's reason,
 #                ERROR with the record's error, NOT_RUN when the time budget ended first) and the
 #                share of the buildable models that run and that PASS
@@ -19,10 +22,14 @@
 #   DEADLINE_S   seconds from the script's start after which no sweep or import goes on (default
 #                510: a 9-minute device call with the table and copies after it; a build in the
 #                same call comes out of it);
-#   IMPORT_JOBS  parallel imports (default 8; each holds a CUDA context and its model);
-#   PREFETCH_S   seconds the prefetch may take (default 150); imports not done by then are left to
+#   IMPORT_JOBS  parallel imports (default 6; each holds a CUDA context and its model, and in host
+#                memory its float64 copy: 14 at once took an H100 machine down in session 8);
+#   PREFETCH_S   seconds a batch's prefetch may take (default 150); imports not done by then are left to
 #                the sweeps' children, which import one at a time;
 #   REPEAT       timed repeats per config (default 3);
+#   FRESH=1      starts the coverage over (default: a call continues the last one's on a warm
+#                machine: finished batches are not run again, the runner resumes its results
+#                files, the prefetch skips what it imported before);
 #   INDUCTOR=0   leaves the inductor sweeps out (its column says "-"): eager breadth in one call;
 #   CHILD_TIMEOUT_S  seconds per child (default 300; an inductor compile of a large model is long);
 #   CONFIG_DIR   the lists and YAMLs (default configs; tests/e2e/fixtures/imported_configs holds
@@ -73,14 +80,19 @@ sweep() {
   local filter; filter=$(suite_filter "$suite")
   local left=$((deadline - $(date +%s)))
   [ -n "$filter" ] || return 0
-  if [ "$left" -le 5 ]; then echo "$suite $*: not started (time budget)"; return 0; fi
+  if [ "$left" -le 5 ]; then echo "$suite $*: not started (time budget)"; stopped=1; return 0; fi
   echo "--- $suite $* ($left s left)"
   timeout --signal=INT --kill-after=30 "$left" "$build/experiment_runner" \
     --suite-name="$suite" --filter="$filter" --accelerator="$accelerator" --xla=None "$@" \
     --repeat="${REPEAT:-3}" --verify --no-memory-pass \
     --subprocess-timeout="${CHILD_TIMEOUT_S:-300}" \
     --cache-dir="$work/cache" --output-dirname="$work/run/$suite" \
-    >> "$work/run/$suite.log" 2>&1 || echo "$suite $*: runner exit $? (see sweeps.log)"
+    >> "$work/run/$suite.log" 2>&1 || {
+      local status=$?
+      echo "$suite $*: runner exit $status (see sweeps.log)"
+      # 124: the deadline's SIGINT (the rest of its configs resume in the next call)
+      [ "$status" != 124 ] || stopped=1
+    }
 }
 
 for step in "$@"; do
@@ -90,26 +102,49 @@ for step in "$@"; do
       BUILD_DIR="$build" bench/build_gpu.sh "$out" experiment_runner
       ;;
     coverage)
-      rm -rf "$work/run"; mkdir -p "$work/run" "$work/cache"
-      prefetch_deadline=$(( $(date +%s) + ${PREFETCH_S:-150} ))
-      [ "$prefetch_deadline" -le "$deadline" ] || prefetch_deadline=$deadline
-      coverage prefetch --config-dir="$config_dir" --models="$models" --device="$accelerator" \
-        --cache-dir="$work/cache/imported" --jobs="${IMPORT_JOBS:-8}" \
-        --deadline="$prefetch_deadline" \
-        --out="$work/run/prefetch.jsonl" \
-        > "$out/prefetch.txt" 2>&1 || { echo "prefetch failed:"; tail -20 "$out/prefetch.txt"; }
-      for suite in huggingface timm_models; do
-        sweep $suite --dynamo=None --test=eval --test=train
-      done
+      # A call continues the last one's coverage on a warm machine (the runner resumes its results
+      # files, a finished batch is not run again, the prefetch skips what it imported before);
+      # FRESH=1 starts over.
+      [ "${FRESH:-0}" = 0 ] || rm -rf "$work/run"
+      mkdir -p "$work/run" "$work/cache"
+      all_models=$models
+      n=0
+      while read -r -u 3 batch; do
+        n=$((n + 1))
+        [ ! -f "$work/run/batch-$n.done" ] || continue
+        if [ $((deadline - $(date +%s))) -le 5 ]; then echo "batch $n: not started (time budget)"; continue; fi
+        models=$batch  # suite_filter's
+        echo "--- batch $n: $batch (disk free $(df -h --output=avail "$work" | tail -1 | tr -d ' '))"
+        prefetch_deadline=$(( $(date +%s) + ${PREFETCH_S:-150} ))
+        [ "$prefetch_deadline" -le "$deadline" ] || prefetch_deadline=$deadline
+        coverage prefetch --config-dir="$config_dir" --models="$batch" --device="$accelerator" \
+          --cache-dir="$work/cache/imported" --jobs="${IMPORT_JOBS:-6}" \
+          --deadline="$prefetch_deadline" --out="$work/run/prefetch-$n.jsonl" \
+          >> "$out/prefetch.txt" 2>&1 || { echo "prefetch failed:"; tail -20 "$out/prefetch.txt"; }
+        stopped=0
+        # the imports are done ahead: no compile service for the eager sweeps (an import the
+        # prefetch left runs as a helper process of its child)
+        for suite in huggingface timm_models; do
+          sweep $suite --dynamo=None --test=eval --test=train --no-compile-service
+        done
+        if [ "${INDUCTOR:-1}" != 0 ]; then
+          for suite in huggingface timm_models; do sweep $suite --dynamo=inductor --test=eval; done
+        fi
+        if [ "$stopped" = 0 ]; then
+          # the batch's programs out of the cache (KEEP_IMPORTS=1 keeps them): see batches
+          [ "${KEEP_IMPORTS:-0}" = 1 ] || rm -rf "$work/cache/imported"
+          touch "$work/run/batch-$n.done"
+        fi
+      done 3< <(coverage batches --config-dir="$config_dir" --models="$all_models" \
+                 --size="${BATCH:-6}")
+      models=$all_models
       not_asked=()
-      if [ "${INDUCTOR:-1}" = 0 ]; then
-        not_asked=(--not-asked=inductor_eval)
-      else
-        for suite in huggingface timm_models; do sweep $suite --dynamo=inductor --test=eval; done
-      fi
+      [ "${INDUCTOR:-1}" != 0 ] || not_asked=(--not-asked=inductor_eval)
+      prefetched=()
+      for f in "$work"/run/prefetch-*.jsonl; do [ ! -f "$f" ] || prefetched+=(--prefetch="$f"); done
       results=$(ls "$work"/run/*/results.jsonl 2>/dev/null || true)
       coverage summarize --config-dir="$config_dir" --models="$models" \
-        --prefetch="$work/run/prefetch.jsonl" --out="$out/coverage.jsonl" "${not_asked[@]}" $results
+        "${prefetched[@]}" --out="$out/coverage.jsonl" "${not_asked[@]}" $results
       coverage table "$out/coverage.jsonl" | tee "$out/coverage.txt"
       # the records, errors cut to 2000 characters (their telling lines are in the table)
       for r in $results; do
