@@ -1,10 +1,11 @@
 """Coverage of the huggingface and timm_models suites on the GPU machine (issue 25; run by
-bench/any_model_gpu.sh). Three commands:
+bench/any_model_gpu.sh). Commands (import-model and batches serve the GPU bench):
 
   prefetch   for each chosen model: can it be built offline (its constructor run on the meta
              device: no memory, no download; python -m benchmatrix_import's own build code), and,
              for those the sweep will run, its TorchScript programs built ahead by
-             python -m benchmatrix_import, --jobs at a time, into <cache-dir>/imported: the four the
+             benchmatrix_import's main (one process per model: import-model), --jobs models at a
+             time, into <cache-dir>/imported: the four the
              CUDA sweep's children ask for (eval bfloat16 and train float32 as timed, and each in
              float64 for --verify's reference), at the batch size the child resolves (the suite
              YAML's batch_size.<test> entry, else the list's). The children then hit the cache
@@ -155,6 +156,34 @@ def batches(args):
         print(",".join(names[start:start + args.size]))
 
 
+def import_model(args):
+    """Builds one model's programs in this process, one after another, through the helper's own
+    main (python -m benchmatrix_import's, argv as the C++ child passes it): one JSON line per
+    program on stdout with its outcome and seconds. A Python error ends only its program; a C++
+    abort ends the process (the prefetch reports the programs left with its stderr)."""
+    import gc
+
+    import torch
+    from benchmatrix_import.__main__ import UNBUILDABLE, Unbuildable
+    from benchmatrix_import.__main__ import main as import_main
+
+    for argv in json.loads(args.programs):
+        started = time.time()
+        try:
+            status = import_main(argv)
+            outcome = "ok" if status == 0 else f"exit {status}"
+        except Unbuildable as e:
+            outcome = f"exit {UNBUILDABLE}: benchmatrix_import: cannot build offline: {e}"
+        except Exception as e:  # the program's error, as the helper's last stderr line says it
+            first = (str(e).strip().splitlines() or [""])[0]
+            outcome = f"exit 1: {type(e).__name__}: {first}"
+        print(json.dumps({"outcome": outcome, "seconds": round(time.time() - started, 1)}),
+              flush=True)
+        gc.collect()  # this program's model and its device memory, before the next one
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+
+
 def prefetch(args):
     deadline = args.deadline or float("inf")
     models = chosen_models(args.config_dir, args.models)
@@ -185,40 +214,62 @@ def prefetch(args):
                     done_before[(row["suite"], row["model"], imp["test"], imp["dtype"],
                                  imp["batch_size"])] = imp
 
-    def run(job):
+    def helper_argv(job, result):
         suite, model, test, dtype, batch = job
-        if job in done_before:
-            return job, "ok (an earlier call)", done_before[job]["seconds"]
-        left = deadline - time.time()
-        if left < 10:
-            return job, "not started (time budget)", 0.0
-        if left == float("inf"):
-            left = None  # no --deadline: subprocess.run waits as long as the import takes
-        command = [sys.executable, "-m", "benchmatrix_import", "--suite", suite, "--model", model,
-                   "--batch-size", str(batch), "--test", test, "--device", args.device,
-                   "--dtype", dtype, "--cache-dir", args.cache_dir,
-                   "--expect-torch-version", torch_version]
+        argv = ["--suite", suite, "--model", model, "--batch-size", str(batch), "--test", test,
+                "--device", args.device, "--dtype", dtype, "--cache-dir", args.cache_dir,
+                "--expect-torch-version", torch_version, "--result", result]
         if overrides_file(args.config_dir, suite):
-            command += ["--overrides", overrides_file(args.config_dir, suite)]
-        with tempfile.NamedTemporaryFile(dir=args.cache_dir, prefix=".prefetch-") as result:
+            argv += ["--overrides", overrides_file(args.config_dir, suite)]
+        return argv
+
+    def run(model_jobs):
+        """One model's programs in one process (import-model), one after another: a helper
+        process per program paid the torch and transformers import (about 10 of each import's
+        20-30 s on the H100) four times. Returns [(job, outcome, seconds)]."""
+        todo = [job for job in model_jobs if job not in done_before]
+        results = [(job, "ok (an earlier call)", done_before[job]["seconds"])
+                   for job in model_jobs if job in done_before]
+        left = deadline - time.time()
+        if not todo:
+            return results
+        if left < 10:
+            return results + [(job, "not started (time budget)", 0.0) for job in todo]
+        with tempfile.TemporaryDirectory(dir=args.cache_dir, prefix=".prefetch-") as scratch:
+            programs = [helper_argv(job, os.path.join(scratch, f"result-{i}"))
+                        for i, job in enumerate(todo)]
+            command = [sys.executable, os.path.abspath(__file__), "import-model",
+                       "--programs", json.dumps(programs)]
             started = time.time()
             try:
-                proc = subprocess.run(command + ["--result", result.name], capture_output=True,
-                                      text=True, timeout=left)
-            except subprocess.TimeoutExpired:
-                return job, "stopped (time budget)", time.time() - started
-            outcome = "ok"
-            if proc.returncode != 0:
-                outcome = f"exit {proc.returncode}: {helper_failure(proc.stderr)[:300]}"
-            return job, outcome, time.time() - started
+                proc = subprocess.run(command, capture_output=True, text=True,
+                                      timeout=None if left == float("inf") else left)
+                stdout, stderr, status = proc.stdout, proc.stderr, proc.returncode
+            except subprocess.TimeoutExpired as e:
+                stdout = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+                stderr, status = "", None
+        reported = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+        for i, job in enumerate(todo):
+            if i < len(reported):
+                results.append((job, reported[i]["outcome"], reported[i]["seconds"]))
+            elif status is None:
+                results.append((job, "stopped (time budget)", time.time() - started))
+            else:  # the process died before this program (a C++ abort: c10's error in stderr)
+                results.append((job, f"exit {status}: {helper_failure(stderr)[:300]}",
+                                time.time() - started))
+        return results
 
+    by_model = {}
+    for job in jobs:
+        by_model.setdefault(job[:2], []).append(job)
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for (suite, model, test, dtype, batch), outcome, seconds in pool.map(run, jobs):
-            rows[(suite, model)]["imports"].append(
-                {"test": test, "dtype": dtype, "batch_size": batch, "outcome": outcome,
-                 "seconds": round(seconds, 1)})
-            print(f"{suite:12} {model:40} {test:5} {dtype:8} b={batch:<4} {seconds:6.1f}s "
-                  f"{outcome}", flush=True)
+        for results in pool.map(run, by_model.values()):
+            for (suite, model, test, dtype, batch), outcome, seconds in results:
+                rows[(suite, model)]["imports"].append(
+                    {"test": test, "dtype": dtype, "batch_size": batch, "outcome": outcome,
+                     "seconds": round(seconds, 1)})
+                print(f"{suite:12} {model:40} {test:5} {dtype:8} b={batch:<4} {seconds:6.1f}s "
+                      f"{outcome}", flush=True)
     with open(args.out, "w") as f:
         for row in rows.values():
             f.write(json.dumps(row) + "\n")
@@ -384,6 +435,9 @@ def main(argv):
     p.add_argument("--deadline", type=float, default=0,
                    help="seconds since the epoch: imports not done by then are stopped")
     p.add_argument("--out", required=True)
+    i = commands.add_parser("import-model", help="(the prefetch's) one model's programs")
+    i.add_argument("--programs", required=True,
+                   help="JSON list of benchmatrix_import argument lists")
     g = commands.add_parser("batches", help="the chosen models in groups, one line per group")
     g.add_argument("--config-dir", required=True)
     g.add_argument("--models", required=True)
@@ -400,8 +454,8 @@ def main(argv):
     t = commands.add_parser("table")
     t.add_argument("coverage", nargs="+", help="summarize outputs; later lines win")
     args = parser.parse_args(argv)
-    {"prefetch": prefetch, "batches": batches, "summarize": summarize,
-     "table": table}[args.command](args)
+    {"prefetch": prefetch, "import-model": import_model, "batches": batches,
+     "summarize": summarize, "table": table}[args.command](args)
 
 
 if __name__ == "__main__":

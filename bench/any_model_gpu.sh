@@ -3,7 +3,7 @@
 # models of configs/huggingface_models_list.txt and timm_models_list.txt run from C++ as loaded
 # TorchScript programs, eager eval and train and inductor eval, each with --verify. Steps, in order:
 #   build     configure and build experiment_runner into build-gpu (bench/build_gpu.sh)
-#   coverage  the chosen models in batches of BATCH (default 6, the lists' order); per batch:
+#   coverage  the chosen models in batches of BATCH (default 8, the lists' order); per batch:
 #             1. prefetch: for each model, whether it can be built offline (its constructor
 #                on the meta device), and its four TorchScript programs (eval bfloat16, train
 #                float32, each also float64 for the verifier) built by python -m benchmatrix_import,
@@ -22,7 +22,7 @@
 #   DEADLINE_S   seconds from the script's start after which no sweep or import goes on (default
 #                510: a 9-minute device call with the table and copies after it; a build in the
 #                same call comes out of it);
-#   IMPORT_JOBS  parallel imports (default 6; each holds a CUDA context and its model, and in host
+#   IMPORT_JOBS  models imported at once (default 8; each holds a CUDA context and its model, and in host
 #                memory its float64 copy: 14 at once took an H100 machine down in session 8);
 #   PREFETCH_S   seconds a batch's prefetch may take (default 150); imports not done by then are left to
 #                the sweeps' children, which import one at a time;
@@ -118,7 +118,7 @@ for step in "$@"; do
         prefetch_deadline=$(( $(date +%s) + ${PREFETCH_S:-150} ))
         [ "$prefetch_deadline" -le "$deadline" ] || prefetch_deadline=$deadline
         coverage prefetch --config-dir="$config_dir" --models="$batch" --device="$accelerator" \
-          --cache-dir="$work/cache/imported" --jobs="${IMPORT_JOBS:-6}" \
+          --cache-dir="$work/cache/imported" --jobs="${IMPORT_JOBS:-8}" \
           --deadline="$prefetch_deadline" --out="$work/run/prefetch-$n.jsonl" \
           >> "$out/prefetch.txt" 2>&1 || { echo "prefetch failed:"; tail -20 "$out/prefetch.txt"; }
         stopped=0
@@ -136,7 +136,7 @@ for step in "$@"; do
           touch "$work/run/batch-$n.done"
         fi
       done 3< <(coverage batches --config-dir="$config_dir" --models="$all_models" \
-                 --size="${BATCH:-6}")
+                 --size="${BATCH:-8}")
       models=$all_models
       not_asked=()
       [ "${INDUCTOR:-1}" != 0 ] || not_asked=(--not-asked=inductor_eval)
