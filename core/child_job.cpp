@@ -27,6 +27,7 @@ void visit_settings(Settings& s, Visitor&& visit) {
   visit("cold_start", s.cold_start);
   visit("cpus", s.cpus);
   visit("verify_iterations", s.verify_iterations);
+  visit("verify_deterministic", s.verify_deterministic);
   visit("verify_tolerance", s.verify_tolerance);
   visit("verify_cosine_similarity", s.verify_cosine_similarity);
   visit("accuracy_metric", s.accuracy_metric);

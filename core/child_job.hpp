@@ -49,6 +49,7 @@ struct child_settings {
   std::string cpus;
   // Verification (the verifier child)
   int verify_iterations = 1;               // --verify-iterations: model steps per verifier run
+  bool verify_deterministic = false;       // --verify-deterministic (worker/verify_child.hpp)
   std::optional<double> verify_tolerance;  // --verify-tolerance; nullopt: verifier/tolerance's rule
   bool verify_cosine_similarity = false;   // --verify-cosine-similarity
   // --metrics accuracy (worker/accuracy_metric.hpp)

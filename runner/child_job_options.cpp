@@ -38,6 +38,7 @@ child_job make_child_job(const runner_options& o, child_role role, const std::st
   if (suite_name == "exported") s.model_path = o.model_path;
   s.cold_start = o.cold_start;
   s.verify_iterations = o.verify_iterations;
+  s.verify_deterministic = o.verify_deterministic;
   s.verify_tolerance = o.verify_tolerance;
   s.verify_cosine_similarity = o.verify_cosine_similarity;
   s.accuracy_metric = std::find(o.metrics.begin(), o.metrics.end(), "accuracy") != o.metrics.end();

@@ -67,6 +67,7 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       {"verify", 0, a::store_true, t::text, {}, false, "", "After each config's timing child, a verifier child checks its accuracy against eager and float64 (PASS, FAIL, ...)."},
       {"verify-iterations", 0, a::store, t::integer, {}, false, "1", "Model steps in each verifier run."},
       {"verify-tolerance", 0, a::store, t::real, {}, true, "per test, device and model", "Tolerance of the accuracy check (default: by test, device, precision and the suite YAML's tolerance lists: 1e-2 eval, 8e-2 for float16 tolerance.even_higher models; train 1e-3 on CUDA, 8e-2 for tolerance.even_higher models, 1e-4 elsewhere)."},
+      {"verify-deterministic", 0, a::store_true, t::text, {}, false, "", "In the verifier child, PyTorch's deterministic algorithms (warn only: an op without a deterministic kernel warns and runs), cuDNN deterministic and CUBLAS_WORKSPACE_CONFIG=:4096:8, as PyTorch's accuracy harness sets them; the XLA runner's verifier does not, so without it an atomics-based kernel (CUDA's embedding backward) makes two eager runs differ: NONDETERMINISTIC_EAGER_RUN."},
       {"verify-cosine-similarity", 0, a::store_true, t::text, {}, false, "", "Accuracy check by cosine similarity (>= 0.99) for every model, as tolerance.cosine models get."},
       {"metrics", 0, a::append, t::text, {"accuracy"}, false, "", "Extra metrics per config; accuracy: compare the config's eval outputs with --baseline's on the same inputs (torch.testing.assert_close semantics), after the timed repeats."},
       {"baseline", 0, a::store, t::text, baseline_choices, true, "None", "Backend whose outputs --metrics accuracy compares against: a --dynamo value (openxla runs with xla=PJRT), or eager, the same as None (plain eager)."},
@@ -345,6 +346,7 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
   if (const auto v = flags.last("matmul-precision"); v && *v) o.matmul_precision = **v;
   o.verify = flags.given("verify");
   o.verify_iterations = static_cast<int>(integer_or(flags, "verify-iterations", 1));
+  o.verify_deterministic = flags.given("verify-deterministic");
   if (o.verify_iterations < 1)
     throw usage_error("argument --verify-iterations: must be at least 1");
   if (const auto v = flags.last("verify-tolerance"); v && *v) {

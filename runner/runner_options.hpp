@@ -59,6 +59,7 @@ struct runner_options {
   // Verification (§1.4, §6)
   bool verify = false;                    // a verifier child after each timing child
   int verify_iterations = 1;              // model steps per verifier run
+  bool verify_deterministic = false;      // the verifier in PyTorch's deterministic mode
   std::optional<double> verify_tolerance;  // nullopt: per test, device and model (verifier/tolerance)
   bool verify_cosine_similarity = false;  // cosine similarity for every model
   // --metrics accuracy: the timing child compares each config's eval outputs with the baseline

@@ -12,6 +12,7 @@
 #include "worker/model_setup.hpp"
 #include "worker/timing_loop.hpp"
 
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <stdexcept>
@@ -198,6 +199,18 @@ void verify(verification& v, const model_definition& definition, const child_job
   }
 }
 
+/// --verify-deterministic: PyTorch's accuracy harness's setup_determinism (dynamo_bench.md §1.4),
+/// except that an op without a deterministic kernel warns instead of raising (PyTorch exempts the
+/// models that have one by name; here the two eager runs still show whether it mattered).
+void use_deterministic_algorithms() {
+  // cuBLAS reads it when this child's first handle is created, after this point; a user's own
+  // setting wins
+  setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", /*overwrite=*/0);
+  at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/true);
+  at::globalContext().setDeterministicCuDNN(true);
+  at::globalContext().setBenchmarkCuDNN(false);
+}
+
 }  // namespace
 
 int run_verifier_child(const child_job& job, const suite_config* config) {
@@ -206,6 +219,7 @@ int run_verifier_child(const child_job& job, const suite_config* config) {
   if (!definition)
     throw std::runtime_error("suite " + job.suite_name + " has no model named '" + model_name + "'");
   apply_matmul_precision(job.settings);
+  if (job.settings.verify_deterministic) use_deterministic_algorithms();
 
   verification v;
   if (config && config->skip_verifier(model_name)) {
@@ -223,6 +237,7 @@ int run_verifier_child(const child_job& job, const suite_config* config) {
       v.set_text("error", message_of(e));
     }
   }
+  if (job.settings.verify_deterministic) v.set("deterministic_algorithms", json_value(true));
   log_info("Verification: " + v.code);
   json_document result(rapidjson::kObjectType);
   auto& a = result.GetAllocator();

@@ -69,6 +69,18 @@ class VerifyTest(OutputDirTest):
                         self.assertGreater(details["tolerance"], 0)  # what it was judged with
                         self.assertTrue(details["tolerance_rule"])
 
+    def test_verify_deterministic_runs_the_verifier_in_pytorchs_deterministic_mode(self):
+        # nondeterministic_kernel differs between runs unless PyTorch's deterministic algorithms
+        # are on, as CUDA's embedding backward does (the huggingface suite's train configs)
+        record, details = self.verify_one(model="nondeterministic_kernel")
+        self.assertEqual(record["verification_code"], "NONDETERMINISTIC_EAGER_RUN")
+        self.assertNotIn("deterministic_algorithms", details)
+        record, details = self.verify_one("--verify-deterministic", model="nondeterministic_kernel")
+        self.assertEqual(record["verification_code"], "PASS", details)
+        self.assertIs(details["deterministic_algorithms"], True)
+        # only the verifier: the timing child runs as it would without the flag
+        self.assertEqual(len(record["metrics"]["total_time"]), 1)
+
     def test_faulty_models_and_backends_get_their_codes(self):
         records = self.sweep("--test=eval", "--subprocess-timeout=20", "--filter=^(two_outputs|"
                              "nondeterministic_output|structure_changes|eager_throws|"

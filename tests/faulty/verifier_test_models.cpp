@@ -97,6 +97,15 @@ model_definition nondeterministic() {
     return add_to_last(out, 1e-3 * ++calls);
   });
 }
+model_definition nondeterministic_kernel() {
+  // As an op whose default kernel accumulates with atomics but which has a deterministic one
+  // (CUDA's embedding backward): runs differ unless PyTorch's deterministic algorithms are on.
+  return two_heads_model("nondeterministic_kernel", [](c10::IValue out) {
+    static int calls = 0;
+    if (at::globalContext().deterministicAlgorithms()) return out;
+    return add_to_last(out, 1e-3 * ++calls);
+  });
+}
 model_definition structure_changes() {
   // Every other forward returns only the first head: comparing two runs raises in same().
   return two_heads_model("structure_changes", [](c10::IValue out) -> c10::IValue {
@@ -183,6 +192,7 @@ const bool test_backend_installed = [] {
 
 BENCHMATRIX_REGISTER_MODEL("verifier_checks", deterministic);
 BENCHMATRIX_REGISTER_MODEL("verifier_checks", nondeterministic);
+BENCHMATRIX_REGISTER_MODEL("verifier_checks", nondeterministic_kernel);
 BENCHMATRIX_REGISTER_MODEL("verifier_checks", structure_changes);
 BENCHMATRIX_REGISTER_MODEL("verifier_checks", eager_throws);
 BENCHMATRIX_REGISTER_MODEL("verifier_checks", hangs_in_verifier);

@@ -38,6 +38,7 @@ child_job sample_job() {
   s.cold_start = true;
   s.cpus = "4-7";
   s.verify_iterations = 2;
+  s.verify_deterministic = true;
   s.verify_tolerance = 0.125;
   s.accuracy_metric = true;
   s.accuracy_baseline = "inductor";
@@ -69,6 +70,7 @@ TEST_CASE("a child job survives the JSON round trip field for field") {
   CHECK(back.settings.paired_baseline == "eager");
   CHECK(back.settings.matmul_precision == "high");
   CHECK(back.settings.verify_tolerance == 0.125);
+  CHECK(back.settings.verify_deterministic);
   CHECK(back.settings.accuracy_baseline == "inductor");
   CHECK_FALSE(back.settings.accuracy_rtol.has_value());
   CHECK(back.settings.accuracy_atol == 1e-05);
