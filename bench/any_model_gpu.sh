@@ -3,7 +3,7 @@
 # models of configs/huggingface_models_list.txt and timm_models_list.txt run from C++ as loaded
 # TorchScript programs, eager eval and train and inductor eval, each with --verify. Steps, in order:
 #   build     configure and build experiment_runner into build-gpu (bench/build_gpu.sh)
-#   coverage  the chosen models in batches of BATCH (default 8, the lists' order); per batch:
+#   coverage  the chosen models in batches of BATCH (default 4, the lists' order); per batch:
 #             1. prefetch: for each model, whether it can be built offline (its constructor
 #                on the meta device), and its four TorchScript programs (eval bfloat16, train
 #                float32, each also float64 for the verifier) built by python -m benchmatrix_import,
@@ -12,7 +12,8 @@
 #             3. inductor eval of the same (unless INDUCTOR=0)
 #             4. the batch's programs removed from the cache (KEEP_IMPORTS=1 keeps them): the whole
 #                lists' programs do not fit the GPU machine's 64 GiB disk (session 8: every import
-#                after the disk filled died in torch.jit.save, status -6)
+#                after the disk filled died in torch.jit.save, status -6; 8 models at once with
+#                BlenderbotForCausalLM, 2.5e9 parameters and about 55 GB of programs, filled it)
 #             then the coverage table (model, suite, eager eval/train, inductor eval: PASS with the
 #                median step time, FAIL with its verification code, SKIP with the YAML's reason,
 #                ERROR with the record's error, NOT_RUN when the time budget ended first) and the
@@ -27,6 +28,9 @@
 #   PREFETCH_S   seconds a batch's prefetch may take (default 150); imports not done by then are left to
 #                the sweeps' children, which import one at a time;
 #   REPEAT       timed repeats per config (default 3);
+#   VERIFY_ARGS  more verifier flags (default --verify-deterministic, PyTorch's accuracy harness's
+#                determinism; session 8's first run, without it, found every BERT-like train config
+#                NONDETERMINISTIC_EAGER_RUN from CUDA's embedding backward; "" leaves it out);
 #   FRESH=1      starts the coverage over (default: a call continues the last one's on a warm
 #                machine: finished batches are not run again, the runner resumes its results
 #                files, the prefetch skips what it imported before);
@@ -84,7 +88,7 @@ sweep() {
   echo "--- $suite $* ($left s left)"
   timeout --signal=INT --kill-after=30 "$left" "$build/experiment_runner" \
     --suite-name="$suite" --filter="$filter" --accelerator="$accelerator" --xla=None "$@" \
-    --repeat="${REPEAT:-3}" --verify --no-memory-pass \
+    --repeat="${REPEAT:-3}" --verify ${VERIFY_ARGS---verify-deterministic} --no-memory-pass \
     --subprocess-timeout="${CHILD_TIMEOUT_S:-300}" \
     --cache-dir="$work/cache" --output-dirname="$work/run/$suite" \
     >> "$work/run/$suite.log" 2>&1 || {
@@ -136,7 +140,7 @@ for step in "$@"; do
           touch "$work/run/batch-$n.done"
         fi
       done 3< <(coverage batches --config-dir="$config_dir" --models="$all_models" \
-                 --size="${BATCH:-8}")
+                 --size="${BATCH:-4}")
       models=$all_models
       not_asked=()
       [ "${INDUCTOR:-1}" != 0 ] || not_asked=(--not-asked=inductor_eval)
