@@ -18,7 +18,8 @@ device, test, config overrides and this file's source; reused when present):
                the loss, which PyTorch's compute_loss takes as pred[0]; timm: the logits, whose
                reduce_to_scalar_loss the train step takes, as PyTorch), traced in the test's mode
                (train/eval) on the device, in the dtype; its shape arithmetic folded to the
-               traced sizes (traced_sizes_as_constants).
+               traced sizes (traced_sizes_as_constants); a float32 program's fills with
+               float32's lowest value made float16's (float16_fill_values).
   inputs.pt    torch.save'd tuple of the example tensors (CPU), as benchmatrix_compile's --inputs.
   manifest.json  what was built: model, class, versions, batch size, input names and shapes, the
                loss rule ("first_output" or "reduce_to_scalar_loss"), parameter count.
@@ -309,6 +310,36 @@ def traced_sizes_as_constants(traced):
     torch._C._jit_pass_dce(graph)
 
 
+# The ops whose float scalar is converted to the masked tensor's dtype: a fill value outside float16's
+# range raises there ("value cannot be converted to type c10::Half without overflow").
+FILL_OPS = ("aten::masked_fill", "aten::masked_fill_", "aten::where", "aten::fill_")
+
+
+def float16_fill_values(traced):
+    """Every fill of a float32 program with float32's lowest value (transformers' attention masks:
+    `masked_fill(mask, torch.finfo(dtype).min)`, dtype read while tracing) becomes float16's lowest,
+    -65504. The C++ child runs the float32 train program under CUDA's float16 autocast, where the
+    masked scores are float16 and float32's lowest overflows them (DebertaV2's train configs on the
+    H100); PyTorch's harness, which traces nothing, reads finfo of the autocast dtype there and so
+    fills with -65504 itself. In float32 the masked positions still vanish in the softmax that
+    follows (exp(-65504 - max) is 0 in float32). Only scalars of the fill ops: a clamp's bound of
+    the same value keeps it. Returns how many were replaced."""
+    import torch
+
+    lowest32, lowest16 = torch.finfo(torch.float32).min, torch.finfo(torch.float16).min
+    graph, replaced = traced.graph, 0
+    for node in list(graph.findAllNodes("prim::Constant")):
+        value = node.output()
+        if value.type().kind() != "FloatType" or value.toIValue() != lowest32:
+            continue
+        for use in list(value.uses()):
+            if use.user.kind() in FILL_OPS:
+                with graph.insert_point_guard(use.user):
+                    use.user.replaceInput(use.offset, graph.insertConstant(lowest16))
+                replaced += 1
+    return replaced
+
+
 def build_entry(args, overrides, versions, directory):
     import torch
 
@@ -340,6 +371,8 @@ def build_entry(args, overrides, versions, directory):
         traced = torch.jit.trace(flat, inputs, check_trace=False, strict=False)
     flat.load_state_dict(state)  # tracing ran one forward: undo BatchNorm's running-stat update
     traced_sizes_as_constants(traced)
+    if args.dtype == "float32":  # the program CUDA's train step runs under float16 autocast
+        float16_fill_values(traced)
     traced.save(os.path.join(directory, "model.pt"))
     torch.save(tuple(t.cpu() for t in inputs), os.path.join(directory, "inputs.pt"))
     manifest = {"suite": args.suite, "model": args.model, "class": class_name,
