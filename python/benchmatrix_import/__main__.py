@@ -44,6 +44,12 @@ class Unbuildable(Exception):
     """A model this helper cannot build without a download (exit status 3)."""
 
 
+class NotEnoughDisk(Exception):
+    """The cache's file system cannot hold the program (exit status 1, this message): without the
+    check torch.jit.save fails inside its C++ writer, which ends the process with SIGABRT and a
+    backtrace instead of saying why."""
+
+
 def parse_arguments(argv):
     parser = argparse.ArgumentParser(prog="python -m benchmatrix_import", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -340,6 +346,25 @@ def float16_fill_values(traced):
     return replaced
 
 
+def check_disk_space(traced, inputs, directory):
+    """Raises NotEnoughDisk when `directory`'s file system has less free space than the program
+    and its inputs will take: the traced module's parameters and buffers, the tensor constants
+    its graph holds (transformers' masks, position tables) and the inputs, plus 1% and 16 MiB for
+    the archive's code and records (a BlenderbotForCausalLM float64 program is 18 GB)."""
+    import torch
+
+    tensors = list(traced.state_dict().values()) + list(inputs)
+    tensors += [node.output().toIValue() for node in traced.graph.findAllNodes("prim::Constant")
+                if isinstance(node.output().type(), torch._C.TensorType)]
+    need = sum(t.numel() * t.element_size() for t in tensors if isinstance(t, torch.Tensor))
+    need = int(need * 1.01) + (16 << 20)
+    free = shutil.disk_usage(directory).free
+    if free < need:
+        raise NotEnoughDisk(f"the program needs about {need / 1e9:.2f} GB, {free / 1e9:.2f} GB "
+                            f"are free on the file system of {directory} (the import cache: "
+                            f"free space there, or --cache-dir elsewhere)")
+
+
 def build_entry(args, overrides, versions, directory):
     import torch
 
@@ -373,6 +398,7 @@ def build_entry(args, overrides, versions, directory):
     traced_sizes_as_constants(traced)
     if args.dtype == "float32":  # the program CUDA's train step runs under float16 autocast
         float16_fill_values(traced)
+    check_disk_space(traced, inputs, directory)
     traced.save(os.path.join(directory, "model.pt"))
     torch.save(tuple(t.cpu() for t in inputs), os.path.join(directory, "inputs.pt"))
     manifest = {"suite": args.suite, "model": args.model, "class": class_name,
@@ -418,3 +444,6 @@ if __name__ == "__main__":
     except Unbuildable as e:
         print(f"benchmatrix_import: cannot build offline: {e}", file=sys.stderr)
         sys.exit(UNBUILDABLE)
+    except NotEnoughDisk as e:
+        print(f"benchmatrix_import: not enough disk space: {e}", file=sys.stderr)
+        sys.exit(1)

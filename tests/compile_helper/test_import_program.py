@@ -1,18 +1,28 @@
-"""The import helper's float16_fill_values (python/benchmatrix_import): a float32 program traced
+"""The import helper's program checks and rewrites (python/benchmatrix_import), on the CPU.
+
+float16_fill_values: a float32 program traced
 from a transformers-style attention mask (`masked_fill(mask, torch.finfo(dtype).min)`, dtype read
 while tracing) must run on float16 scores, as the C++ train step runs it under CUDA's float16
 autocast (DebertaV2's train configs failed there: "value cannot be converted to type c10::Half
-without overflow"), and give the float32 results it gave before."""
+without overflow"), and give the float32 results it gave before.
+
+check_disk_space: a program larger than the cache's free space is refused with a message that
+says so, before torch.jit.save would die in C++ (SIGABRT, a backtrace; BlenderbotForCausalLM's
+18 GB float64 program on the H100's full disk)."""
 import io
 import os
+import shutil
 import sys
+import tempfile
 import unittest
+from unittest import mock
 
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 
-from benchmatrix_import.__main__ import float16_fill_values  # noqa: E402
+from benchmatrix_import.__main__ import (  # noqa: E402
+    NotEnoughDisk, check_disk_space, float16_fill_values)
 
 
 class MaskedAttention(torch.nn.Module):
@@ -62,6 +72,24 @@ class Float16FillValuesTest(unittest.TestCase):
         constants = [n.output().toIValue() for n in program.graph.findAllNodes("prim::Constant")
                      if n.output().type().kind() == "FloatType"]
         self.assertIn(torch.finfo(torch.float32).min, constants)
+
+
+
+class CheckDiskSpaceTest(unittest.TestCase):
+    def test_a_program_larger_than_the_free_space_is_refused_with_the_figures(self):
+        linear = torch.nn.Linear(256, 256)  # 263 KB of parameters
+        inputs = (torch.randn(4, 256),)
+        traced = torch.jit.trace(linear, inputs)
+        with tempfile.TemporaryDirectory() as directory:
+            check_disk_space(traced, inputs, directory)  # the real disk has room
+            usage = shutil.disk_usage(directory)
+            full = usage._replace(free=10 << 20)  # 10 MiB left: less than the 16 MiB margin
+            with mock.patch("shutil.disk_usage", return_value=full):
+                with self.assertRaises(NotEnoughDisk) as raised:
+                    check_disk_space(traced, inputs, directory)
+            self.assertIn("0.02 GB", str(raised.exception))  # 263 KB + 1% + 16 MiB
+            self.assertIn("0.01 GB are free", str(raised.exception))
+            self.assertIn(directory, str(raised.exception))
 
 
 if __name__ == "__main__":
