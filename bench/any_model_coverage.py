@@ -24,6 +24,7 @@ bench/any_model_gpu.sh). Commands (import-model and batches serve the GPU bench)
 import argparse
 import concurrent.futures
 import glob
+import itertools
 import json
 import os
 import re
@@ -237,6 +238,9 @@ def prefetch(args):
             return results
         if left < 10:
             return results + [(job, "not started (time budget)", 0.0) for job in todo]
+        env = dict(os.environ)
+        if args.gpus:  # spread over the machine's GPUs, one model's process on one
+            env["CUDA_VISIBLE_DEVICES"] = args.gpus[next(placement) % len(args.gpus)]
         with tempfile.TemporaryDirectory(dir=args.cache_dir, prefix=".prefetch-") as scratch:
             programs = [helper_argv(job, os.path.join(scratch, f"result-{i}"))
                         for i, job in enumerate(todo)]
@@ -244,7 +248,7 @@ def prefetch(args):
                        "--programs", json.dumps(programs)]
             started = time.time()
             try:
-                proc = subprocess.run(command, capture_output=True, text=True,
+                proc = subprocess.run(command, capture_output=True, text=True, env=env,
                                       timeout=None if left == float("inf") else left)
                 stdout, stderr, status = proc.stdout, proc.stderr, proc.returncode
             except subprocess.TimeoutExpired as e:
@@ -261,6 +265,7 @@ def prefetch(args):
                                 time.time() - started))
         return results
 
+    placement = itertools.count()  # next() is atomic under the GIL: the pool's threads share it
     by_model = {}
     for job in jobs:
         by_model.setdefault(job[:2], []).append(job)
@@ -450,6 +455,9 @@ def main(argv):
     p.add_argument("--device", choices=["cuda", "cpu"], default="cuda",
                    help="the sweep's accelerator (the programs are traced on it)")
     p.add_argument("--jobs", type=int, default=8)
+    p.add_argument("--gpus", type=lambda text: [g for g in text.split(",") if g], default=[],
+                   help="comma-separated GPU indices the imports are spread over (default: "
+                        "the environment's)")
     p.add_argument("--deadline", type=float, default=0,
                    help="seconds since the epoch: imports not done by then are stopped")
     p.add_argument("--out", required=True)

@@ -35,6 +35,11 @@
 #                machine: finished batches are not run again, the runner resumes its results
 #                files, the prefetch skips what it imported before);
 #   INDUCTOR=0   leaves the inductor sweeps out (its column says "-"): eager breadth in one call;
+#   DEVICES      the runner's --devices (e.g. all): one child per GPU at a time, the imports
+#                spread over the same GPUs; on a several-GPU machine (nvidia-h200-x4: DEVICES=all
+#                BATCH=8, 235 GB of disk) the lists' eager coverage takes about a quarter of the
+#                one-GPU time, which was about 50 minutes on an H100 in session 8. Step times of
+#                children running beside each other share the host: coverage, not timing;
 #   CHILD_TIMEOUT_S  seconds per child (default 300; an inductor compile of a large model is long);
 #   CONFIG_DIR   the lists and YAMLs (default configs; tests/e2e/fixtures/imported_configs holds
 #                reduced models) and ACCELERATOR (default cuda; cpu, with BUILD_DIR=build and those
@@ -89,7 +94,7 @@ sweep() {
   timeout --signal=INT --kill-after=30 "$left" "$build/experiment_runner" \
     --suite-name="$suite" --filter="$filter" --accelerator="$accelerator" --xla=None "$@" \
     --repeat="${REPEAT:-3}" --verify ${VERIFY_ARGS---verify-deterministic} --no-memory-pass \
-    --subprocess-timeout="${CHILD_TIMEOUT_S:-300}" \
+    --subprocess-timeout="${CHILD_TIMEOUT_S:-300}" ${DEVICES:+--devices="$DEVICES"} \
     --cache-dir="$work/cache" --output-dirname="$work/run/$suite" \
     >> "$work/run/$suite.log" 2>&1 || {
       local status=$?
@@ -112,6 +117,14 @@ for step in "$@"; do
       [ "${FRESH:-0}" = 0 ] || rm -rf "$work/run"
       mkdir -p "$work/run" "$work/cache"
       all_models=$models
+      gpus=""  # the GPUs the prefetch spreads its imports over (DEVICES's)
+      if [ -n "${DEVICES:-}" ]; then
+        if [ "$DEVICES" = all ]; then
+          gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
+        else
+          gpus=$DEVICES
+        fi
+      fi
       n=0
       while read -r -u 3 batch; do
         n=$((n + 1))
@@ -122,7 +135,7 @@ for step in "$@"; do
         prefetch_deadline=$(( $(date +%s) + ${PREFETCH_S:-150} ))
         [ "$prefetch_deadline" -le "$deadline" ] || prefetch_deadline=$deadline
         coverage prefetch --config-dir="$config_dir" --models="$batch" --device="$accelerator" \
-          --cache-dir="$work/cache/imported" --jobs="${IMPORT_JOBS:-8}" \
+          --cache-dir="$work/cache/imported" --jobs="${IMPORT_JOBS:-8}" --gpus="$gpus" \
           --deadline="$prefetch_deadline" --out="$work/run/prefetch-$n.jsonl" \
           >> "$out/prefetch.txt" 2>&1 || { echo "prefetch failed:"; tail -20 "$out/prefetch.txt"; }
         stopped=0
