@@ -144,9 +144,9 @@ def helper_failure(stderr):
     backtrace's last frame."""
     lines = [line.strip() for line in stderr.splitlines()
              if line.strip() and not line.lstrip().startswith("frame #")]
-    for line in lines:
+    for i, line in enumerate(lines):
         if line.startswith("terminate called") or "c10::Error" in line:
-            return " ".join(lines[lines.index(line):lines.index(line) + 3])
+            return " ".join(lines[i:i + 3])
     return lines[-1] if lines else ""
 
 
@@ -167,16 +167,13 @@ def import_model(args):
     import gc
 
     import torch
-    from benchmatrix_import.__main__ import UNBUILDABLE, Unbuildable
-    from benchmatrix_import.__main__ import main as import_main
+    from benchmatrix_import.__main__ import run as run_import
 
     for argv in json.loads(args.programs):
         started = time.time()
         try:
-            status = import_main(argv)
-            outcome = "ok" if status == 0 else f"exit {status}"
-        except Unbuildable as e:
-            outcome = f"exit {UNBUILDABLE}: benchmatrix_import: cannot build offline: {e}"
+            status, why = run_import(argv)
+            outcome = "ok" if status == 0 else f"exit {status}: {why}".rstrip(": ")
         except Exception as e:  # the program's error, as the helper's last stderr line says it
             first = (str(e).strip().splitlines() or [""])[0]
             outcome = f"exit 1: {type(e).__name__}: {first}"

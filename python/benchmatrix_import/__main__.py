@@ -338,11 +338,14 @@ def float16_fill_values(traced):
         value = node.output()
         if value.type().kind() != "FloatType" or value.toIValue() != lowest32:
             continue
-        for use in list(value.uses()):
-            if use.user.kind() in FILL_OPS:
-                with graph.insert_point_guard(use.user):
-                    use.user.replaceInput(use.offset, graph.insertConstant(lowest16))
-                replaced += 1
+        fills = [use for use in value.uses() if use.user.kind() in FILL_OPS]
+        if not fills:
+            continue
+        with graph.insert_point_guard(node):  # where the old constant is: before all its uses
+            fill16 = graph.insertConstant(lowest16)
+        for use in fills:
+            use.user.replaceInput(use.offset, fill16)
+        replaced += len(fills)
     return replaced
 
 
@@ -438,12 +441,20 @@ def main(argv):
     return 0
 
 
-if __name__ == "__main__":
+def run(argv):
+    """main's exit status and, for a failure this helper explains (Unbuildable, NotEnoughDisk),
+    the line that says why ("" otherwise): what `python -m benchmatrix_import` prints and exits
+    with, for callers that build several programs in one process (bench/any_model_coverage.py)."""
     try:
-        sys.exit(main(sys.argv[1:]))
+        return main(argv), ""
     except Unbuildable as e:
-        print(f"benchmatrix_import: cannot build offline: {e}", file=sys.stderr)
-        sys.exit(UNBUILDABLE)
+        return UNBUILDABLE, f"benchmatrix_import: cannot build offline: {e}"
     except NotEnoughDisk as e:
-        print(f"benchmatrix_import: not enough disk space: {e}", file=sys.stderr)
-        sys.exit(1)
+        return 1, f"benchmatrix_import: not enough disk space: {e}"
+
+
+if __name__ == "__main__":
+    status, why = run(sys.argv[1:])
+    if why:
+        print(why, file=sys.stderr)
+    sys.exit(status)
