@@ -1,0 +1,91 @@
+"""Exported twins of hand-written TorchBench models (issue 25: "measure how the loaded program
+compares with the hand-written torchbench models where both exist, e.g. resnet50, hf_Bert,
+hf_GPT2: same step time within noise is the target").
+
+Writes, for each model, the pip original (torchvision / transformers, random weights) traced with
+torch.jit.trace at the hand-written model's batch size and input, as `--suite-name=exported`
+takes it (README "your own model"): OUT_DIR/eval/<model>.pt + .inputs.pt traced in eval mode in bfloat16 and
+OUT_DIR/train/<model>.pt + .inputs.pt traced in train mode in float32 (a trace bakes dropout's
+and BatchNorm's mode into the program, so each test gets its own file; the eval program is traced
+in the dtype the runner's precision rule casts eval to, as benchmatrix_import's eval programs are:
+a float32 trace cast afterwards keeps the float32 tensors it creates inside, e.g. GPT2's attention
+mask, and fails on mixed dtypes). The file stem is the
+torchbench name, so the two suites' records of one model and test line up.
+
+Inputs, as the hand-written models take them (suites/torchbench/*.cpp): resnet50 randn
+[B, 3, 224, 224] (eval and train batch 32); hf_Bert BertForMaskedLM(BertConfig()) and hf_GPT2
+GPT2LMHeadModel(GPT2Config()) int64 ids [B, 512] (eval batch 1, train batch 4), eager attention,
+no cache, the logits as the output.
+Usage: python3 bench/handwritten_twins.py OUT_DIR [--models resnet50,hf_Bert,hf_GPT2]
+"""
+import argparse
+import os
+import sys
+
+import torch
+
+# torchbench name -> (eval batch, train batch): the hand-written models' defaults (configs and
+# suites/torchbench), which the exported suite reads from the inputs' first dimension.
+BATCHES = {"resnet50": (32, 32), "hf_Bert": (1, 4), "hf_GPT2": (1, 4)}
+SEQUENCE = 512  # TorchBench's hf_Bert and hf_GPT2 context length
+
+
+class LogitsOnly(torch.nn.Module):
+    """A transformers model returning its logits alone (the hand-written ports' output)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids):
+        return self.model(input_ids=input_ids, return_dict=False)[0]
+
+
+def build(name):
+    """The pip original of `name`, random weights, float32, on the CPU."""
+    if name == "resnet50":
+        import torchvision
+        return torchvision.models.resnet50(), lambda b: (torch.randn(b, 3, 224, 224),)
+    import transformers
+    if name == "hf_Bert":
+        config = transformers.BertConfig(attn_implementation="eager")
+        model = transformers.BertForMaskedLM(config)
+        vocab = config.vocab_size
+    elif name == "hf_GPT2":
+        config = transformers.GPT2Config(use_cache=False, attn_implementation="eager")
+        model = transformers.GPT2LMHeadModel(config)
+        vocab = config.vocab_size
+    else:
+        raise SystemExit(f"handwritten_twins.py: unknown model {name!r}; expected some of "
+                         f"{', '.join(BATCHES)}")
+    return LogitsOnly(model), lambda b: (torch.randint(0, vocab, (b, SEQUENCE)),)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out_dir")
+    parser.add_argument("--models", default=",".join(BATCHES))
+    args = parser.parse_args()
+    torch.manual_seed(1337)
+    for name in [m for m in args.models.split(",") if m]:
+        model, make_inputs = build(name)
+        for test, batch in zip(("eval", "train"), BATCHES[name]):
+            model.train(test == "train")
+            dtype = torch.float32 if test == "train" else torch.bfloat16
+            model.to(dtype)
+            inputs = tuple(t.to(dtype) if t.is_floating_point() else t for t in make_inputs(batch))
+            # check_trace off: a train-mode trace has dropout, whose reruns differ by design.
+            with torch.no_grad():
+                traced = torch.jit.trace(model, inputs, check_trace=False)
+            folder = os.path.join(args.out_dir, test)
+            os.makedirs(folder, exist_ok=True)
+            traced.save(os.path.join(folder, name + ".pt"))
+            torch.save(inputs, os.path.join(folder, name + ".inputs.pt"))
+            print(f"{test}/{name}.pt: {type(model).__name__}, inputs "
+                  f"{[tuple(t.shape) for t in inputs]}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
