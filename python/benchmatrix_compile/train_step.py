@@ -36,7 +36,7 @@ convolutions channels_last (AOTInductor decides with is_inference=True, also yes
 TORCHINDUCTOR_FORCE_LAYOUT_OPT changed nothing) but copied every activation and gradient back to
 NCHW for the backward convolutions, which cuDNN transposed again (resnet50 on an H100: 114
 nchwToNhwcKernel calls per step, 1.5x Python's step). So the helper decides as Python's training
-compile does, on the joint graph (_layout_decision), and where it says yes traces the joint graph
+compile does, on the joint graph (layout_decision), and where it says yes traces the joint graph
 with each 2-D convolution's input in channels_last (_channels_last_convolutions): the backward
 convolutions then see channels_last strides, as in Python's backward. Prediction, gradients and
 updated buffers keep the strides the NCHW trace gives them (the parameters' own for the
@@ -120,9 +120,13 @@ class _TrainStep(torch.nn.Module):
     (loss, *prediction, *gradients, *updated buffers): what the package runs."""
 
     def __init__(self, joint, signature, forward_and_loss, parameters, buffers, input_count,
-                 output_count):
+                 output_count, state_strides=False):
         super().__init__()
         self.joint = joint
+        # Gradients and updated buffers laid out as their parameters and buffers (a copy where
+        # they are not): for a joint graph traced with channels_last convolutions, whose weight
+        # gradients come out channels_last. Otherwise as traced, as eager's autograd gives them.
+        self.state_strides = state_strides
         self.parameter_count = len(parameters)
         self.buffer_count = len(buffers)
         self.input_count = input_count
@@ -166,10 +170,12 @@ class _TrainStep(torch.nn.Module):
             else:
                 # The parameter's own strides (the child copies the gradient into its .grad): a
                 # channels_last trace gives convolution weights channels_last gradients.
-                grads.append(_with_strides(gradients[position], state[i].stride()))
+                grads.append(_with_strides(gradients[position],
+                                           state[i].stride() if self.state_strides else None))
         buffers = state[self.parameter_count:]
-        return (*user, *grads, *(_with_strides(updates[j], buffers[i].stride())
-                                 for i, j in zip(self.updated_buffers, self.update_order)))
+        return (*user, *grads,
+                *(_with_strides(updates[j], buffers[i].stride() if self.state_strides else None)
+                  for i, j in zip(self.updated_buffers, self.update_order)))
 
 
 def _bernoulli_after(input, p):
@@ -454,12 +460,13 @@ def export_train_step(exported, example, state, parameter_count, amp, loss_struc
     if inductor:
         layout = layout_decision(joint)
         if made_channels_last and not layout["on"]:  # traced again as the model runs
-            forward_and_loss, joint, signature, _ = _trace_joint(*trace, channels_last=False)
+            forward_and_loss, joint, signature, made_channels_last = _trace_joint(
+                *trace, channels_last=False)
         if notes is not None:
             notes["layout_optimization"] = layout
     output_count = len(signature.user_outputs)
     step = _TrainStep(joint, signature, forward_and_loss, parameters, buffers, len(example),
-                      output_count)
+                      output_count, state_strides=made_channels_last > 0)
     step_exported = torch.export.export(step, (*state, *example), strict=False)
     return step_exported, step.updated_buffers, step.without_gradient
 
@@ -475,8 +482,9 @@ def load_train_step_arguments(args, device):
 
 def trace_train_step(args, module, example, state, timings):
     """The module converted to an ExportedProgram (export_s in `timings`), then its joint train
-    step (export_train_step; joint_export_s, and for Inductor layout_optimization). Returns export_train_step's triple. Call it under
-    __main__'s static_shapes (and whatever else the caller's toolchain needs)."""
+    step (export_train_step; joint_export_s, and for Inductor layout_optimization). Returns
+    export_train_step's triple. Call it under __main__'s static_shapes (and whatever else the
+    caller's toolchain needs)."""
     import time
 
     from torch._export.converter import TS2EPConverter
