@@ -198,13 +198,17 @@ def _bernoulli_after(input, p):
     return torch.bernoulli(in_memory_order.detach(), p).permute(inverse)
 
 
-def _eager_dropout(input, p, train):
+def _eager_dropout(input, p, train, eager_strides=None):
     """aten.dropout as LibTorch's eager kernel draws it, so that a seeded step draws the same mask:
     on CUDA the fused native_dropout; elsewhere (_dropout_impl) a float noise tensor filled by
     bernoulli_(1 - p) and scaled, whose CPU kernel draws differently from native_dropout's boolean
-    mask (which torch's own decomposition of dropout would use)."""
+    mask (which torch's own decomposition of dropout would use). Both draw in the input's memory
+    order: `eager_strides`, the input's strides as the model runs eagerly, lay the input out as
+    eager's (a copy where a channels_last trace laid it out otherwise: squeezenet1_1's dropout of
+    a convolution's output drew another mask and FAILed --verify); None: as traced."""
     if not train or p == 0 or input.numel() == 0:
         return input
+    input = _with_strides(input, eager_strides)
     if input.is_cuda and p < 1:
         return torch.ops.aten.native_dropout(input, p, train)[0]
     if p == 1:
@@ -238,10 +242,15 @@ def _eager_dropouts(module):
     """`module` with its aten.dropout and attention calls drawn as _eager_dropout and
     _eager_attention: torch's tracing decomposes aten.dropout into native_dropout (also inside
     attention's math form) before a decomposition table is consulted, so the graph's calls are
-    replaced instead."""
+    replaced instead. Each dropout is given its input's strides from `module`'s trace (eager's
+    layout), which a channels_last trace would otherwise change."""
     for node in module.graph.nodes:
         if node.op == "call_function" and node.target is torch.ops.aten.dropout.default:
             node.target = _eager_dropout
+            traced = node.args[0].meta.get("val") if isinstance(node.args[0], torch.fx.Node) \
+                else None
+            if isinstance(traced, torch.Tensor):
+                node.update_kwarg("eager_strides", tuple(traced.stride()))
         elif (node.op == "call_function"
               and node.target is torch.ops.aten.scaled_dot_product_attention.default):
             node.target = _eager_attention

@@ -81,6 +81,14 @@ class ConvNet(torch.nn.Module):
         return (F.relu(F.batch_norm(y, None, None, g2, b2, True)),)
 
 
+class ConvDropout(torch.nn.Module):
+    """squeezenet1_1's classifier: dropout of a convolution's output, then a 1x1 convolution."""
+
+    def forward(self, x, w1, w2):
+        y = F.dropout(F.relu(F.conv2d(x, w1, padding=1)), 0.5, training=True)
+        return (F.conv2d(y, w2),)
+
+
 class Mlp(torch.nn.Module):
     def forward(self, x, w1, w2):
         return (F.linear(F.relu(F.linear(x, w1)), w2),)
@@ -152,6 +160,32 @@ class JointTrainStepLayout(unittest.TestCase):
         self.assertFalse(layout["on"], layout)
         self.assertIn("grouped convolution", layout["reason"])
         self.assertEqual(self.convolution_backward_layouts(step), [[False, False]] * 2)
+
+    def test_dropout_draws_in_eager_layout_in_a_channels_last_trace(self):
+        # The CPU's dropout fills its noise in the input's memory order: drawn over a
+        # channels_last activation, eager's seeded mask lands on other elements (squeezenet1_1's
+        # train step FAILed --verify), so the draw reads the activation in eager's NCHW layout.
+        # Converted as the helper converts LibTorch's trace: torch.export would give
+        # native_dropout, the TorchScript's aten::dropout becomes aten.dropout.
+        from torch._export.converter import TS2EPConverter
+
+        from benchmatrix_compile.__main__ import static_shapes_in_ts2ep
+
+        x = torch.randn(2, 3, 8, 8)
+        state = (torch.randn(128, 3, 3, 3), torch.randn(16, 128, 1, 1))
+        traced = torch.jit.trace(ConvDropout(), (x, *state), check_trace=False)
+        with static_shapes_in_ts2ep():
+            exported = TS2EPConverter(traced, (x, *state)).convert()
+        notes = {}
+        step, _, _ = export_train_step(exported, (x,), state, 2, amp=False, notes=notes)
+        self.assertTrue(notes["layout_optimization"]["on"], notes)
+        draws = [node.args[0].meta["val"] for node in step.graph_module.graph.nodes
+                 if node.target is torch.ops.aten.bernoulli.p]
+        self.assertEqual([(d.shape, d.is_contiguous()) for d in draws],
+                         [(torch.Size([2, 128, 8, 8]), True)])
+        # The first convolution's backward stays channels_last through the dropout's (the last
+        # one's grad_output is the loss's expanded scalar, in no layout).
+        self.assertEqual(self.convolution_backward_layouts(step)[-1], [True, True])
 
     def test_mlp_has_no_layout_optimization(self):
         x = torch.randn(4, 16)
