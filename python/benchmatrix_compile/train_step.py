@@ -178,7 +178,22 @@ class _TrainStep(torch.nn.Module):
                   for i, j in zip(self.updated_buffers, self.update_order)))
 
 
-def _bernoulli_after(input, p):
+def _drawn_in_memory_order(draw, input, strides):
+    """draw(flat) of `input` viewed in the memory order that `strides` give (a permutation) and
+    flattened, the result laid back to `input`'s shape; None where no permutation makes `strides`
+    dense (overlapping or with gaps). A random kernel draws in its tensor's memory order; a 1-D
+    tensor has one, whereas Inductor's layout optimization may lay a 4-D buffer out channels_last
+    (squeezenet1_1's dropout of a convolution's output: the CPU package drew its mask in NHWC
+    order and FAILed --verify)."""
+    order = sorted(range(input.dim()), key=lambda d: strides[d], reverse=True)
+    if not torch.empty_strided(input.shape, strides, device="meta").permute(order).is_contiguous():
+        return None
+    in_memory_order = input.permute(order)
+    inverse = [order.index(d) for d in range(input.dim())]
+    return draw(in_memory_order.reshape(-1)).view(in_memory_order.shape).permute(inverse)
+
+
+def _bernoulli_after(input, p, eager_strides=None):
     """empty_like(input).bernoulli_(p), the noise of LibTorch's eager dropout, drawn as an op that
     reads `input` (aten.bernoulli.p of the detached input: a draw has no gradient), so that
     Inductor schedules each draw after the layer feeding it and the draws keep the network's
@@ -187,15 +202,12 @@ def _bernoulli_after(input, p):
     12 attention ones), giving eager's masks to other layers: its train step FAILed --verify.
     ATen's bernoulli(input, p) fills a new contiguous tensor with bernoulli_(p), the same kernel
     and generator; eager's empty_like keeps the input's strides and its CPU kernel draws in memory
-    order, so the input is viewed in its memory order (a permutation) for the draw and the noise
-    permuted back. An input that no permutation makes contiguous (overlapping or with gaps) keeps
-    the empty_like draw."""
-    order = sorted(range(input.dim()), key=lambda d: input.stride(d), reverse=True)
-    in_memory_order = input.permute(order)
-    if not in_memory_order.is_contiguous():
-        return torch.empty_like(input).bernoulli_(p)
-    inverse = [order.index(d) for d in range(input.dim())]
-    return torch.bernoulli(in_memory_order.detach(), p).permute(inverse)
+    order, so the draw is over the input flattened in eager's memory order (_drawn_in_memory_order;
+    `eager_strides`, the input's strides as eager runs the model, else the traced ones). An input
+    that no permutation makes contiguous keeps the empty_like draw."""
+    strides = eager_strides if eager_strides is not None else input.stride()
+    noise = _drawn_in_memory_order(lambda flat: torch.bernoulli(flat, p), input.detach(), strides)
+    return noise if noise is not None else torch.empty_like(input).bernoulli_(p)
 
 
 def _eager_dropout(input, p, train, eager_strides=None):
@@ -203,17 +215,23 @@ def _eager_dropout(input, p, train, eager_strides=None):
     on CUDA the fused native_dropout; elsewhere (_dropout_impl) a float noise tensor filled by
     bernoulli_(1 - p) and scaled, whose CPU kernel draws differently from native_dropout's boolean
     mask (which torch's own decomposition of dropout would use). Both draw in the input's memory
-    order: `eager_strides`, the input's strides as the model runs eagerly, lay the input out as
-    eager's (a copy where a channels_last trace laid it out otherwise: squeezenet1_1's dropout of
-    a convolution's output drew another mask and FAILed --verify); None: as traced."""
+    order as eager lays it out (`eager_strides`, given for a channels_last trace, which lays
+    convolution outputs out otherwise; None: as traced), over the input flattened in that order
+    (_drawn_in_memory_order): the CPU's always, CUDA's for a 4-D input, the only rank Inductor's
+    layout optimization lays out anew (a dense one's mask is drawn over its elements in memory
+    order by the same kernel, flat or not)."""
     if not train or p == 0 or input.numel() == 0:
         return input
-    input = _with_strides(input, eager_strides)
+    strides = eager_strides if eager_strides is not None else input.stride()
     if input.is_cuda and p < 1:
-        return torch.ops.aten.native_dropout(input, p, train)[0]
+        drawn = None
+        if input.dim() == 4:
+            drawn = _drawn_in_memory_order(
+                lambda flat: torch.ops.aten.native_dropout(flat, p, train)[0], input, strides)
+        return drawn if drawn is not None else torch.ops.aten.native_dropout(input, p, train)[0]
     if p == 1:
         return input * torch.zeros_like(input)
-    noise = _bernoulli_after(input, 1 - p)
+    noise = _bernoulli_after(input, 1 - p, strides)
     return input * (noise / (1 - p))
 
 
@@ -238,18 +256,18 @@ def _eager_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal
     return attention @ value
 
 
-def _eager_dropouts(module):
+def _eager_dropouts(module, eager_layout=False):
     """`module` with its aten.dropout and attention calls drawn as _eager_dropout and
     _eager_attention: torch's tracing decomposes aten.dropout into native_dropout (also inside
     attention's math form) before a decomposition table is consulted, so the graph's calls are
-    replaced instead. Each dropout is given its input's strides from `module`'s trace (eager's
-    layout), which a channels_last trace would otherwise change."""
+    replaced instead. With `eager_layout` (for a channels_last trace, which would otherwise change
+    them) each dropout is given its input's strides from `module`'s trace: eager's layout."""
     for node in module.graph.nodes:
         if node.op == "call_function" and node.target is torch.ops.aten.dropout.default:
             node.target = _eager_dropout
             traced = node.args[0].meta.get("val") if isinstance(node.args[0], torch.fx.Node) \
                 else None
-            if isinstance(traced, torch.Tensor):
+            if eager_layout and isinstance(traced, torch.Tensor):
                 node.update_kwarg("eager_strides", tuple(traced.stride()))
         elif (node.op == "call_function"
               and node.target is torch.ops.aten.scaled_dot_product_attention.default):
@@ -440,7 +458,8 @@ def _trace_joint(exported, example, parameters, buffers, amp, loss_structure, to
     its signature, how many convolutions were made channels_last)."""
     from torch._functorch.aot_autograd import aot_export_module
 
-    forward = _eager_dropouts(_expanded_int_lists(_constants_as_buffers(exported.module())))
+    forward = _eager_dropouts(_expanded_int_lists(_constants_as_buffers(exported.module())),
+                              eager_layout=channels_last)
     made_channels_last = _channels_last_convolutions(forward) if channels_last else 0
     output_strides = _user_output_strides(exported) if made_channels_last else None
     forward_and_loss = _ForwardAndLoss(forward, parameters, buffers, loss_structure, amp,

@@ -164,7 +164,7 @@ class JointTrainStepLayout(unittest.TestCase):
     def test_dropout_draws_in_eager_layout_in_a_channels_last_trace(self):
         # The CPU's dropout fills its noise in the input's memory order: drawn over a
         # channels_last activation, eager's seeded mask lands on other elements (squeezenet1_1's
-        # train step FAILed --verify), so the draw reads the activation in eager's NCHW layout.
+        # train step FAILed --verify), so the draw reads the activation in eager's NCHW order.
         # Converted as the helper converts LibTorch's trace: torch.export would give
         # native_dropout, the TorchScript's aten::dropout becomes aten.dropout.
         from torch._export.converter import TS2EPConverter
@@ -179,10 +179,16 @@ class JointTrainStepLayout(unittest.TestCase):
         notes = {}
         step, _, _ = export_train_step(exported, (x,), state, 2, amp=False, notes=notes)
         self.assertTrue(notes["layout_optimization"]["on"], notes)
-        draws = [node.args[0].meta["val"] for node in step.graph_module.graph.nodes
+        # Drawn over a flat tensor (no layout for Inductor to change) that is the activation
+        # permuted to eager's memory order: NCHW, not the trace's NHWC.
+        draws = [node for node in step.graph_module.graph.nodes
                  if node.target is torch.ops.aten.bernoulli.p]
-        self.assertEqual([(d.shape, d.is_contiguous()) for d in draws],
-                         [(torch.Size([2, 128, 8, 8]), True)])
+        self.assertEqual([d.meta["val"].shape for d in draws], [torch.Size([2 * 128 * 8 * 8])])
+        source = draws[0].args[0]
+        while source.target is not torch.ops.aten.permute.default:
+            source = source.args[0]
+        self.assertEqual(source.args[1], [0, 1, 2, 3])
+        self.assertTrue(is_channels_last(source.args[0].meta["val"]))
         # The first convolution's backward stays channels_last through the dropout's (the last
         # one's grad_output is the loss's expanded scalar, in no layout).
         self.assertEqual(self.convolution_backward_layouts(step)[-1], [True, True])
