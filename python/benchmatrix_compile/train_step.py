@@ -40,7 +40,8 @@ compile does, on the joint graph (layout_decision), and where it says yes traces
 with each 2-D convolution's input in channels_last (_channels_last_convolutions): the backward
 convolutions then see channels_last strides, as in Python's backward. Prediction, gradients and
 updated buffers keep the strides the NCHW trace gives them (the parameters' own for the
-gradients), and the package is compiled with Inductor's layout optimization set to the decision.
+gradients), dropout masks are drawn in eager's memory order (_drawn_in_memory_order), and the
+package is compiled with Inductor's layout optimization set to the decision.
 
 LibTorch's C++ API passes an int for an `int[2]` argument as a one-element list
 (`torch::max_pool2d(x, 3, 2, 1)`); those are repeated as Python's argument parser does
