@@ -179,18 +179,20 @@ class _TrainStep(torch.nn.Module):
                   for i, j in zip(self.updated_buffers, self.update_order)))
 
 
-def _drawn_in_memory_order(draw, input, strides):
-    """draw(flat) of `input` viewed in the memory order that `strides` give (a permutation) and
-    flattened, the result laid back to `input`'s shape; None where no permutation makes `strides`
-    dense (overlapping or with gaps). A random kernel draws in its tensor's memory order; a 1-D
-    tensor has one, whereas Inductor's layout optimization may lay a 4-D buffer out channels_last
-    (squeezenet1_1's dropout of a convolution's output: the CPU package drew its mask in NHWC
-    order and FAILed --verify)."""
+def _drawn_in_memory_order(draw, input, strides, flat):
+    """draw(x) of x, `input` viewed in the memory order that `strides` give (a permutation) and,
+    if `flat`, flattened; the result laid back to `input`'s shape. None where no permutation makes
+    `strides` dense (overlapping or with gaps). A random kernel draws in its tensor's memory order;
+    a 1-D tensor has one, whereas Inductor's layout optimization may lay a 4-D buffer out
+    channels_last (squeezenet1_1's dropout of a convolution's output: its CPU package drew the
+    mask in NHWC order and FAILed --verify), hence `flat` in a channels_last trace."""
     order = sorted(range(input.dim()), key=lambda d: strides[d], reverse=True)
     if not torch.empty_strided(input.shape, strides, device="meta").permute(order).is_contiguous():
         return None
     in_memory_order = input.permute(order)
     inverse = [order.index(d) for d in range(input.dim())]
+    if not flat:
+        return draw(in_memory_order).permute(inverse)
     return draw(in_memory_order.reshape(-1)).view(in_memory_order.shape).permute(inverse)
 
 
@@ -203,11 +205,13 @@ def _bernoulli_after(input, p, eager_strides=None):
     12 attention ones), giving eager's masks to other layers: its train step FAILed --verify.
     ATen's bernoulli(input, p) fills a new contiguous tensor with bernoulli_(p), the same kernel
     and generator; eager's empty_like keeps the input's strides and its CPU kernel draws in memory
-    order, so the draw is over the input flattened in eager's memory order (_drawn_in_memory_order;
-    `eager_strides`, the input's strides as eager runs the model, else the traced ones). An input
-    that no permutation makes contiguous keeps the empty_like draw."""
+    order, so the input is viewed in its memory order (a permutation) for the draw and the noise
+    permuted back (_drawn_in_memory_order): in a channels_last trace eager's memory order
+    (`eager_strides`, the input's strides as eager runs the model), flattened. An input that no
+    permutation makes contiguous keeps the empty_like draw."""
     strides = eager_strides if eager_strides is not None else input.stride()
-    noise = _drawn_in_memory_order(lambda flat: torch.bernoulli(flat, p), input.detach(), strides)
+    noise = _drawn_in_memory_order(lambda x: torch.bernoulli(x, p), input.detach(), strides,
+                                   flat=eager_strides is not None)
     return noise if noise is not None else torch.empty_like(input).bernoulli_(p)
 
 
@@ -215,24 +219,24 @@ def _eager_dropout(input, p, train, eager_strides=None):
     """aten.dropout as LibTorch's eager kernel draws it, so that a seeded step draws the same mask:
     on CUDA the fused native_dropout; elsewhere (_dropout_impl) a float noise tensor filled by
     bernoulli_(1 - p) and scaled, whose CPU kernel draws differently from native_dropout's boolean
-    mask (which torch's own decomposition of dropout would use). Both draw in the input's memory
-    order as eager lays it out (`eager_strides`, given for a channels_last trace, which lays
-    convolution outputs out otherwise; None: as traced), over the input flattened in that order
-    (_drawn_in_memory_order): the CPU's always, CUDA's for a 4-D input, the only rank Inductor's
-    layout optimization lays out anew (a dense one's mask is drawn over its elements in memory
-    order by the same kernel, flat or not)."""
+    mask (which torch's own decomposition of dropout would use). Both draw in their tensor's
+    memory order. `eager_strides` (given in a channels_last trace, where convolution outputs are
+    laid out otherwise than eager's): the input's strides as eager runs the model; the mask is
+    then drawn over the input flattened in that order (_drawn_in_memory_order), on CUDA for a 4-D
+    input, the only rank Inductor's layout optimization lays out anew (native_dropout draws a
+    dense tensor's mask over its memory order, flat or not)."""
     if not train or p == 0 or input.numel() == 0:
         return input
-    strides = eager_strides if eager_strides is not None else input.stride()
     if input.is_cuda and p < 1:
         drawn = None
-        if input.dim() == 4:
+        if eager_strides is not None and input.dim() == 4:
             drawn = _drawn_in_memory_order(
-                lambda flat: torch.ops.aten.native_dropout(flat, p, train)[0], input, strides)
+                lambda x: torch.ops.aten.native_dropout(x, p, train)[0], input, eager_strides,
+                flat=True)
         return drawn if drawn is not None else torch.ops.aten.native_dropout(input, p, train)[0]
     if p == 1:
         return input * torch.zeros_like(input)
-    noise = _bernoulli_after(input, 1 - p, strides)
+    noise = _bernoulli_after(input, 1 - p, eager_strides)
     return input * (noise / (1 - p))
 
 
