@@ -32,6 +32,11 @@ struct step_options {
   torch::Device device = torch::kCPU;
   bool use_sgd = false;  // else Adam; both with lr 0.01 (§7.2)
   bool collect_full_output = false;
+  /// A train step with the module in eval mode (dropout off, BatchNorm on its running statistics;
+  /// the loss, gradients and optimizer step as in train mode), as PyTorch's harness checks
+  /// TorchBench training (use_eval_mode). Only the --verify child of an openxla train step whose
+  /// program draws random numbers sets it (worker/verify_child.cpp); timed steps never do.
+  bool eval_mode = false;
 };
 
 /// `sum/numel` for a tensor, the mean over list/tuple/dict entries (torch._dynamo.testing

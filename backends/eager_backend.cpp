@@ -90,7 +90,7 @@ c10::IValue full_train_output(model_instance& model, const c10::IValue& predicti
 
 step_function make_train_step(model_instance& model, forward_function forward,
                               const step_options& options) {
-  model.module->train();
+  model.module->train(!options.eval_mode);
   auto optimizer = make_optimizer(model, options);
   return [&model, optimizer, forward = std::move(forward), options](
              const model_inputs& inputs) -> c10::IValue {

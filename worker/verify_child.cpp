@@ -1,6 +1,8 @@
 #include "worker/verify_child.hpp"
 
 #include "backends/backend.hpp"
+#include "backends/backend_registry.hpp"
+#include "backends/xla_pjrt_backend.hpp"
 #include "core/log.hpp"
 #include "core/python_json.hpp"
 #include "ops/kernel_library.hpp"
@@ -41,11 +43,14 @@ struct run_result {
 
 /// One verifier run: a fresh model, `verify_iterations` steps on one copy of the inputs, the last
 /// step's full output moved to the CPU (the model and its device memory go when this returns).
+/// `eval_mode`: a train step with the module in eval mode (step_options::eval_mode).
 run_result run_once(const model_definition& definition, const child_job& job,
                     const suite_config* config, const experiment_config& experiment,
-                    run_kind kind, std::optional<torch::ScalarType> force_dtype = {}) {
+                    run_kind kind, bool eval_mode,
+                    std::optional<torch::ScalarType> force_dtype = {}) {
   prepared_model prepared = prepare_model(definition, job.settings, config, experiment, force_dtype);
   prepared.step.collect_full_output = true;
+  prepared.step.eval_mode = eval_mode;
   std::string package, random_ops;
   std::optional<bool> cache_hit;
   step_function step;
@@ -83,6 +88,50 @@ run_result run_once(const model_definition& definition, const child_job& job,
           prepared.precision, package, random_ops, cache_hit};
 }
 
+/// The module mode the verifier runs the references and the backend's train step in.
+struct module_mode {
+  bool eval = false;
+  std::string reason;  // the record's verification.model_mode_reason; empty: nothing to say
+};
+
+/// The XLA train program draws dropout masks with XLA's generator, never eager's (inductor's
+/// train package can use ATen's kernels, fallback_random; an XLA program cannot). So for an
+/// openxla train step whose program takes a seed (its export says so: the compile cache's entry
+/// of the timed program, the test a model's dropout modules or functional calls could miss), the
+/// references and the program run with the module in eval mode, as PyTorch's harness checks
+/// TorchBench training (benchmarks/dynamo/common.py: use_eval_mode for --accuracy, "Remove
+/// sources of randomness"): dropout off, BatchNorm on running statistics, the loss, gradients and
+/// optimizer step still checked. The eval-mode program is exported to an entry of its own. Where
+/// eval mode does not remove the random ops (an imported program whose dropout was traced in
+/// train mode) or its step cannot be exported, the verifier keeps train mode and says so.
+/// Every other backend and test keeps train mode and records nothing.
+std::optional<module_mode> choose_module_mode(const model_definition& definition,
+                                              const child_job& job, const suite_config* config) {
+  const experiment_config& experiment = job.experiment;
+  const backend_descriptor* backend = find_backend(experiment);
+  if (experiment.test != "train" || !backend || backend->step_factory != "xla_pjrt") return {};
+  // The probes' model goes (with its device memory) before the references are built.
+  prepared_model prepared = prepare_model(definition, job.settings, config, experiment);
+  const backend_context context = make_backend_context(job);
+  if (!xla_train_step_draws_random(prepared.model, prepared.step, context))
+    return module_mode{false, "the XLA train program draws no random numbers"};
+  prepared.step.eval_mode = true;
+  std::string kept;
+  try {
+    if (!xla_train_step_draws_random(prepared.model, prepared.step, context))
+      return module_mode{true,
+                         "the XLA train program draws its own dropout masks (XLA's generator, not "
+                         "eager's): references and program run with the module in eval mode, as "
+                         "PyTorch's accuracy harness checks TorchBench training (use_eval_mode)"};
+    kept = "the module's eval mode keeps random ops in the exported program (e.g. an imported "
+           "program whose dropout was traced in train mode)";
+  } catch (const std::exception& e) {
+    kept = "the train step in eval mode cannot be exported (" + message_of(e) + ")";
+  }
+  return module_mode{false, kept + ": verified in train mode, against eager steps that dropped "
+                                   "other elements (verification.random_ops)"};
+}
+
 /// same()'s path of a failing leaf, from the outputs' root: "output", "output[1]",
 /// "output[2]['fc.weight.grad']".
 std::string output_path(const std::string& where) { return "output" + where; }
@@ -108,11 +157,17 @@ void verify(verification& v, const model_definition& definition, const child_job
   eager.xla.reset();
   eager.dynamo.reset();
   v.set("iterations", json_value(o.verify_iterations));
+  const std::optional<module_mode> mode = choose_module_mode(definition, job, config);
+  const bool eval_mode = mode && mode->eval;
+  if (mode) {
+    v.set_text("model_mode", eval_mode ? "eval" : "train");
+    v.set_text("model_mode_reason", mode->reason);
+  }
 
   run_result eager_run, second_run;
   try {
-    eager_run = run_once(definition, job, config, eager, run_kind::eager);
-    second_run = run_once(definition, job, config, eager, run_kind::eager);
+    eager_run = run_once(definition, job, config, eager, run_kind::eager, eval_mode);
+    second_run = run_once(definition, job, config, eager, run_kind::eager, eval_mode);
   } catch (const std::exception& e) {
     v.code = "EAGER_FAILED";
     v.set_text("error", message_of(e));
@@ -159,7 +214,7 @@ void verify(verification& v, const model_definition& definition, const child_job
   c10::IValue fp64_output;
   try {
     fp64_output =
-        run_once(definition, job, config, eager, run_kind::eager, torch::kDouble).output;
+        run_once(definition, job, config, eager, run_kind::eager, eval_mode, torch::kDouble).output;
   } catch (const std::exception& e) {
     log_warning("failed running fp64 golden ref; using cosine similarity: " + message_of(e));
     v.set_text("fp64_error", message_of(e));
@@ -167,7 +222,8 @@ void verify(verification& v, const model_definition& definition, const child_job
   }
   // --backend-library: the references above ran without its overrides; the backend runs with them.
   if (!o.backend_library.empty()) load_kernel_library(o.backend_library);
-  const run_result backend_run = run_once(definition, job, config, experiment, run_kind::backend);
+  const run_result backend_run =
+      run_once(definition, job, config, experiment, run_kind::backend, eval_mode);
   const c10::IValue& actual = backend_run.output;
   if (!backend_run.package.empty()) v.set_text("package", backend_run.package);
   if (!backend_run.random_ops.empty()) v.set_text("random_ops", backend_run.random_ops);
@@ -229,7 +285,13 @@ int run_verifier_child(const child_job& job, const suite_config* config) {
     try {
       verify(v, *definition, job, config);
     } catch (const backend_unsupported& e) {
-      v = verification{};
+      // Only the module mode survives (the references' figures describe nothing compared): a
+      // skip of an openxla train step still says in which mode it ran them.
+      verification skipped;
+      for (const char* key : {"model_mode", "model_mode_reason"})
+        if (v.details.HasMember(key))
+          skipped.set(key, json_value(v.details[key], skipped.details.GetAllocator()));
+      v = std::move(skipped);
       v.code = "VERIFIER_SKIPPED";
       v.set_text("message", e.what());
     } catch (const std::exception& e) {
