@@ -226,6 +226,26 @@ class XlaExportTest(OutputDirTest):
                          "the XLA train program draws no random numbers")
         self.assertEqual(self.export_directory(verification["message"]), timed)
 
+    def test_verifier_keeps_train_mode_where_eval_mode_keeps_the_dropout(self):
+        """A user's program traced by torch.jit.trace in train mode has its dropout baked in (the
+        trace's training flag is a constant): eval mode removes nothing, so --verify keeps train
+        mode and the timed program, and says why rather than claiming eval mode."""
+        import torch
+
+        models = os.path.join(self.out, "models")
+        os.makedirs(models)
+        torch.manual_seed(0)
+        mlp = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Dropout(0.5),
+                                  torch.nn.Linear(16, 4))
+        x = torch.randn(3, 8)
+        torch.jit.trace(mlp, (x,), check_trace=False).save(os.path.join(models, "mlp.pt"))
+        torch.save((x,), os.path.join(models, "mlp.inputs.pt"))
+        timed, verification = self.verifier_of_export_only_train_step(
+            "exported", "mlp", f"--model-path={models}")
+        self.assertEqual(verification["model_mode"], "train", verification)
+        self.assertIn("eval mode keeps random ops", verification["model_mode_reason"])
+        self.assertEqual(self.export_directory(verification["message"]), timed)
+
     def test_unexportable_train_step_is_a_skip_naming_the_model(self):
         env = dict(os.environ, BENCHMATRIX_XLA_EXPORT_ONLY="1",
                    BENCHMATRIX_PYTHON=os.path.join(os.path.dirname(os.path.abspath(__file__)),
