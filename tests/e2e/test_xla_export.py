@@ -351,6 +351,38 @@ class TrainStepRandomOpsTest(unittest.TestCase):
         self.assertEqual(set(numpy.unique(first).tolist()), {0.0, 2.0})
         self.assertAlmostEqual(float(numpy.mean(first == 0)), 0.5, delta=0.05)
 
+    def test_in_place_dropout_keeps_float16(self):
+        """ATen's in-place dropout (Dropout(inplace=True); on CUDA it draws with bernoulli_, not
+        native_dropout) on a float16 activation: its noise, the activation and the matmul after it
+        stay float16 (torchax's bernoulli lowering made a boolean mask and everything after it
+        float32: mobilenet_v3_large's prediction under float16 autocast), the mask follows the
+        seed, and kept elements are scaled by 1/(1-p)."""
+        import tempfile
+
+        import torch
+        from benchmatrix_compile.stablehlo import export_stablehlo, load_program, run_with_jax
+
+        class InPlaceDropout(torch.nn.Module):
+            def forward(self, x, w):
+                y = x.clone()
+                noise = torch.empty_like(y).bernoulli_(0.8).div_(0.8)  # ATen's _dropout_impl
+                y = y.mul_(noise)
+                return y, torch.mm(y, w)
+
+        x = torch.ones(64, 64, dtype=torch.float16)
+        w = torch.ones(64, 64, dtype=torch.float16)
+        with tempfile.TemporaryDirectory() as directory:
+            export_stablehlo(torch.export.export(InPlaceDropout(), (x, w)), (x, w), "cpu",
+                             directory, train={"parameter_count": 0})
+            self.assertEqual([o["dtype"] for o in load_program(directory)["outputs"]],
+                             ["float16", "float16"])
+            (first, product), (other, _) = (run_with_jax(directory, [x.numpy(), w.numpy()],
+                                                         seed=s) for s in (1, 2))
+        self.assertEqual((first.dtype, product.dtype), (numpy.float16, numpy.float16))
+        self.assertEqual(set(numpy.unique(first).tolist()), {0.0, 1.25})
+        self.assertAlmostEqual(float(numpy.mean(first == 0)), 0.2, delta=0.05)
+        self.assertGreater(numpy.mean(first != other), 0.1)
+
     def test_cuda_train_steps_dropout_exports_without_a_gpu(self):
         """The joint graph of a CUDA train step: its tensors on "cuda" (fake tensors, no GPU
         needed), native_dropout in the forward and native_dropout_backward with its mask. The mask
