@@ -91,13 +91,13 @@ run_result run_once(const model_definition& definition, const child_job& job,
 /// The module mode the verifier runs the references and the backend's train step in.
 struct module_mode {
   bool eval = false;
-  std::string reason;  // the record's verification.model_mode_reason; empty: nothing to say
+  std::string reason;  // the record's verification.model_mode_reason
 };
 
 /// The XLA train program draws dropout masks with XLA's generator, never eager's (inductor's
 /// train package can use ATen's kernels, fallback_random; an XLA program cannot). So for an
-/// openxla train step whose program takes a seed (its export says so: the compile cache's entry
-/// of the timed program, the test a model's dropout modules or functional calls could miss), the
+/// openxla train step whose program takes a seed (as the timed program's export, its compile
+/// cache entry, says; a search for dropout modules would miss functional dropout), the
 /// references and the program run with the module in eval mode, as PyTorch's harness checks
 /// TorchBench training (benchmarks/dynamo/common.py: use_eval_mode for --accuracy, "Remove
 /// sources of randomness"): dropout off, BatchNorm on running statistics, the loss, gradients and
