@@ -32,7 +32,7 @@ struct train_step_inputs {
 };
 
 /// The parameters and buffers of `model` in the order of trace_train_forward's state, traced with
-/// the module in train mode (eval mode with options.eval_mode); throws backend_unsupported naming
+/// the module in options.module_mode (train for every timed step); throws backend_unsupported naming
 /// the model when `dynamo` (e.g. "dynamo=openxla") cannot trace its train step. Returns the traced
 /// forward in `traced`.
 [[nodiscard]] train_step_inputs trace_joint_train_step(model_instance& model,

@@ -102,9 +102,9 @@ struct train_export {
   size_t parameter_count = 0;
   std::string loss_structure;
   bool amp = false;
-  /// The module traced in eval mode (step_options::eval_mode: the verifier's program, without
-  /// dropout and with BatchNorm on running statistics); its own cache entry, never the timed one.
-  bool eval_mode = false;
+  /// The module's mode when traced (step_options::module_mode): not train only for the verifier's
+  /// program, whose cache entry is then its own, never the timed one's.
+  train_module_mode module_mode = train_module_mode::train;
 };
 
 struct export_recipe {
@@ -128,10 +128,11 @@ struct export_recipe {
           .add_field("loss_structure", train->loss_structure)
           .add_field("amp", train->amp ? "float16" : "none")
           .add_field("train_helper", read_text_file(helper + "train_step.py"));
-    // Only an eval-mode step adds a field: the timed train-mode steps' keys stay as they were. (Its
-    // TorchScript differs as well, dropout's and batch_norm's training flags being constants in
-    // the trace, but the key does not rely on that.)
-    if (train && train->eval_mode) hasher.add_field("module_mode", "eval");
+    // Only the verifier's modes add a field: the timed train-mode steps' keys stay as they were.
+    // (Their TorchScript differs as well, dropout's and batch_norm's training flags being
+    // constants in the trace, but the key does not rely on that.)
+    if (train && train->module_mode != train_module_mode::train)
+      hasher.add_field("module_mode", train_module_mode_name(train->module_mode));
     return hasher.hex();
   }
 };
@@ -649,7 +650,7 @@ exported_step export_step(model_instance& model, const step_options& options,
       state_tensors.insert(state_tensors.end(), step.state->buffers.begin(),
                            step.state->buffers.end());
       recipe.train = train_export{pickled_tensors(state_tensors), step.state->parameters.size(),
-                                  step.state->loss_structure, options.use_amp, options.eval_mode};
+                                  step.state->loss_structure, options.use_amp, options.module_mode};
     } else {
       model.module->eval();
       step.traced = std::make_shared<traced_forward>(
@@ -665,7 +666,10 @@ exported_step export_step(model_instance& model, const step_options& options,
                        (options.device.is_cuda() ? "cuda" : "cpu") + "; batch size " +
                        std::to_string(model.batch_size) +
                        (options.training && options.use_amp ? "; float16 autocast" : "") +
-                       (options.training && options.eval_mode ? "; module in eval mode" : "");
+                       (options.training && options.module_mode != train_module_mode::train
+                            ? std::string("; module mode ") +
+                                  train_module_mode_name(options.module_mode)
+                            : std::string());
   compile_cache cache(context.cache_dir);
   step.program_key = recipe.key();
   step.entry = cache.get_or_build(

@@ -28,9 +28,9 @@ namespace benchmatrix {
 [[nodiscard]] backend_step make_xla_pjrt_step(model_instance& model, const step_options& options,
                                               const backend_context& context);
 
-/// Whether the train step of `model`, traced as `options` say (options.eval_mode: the module in
-/// eval mode), exports to a program that draws random numbers (takes a seed: dropout with XLA's
-/// generator, whose masks are not eager's). The export comes from the compile cache (the entry
+/// Whether the train step of `model`, traced as `options` say (options.module_mode), exports to
+/// a program that draws random numbers (takes a seed: dropout with XLA's generator, whose masks
+/// are not eager's). The export comes from the compile cache (the entry
 /// the timing child made) or is made there, as make_xla_pjrt_step's. Throws backend_unsupported
 /// when the step cannot be traced or exported. The --verify child's choice of module mode.
 [[nodiscard]] bool xla_train_step_draws_random(model_instance& model, const step_options& options,

@@ -198,24 +198,63 @@ class XlaExportTest(OutputDirTest):
         self.assertEqual(result["verification_code"], "VERIFIER_SKIPPED", result)
         return self.export_directory(record["metrics"]["error"]), result["verification"]
 
-    def test_verifier_of_a_dropout_models_train_step_runs_it_in_eval_mode(self):
-        """squeezenet1_1 (Dropout(0.5)): its timed train program draws XLA's own dropout masks (a
-        seed argument), so --verify runs the references and the program with the module in eval
-        mode (verification.model_mode "eval", as PyTorch's harness checks TorchBench training),
-        from a cache entry of its own that draws nothing; JAX runs that program to what torch's
-        autograd gives for its trace, as the eager references compute it: a PASS on a GPU."""
+    def test_verifier_of_a_dropout_models_train_step_turns_its_dropout_off(self):
+        """squeezenet1_1 (a Dropout(0.5) module): its timed train program draws XLA's own dropout
+        masks (a seed argument), so --verify runs the references and the program with the Dropout
+        modules in eval mode (verification.model_mode "dropout_off"), from a cache entry of its
+        own that draws nothing; JAX runs that program to what torch's autograd gives for its
+        trace, as the eager references compute it: a PASS on a GPU."""
         from benchmatrix_compile.stablehlo import load_program
 
         timed, verification = self.verifier_of_export_only_train_step(
             "torchbench", "squeezenet1_1", "--batch-size=2")
-        self.assertEqual(verification["model_mode"], "eval", verification)
-        self.assertIn("PyTorch's accuracy harness", verification["model_mode_reason"])
+        self.assertEqual(verification["model_mode"], "dropout_off", verification)
+        self.assertIn("Dropout modules in eval mode", verification["model_mode_reason"])
         verified = self.export_directory(verification["message"])
         self.assertNotEqual(verified, timed)  # never the timed program's entry
         kinds = lambda directory: [a["kind"] for a in load_program(directory)["arguments"]]
         self.assertIn("seed", kinds(timed))
         self.assertNotIn("seed", kinds(verified))
         self.assert_train_program_is_autograds(verified, "squeezenet1_1")
+
+    def user_program_with_dropout(self, make):
+        """A --model-path directory holding mlp.pt: Linear, dropout(0.5), Linear, made by
+        `make(module, example)` (torch.jit.trace or script), and its inputs."""
+        import torch
+
+        class Mlp(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a, self.b = torch.nn.Linear(8, 16), torch.nn.Linear(16, 4)
+
+            def forward(self, x):
+                return self.b(torch.nn.functional.dropout(self.a(x), 0.5, self.training))
+
+        models = os.path.join(self.out, "models")
+        os.makedirs(models)
+        torch.manual_seed(0)
+        x = torch.randn(3, 8)
+        make(Mlp(), (x,)).save(os.path.join(models, "mlp.pt"))
+        torch.save((x,), os.path.join(models, "mlp.inputs.pt"))
+        return models
+
+    def test_verifier_puts_the_module_in_eval_mode_for_dropout_outside_dropout_modules(self):
+        """A scripted program's F.dropout(x, p, self.training): no Dropout module to turn off,
+        but the program's eval mode removes it, so --verify runs in eval mode (PyTorch's harness's
+        use_eval_mode) from an entry of its own that draws nothing."""
+        import torch
+        from benchmatrix_compile.stablehlo import load_program
+
+        models = self.user_program_with_dropout(lambda m, x: torch.jit.script(m))
+        timed, verification = self.verifier_of_export_only_train_step(
+            "exported", "mlp", f"--model-path={models}")
+        self.assertEqual(verification["model_mode"], "eval", verification)
+        self.assertIn("PyTorch's accuracy harness", verification["model_mode_reason"])
+        verified = self.export_directory(verification["message"])
+        self.assertNotEqual(verified, timed)
+        kinds = lambda directory: [a["kind"] for a in load_program(directory)["arguments"]]
+        self.assertIn("seed", kinds(timed))
+        self.assertNotIn("seed", kinds(verified))
 
     def test_verifier_of_a_dropout_free_train_step_keeps_train_mode(self):
         """dummy (no dropout): the train program draws nothing, so --verify keeps train mode and
@@ -232,18 +271,12 @@ class XlaExportTest(OutputDirTest):
         mode and the timed program, and says why rather than claiming eval mode."""
         import torch
 
-        models = os.path.join(self.out, "models")
-        os.makedirs(models)
-        torch.manual_seed(0)
-        mlp = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Dropout(0.5),
-                                  torch.nn.Linear(16, 4))
-        x = torch.randn(3, 8)
-        torch.jit.trace(mlp, (x,), check_trace=False).save(os.path.join(models, "mlp.pt"))
-        torch.save((x,), os.path.join(models, "mlp.inputs.pt"))
+        models = self.user_program_with_dropout(
+            lambda m, x: torch.jit.trace(m, x, check_trace=False))
         timed, verification = self.verifier_of_export_only_train_step(
             "exported", "mlp", f"--model-path={models}")
         self.assertEqual(verification["model_mode"], "train", verification)
-        self.assertIn("eval mode keeps random ops", verification["model_mode_reason"])
+        self.assertIn("eval mode leaves random ops", verification["model_mode_reason"])
         self.assertEqual(self.export_directory(verification["message"]), timed)
 
     def test_unexportable_train_step_is_a_skip_naming_the_model(self):
