@@ -527,8 +527,8 @@ std::vector<torch::Tensor> execute_program(running_program& s, const exported_pr
 
 /// How a train step with random ops draws them (the record's compile.random_ops and, for the
 /// program the verifier ran, verification.random_ops): unlike inductor's train package, which
-/// draws eager's masks, the XLA program draws its own. The verifier therefore runs such a model in
-/// eval mode (worker/verify_child.cpp); where the module's eval mode keeps random ops, it verifies
+/// draws eager's masks, the XLA program draws its own. The verifier therefore runs such a model
+/// with its dropout off (worker/verify_child.cpp); where eval mode keeps random ops, it verifies
 /// in train mode, steps that dropped different elements (a small leaf can fail on it).
 constexpr const char* xla_random_ops =
     "XLA's generator, keyed by a seed drawn from torch's default CPU generator each step: a "

@@ -14,8 +14,8 @@
 // parameter's gradient, the updated buffers of forward(*parameters, *buffers, *inputs)) exported
 // to StableHLO the same way, the state as module inputs; per step the gradients go into the
 // parameters' .grad, the buffers are copied back and eager's optimizer steps. Random ops take a
-// per-step seed (JAX's generator: not eager's masks; --verify therefore runs such a step with the
-// module in eval mode, exported apart: worker/verify_child.cpp). Without the PJRT C API
+// per-step seed (JAX's generator: not eager's masks; --verify therefore runs such a step with its
+// dropout off, exported apart: worker/verify_child.cpp). Without the PJRT C API
 // header at build time, or without a plugin at run time, configs are SKIP records that say how to
 // enable them. BENCHMATRIX_XLA_EXPORT_ONLY=1 stops after step 2 with a SKIP record naming the
 // export (what CI checks on the CPU, for which no PJRT plugin exists).

@@ -19,8 +19,9 @@
 // A backend with a compiled package (inductor) names the one it ran (package: the timing child's
 // own cache entry) and, for train, how it draws random numbers (random_ops). An openxla train
 // step whose XLA program draws random numbers (its own dropout masks, never eager's) runs 1-3
-// with the module in eval mode, as PyTorch's harness checks TorchBench training, where that
-// removes them (model_mode, model_mode_reason: verify_child.cpp choose_module_mode).
+// with its Dropout modules in eval mode, else the whole module (as PyTorch's harness checks
+// TorchBench training), where that removes them (model_mode, model_mode_reason:
+// verify_child.cpp choose_module_mode).
 #pragma once
 
 #include "core/child_job.hpp"
