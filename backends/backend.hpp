@@ -24,6 +24,25 @@ namespace benchmatrix {
 /// dynamo's collect_results; a parameter without gradient gets zeros, so None and 0 compare equal).
 using step_function = std::function<c10::IValue(const model_inputs&)>;
 
+/// How a train step sets its module's mode. Timed steps always use `train`; the --verify child of
+/// an openxla train step whose XLA program draws random numbers (its own dropout masks, never
+/// eager's) uses one of the others where it removes them (worker/verify_child.cpp).
+enum class train_module_mode {
+  train,        // module.train(): dropout on, BatchNorm on batch statistics
+  dropout_off,  // module.train(), then its Dropout modules eval(): BatchNorm still on batch
+                // statistics, the buffer updates compared as timed
+  eval,         // module.eval(), as PyTorch's harness checks TorchBench training (use_eval_mode):
+                // dropout off, BatchNorm on running statistics; loss, gradients, optimizer step
+                // as in train mode
+};
+
+/// "train", "dropout_off" or "eval" (the record's verification.model_mode).
+[[nodiscard]] const char* train_module_mode_name(train_module_mode mode);
+
+/// Puts `module` in `mode` (its Dropout modules: those whose name() has "Dropout", LibTorch's
+/// Dropout, Dropout2d, Dropout3d, AlphaDropout and FeatureAlphaDropout).
+void set_train_module_mode(torch::nn::Module& module, train_module_mode mode);
+
 struct step_options {
   bool training = false;
   /// Autocast for the forward (xla_runner.md §7.3: training on CUDA, or force_amp models) in
@@ -32,6 +51,7 @@ struct step_options {
   torch::Device device = torch::kCPU;
   bool use_sgd = false;  // else Adam; both with lr 0.01 (§7.2)
   bool collect_full_output = false;
+  train_module_mode module_mode = train_module_mode::train;  // train steps only
 };
 
 /// `sum/numel` for a tensor, the mean over list/tuple/dict entries (torch._dynamo.testing

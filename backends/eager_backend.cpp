@@ -88,9 +88,25 @@ c10::IValue full_train_output(model_instance& model, const c10::IValue& predicti
   return c10::ivalue::Tuple::create({prediction, loss, gradients, parameters});
 }
 
+const char* train_module_mode_name(train_module_mode mode) {
+  switch (mode) {
+    case train_module_mode::train: return "train";
+    case train_module_mode::dropout_off: return "dropout_off";
+    case train_module_mode::eval: return "eval";
+  }
+  return "train";
+}
+
+void set_train_module_mode(torch::nn::Module& module, train_module_mode mode) {
+  module.train(mode != train_module_mode::eval);
+  if (mode != train_module_mode::dropout_off) return;
+  for (const auto& child : module.modules(/*include_self=*/false))
+    if (child->name().find("Dropout") != std::string::npos) child->eval();
+}
+
 step_function make_train_step(model_instance& model, forward_function forward,
                               const step_options& options) {
-  model.module->train();
+  set_train_module_mode(*model.module, options.module_mode);
   auto optimizer = make_optimizer(model, options);
   return [&model, optimizer, forward = std::move(forward), options](
              const model_inputs& inputs) -> c10::IValue {

@@ -363,7 +363,7 @@ backend_step make_inductor_train_step(model_instance& model, const step_options&
 train_step_inputs trace_joint_train_step(model_instance& model, const step_options& options,
                                          const std::string& model_name, const std::string& dynamo,
                                          traced_forward& traced) {
-  model.module->train();
+  set_train_module_mode(*model.module, options.module_mode);  // not train: the openxla verifier
   model_state state(*model.module);
   try {
     traced = trace_train_forward(model, state.all(), options);

@@ -31,9 +31,10 @@ struct train_step_inputs {
   std::string loss_structure;  // the output's nesting, the helper's --loss-structure
 };
 
-/// The parameters and buffers of `model` in the order of trace_train_forward's state; throws
-/// backend_unsupported naming the model when `dynamo` (e.g. "dynamo=openxla") cannot trace its
-/// train step. Returns the traced forward in `traced`.
+/// The parameters and buffers of `model` in the order of trace_train_forward's state, traced with
+/// the module in options.module_mode (train for every timed step); throws backend_unsupported naming
+/// the model when `dynamo` (e.g. "dynamo=openxla") cannot trace its train step. Returns the traced
+/// forward in `traced`.
 [[nodiscard]] train_step_inputs trace_joint_train_step(model_instance& model,
                                                        const step_options& options,
                                                        const std::string& model_name,

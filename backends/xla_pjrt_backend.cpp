@@ -102,6 +102,9 @@ struct train_export {
   size_t parameter_count = 0;
   std::string loss_structure;
   bool amp = false;
+  /// The module's mode when traced (step_options::module_mode): not train only for the verifier's
+  /// program, whose cache entry is then its own, never the timed one's.
+  train_module_mode module_mode = train_module_mode::train;
 };
 
 struct export_recipe {
@@ -125,6 +128,11 @@ struct export_recipe {
           .add_field("loss_structure", train->loss_structure)
           .add_field("amp", train->amp ? "float16" : "none")
           .add_field("train_helper", read_text_file(helper + "train_step.py"));
+    // Only the verifier's modes add a field: the timed train-mode steps' keys stay as they were.
+    // (Their TorchScript differs as well, dropout's and batch_norm's training flags being
+    // constants in the trace, but the key does not rely on that.)
+    if (train && train->module_mode != train_module_mode::train)
+      hasher.add_field("module_mode", train_module_mode_name(train->module_mode));
     return hasher.hex();
   }
 };
@@ -519,12 +527,13 @@ std::vector<torch::Tensor> execute_program(running_program& s, const exported_pr
 
 /// How a train step with random ops draws them (the record's compile.random_ops and, for the
 /// program the verifier ran, verification.random_ops): unlike inductor's train package, which
-/// draws eager's masks, the XLA program draws its own, so a dropout model's --verify compares
-/// steps that dropped different elements (the same tolerance rules; a small leaf can fail on it).
+/// draws eager's masks, the XLA program draws its own. The verifier therefore runs such a model
+/// with its dropout off (worker/verify_child.cpp); where eval mode keeps random ops, it verifies
+/// in train mode, steps that dropped different elements (a small leaf can fail on it).
 constexpr const char* xla_random_ops =
     "XLA's generator, keyed by a seed drawn from torch's default CPU generator each step: a "
-    "seeded run repeats its own dropout masks, but they are not eager's, so --verify compares "
-    "against eager steps that dropped other elements";
+    "seeded run repeats its own dropout masks, but they are not eager's, so a --verify in train "
+    "mode compares against eager steps that dropped other elements";
 
 /// The train step's arguments: the current parameters and buffers, the model inputs, and a fresh
 /// seed for the random ops (drawn from torch's default CPU generator, so a seeded run draws the
@@ -641,7 +650,7 @@ exported_step export_step(model_instance& model, const step_options& options,
       state_tensors.insert(state_tensors.end(), step.state->buffers.begin(),
                            step.state->buffers.end());
       recipe.train = train_export{pickled_tensors(state_tensors), step.state->parameters.size(),
-                                  step.state->loss_structure, options.use_amp};
+                                  step.state->loss_structure, options.use_amp, options.module_mode};
     } else {
       model.module->eval();
       step.traced = std::make_shared<traced_forward>(
@@ -656,7 +665,11 @@ exported_step export_step(model_instance& model, const step_options& options,
                        context.model_name + "; torch " + TORCH_VERSION + "; StableHLO for " +
                        (options.device.is_cuda() ? "cuda" : "cpu") + "; batch size " +
                        std::to_string(model.batch_size) +
-                       (options.training && options.use_amp ? "; float16 autocast" : "");
+                       (options.training && options.use_amp ? "; float16 autocast" : "") +
+                       (options.training && options.module_mode != train_module_mode::train
+                            ? std::string("; module mode ") +
+                                  train_module_mode_name(options.module_mode)
+                            : std::string());
   compile_cache cache(context.cache_dir);
   step.program_key = recipe.key();
   step.entry = cache.get_or_build(
@@ -678,7 +691,18 @@ exported_step export_step(model_instance& model, const step_options& options,
   return step;
 }
 
+/// Whether the program takes a seed: it draws random numbers (dropout) with XLA's generator.
+bool draws_random(const exported_program& program) {
+  return std::any_of(program.arguments.begin(), program.arguments.end(),
+                     [](const program_value& a) { return a.is_seed; });
+}
+
 }  // namespace
+
+bool xla_train_step_draws_random(model_instance& model, const step_options& options,
+                                 const backend_context& context) {
+  return draws_random(export_step(model, options, context).program);
+}
 
 backend_step make_xla_pjrt_step(model_instance& model, const step_options& options,
                                 const backend_context& context) {
@@ -726,9 +750,7 @@ backend_step make_xla_pjrt_step(model_instance& model, const step_options& optio
   synchronize_device(options.device);
 
   compile_report report = compile_report_since(started);
-  if (std::any_of(program.arguments.begin(), program.arguments.end(),
-                  [](const program_value& a) { return a.is_seed; }))
-    report.random_ops = xla_random_ops;
+  if (draws_random(program)) report.random_ops = xla_random_ops;
   // How the export helper ran (compile.helper), when this child ran it.
   if (exported.entry.built)
     add_helper_timings(exported.entry.artifact.parent_path() / compile_timings_name, report);

@@ -14,7 +14,8 @@
 // parameter's gradient, the updated buffers of forward(*parameters, *buffers, *inputs)) exported
 // to StableHLO the same way, the state as module inputs; per step the gradients go into the
 // parameters' .grad, the buffers are copied back and eager's optimizer steps. Random ops take a
-// per-step seed (JAX's generator: not eager's masks). Without the PJRT C API
+// per-step seed (JAX's generator: not eager's masks; --verify therefore runs such a step with its
+// dropout off, exported apart: worker/verify_child.cpp). Without the PJRT C API
 // header at build time, or without a plugin at run time, configs are SKIP records that say how to
 // enable them. BENCHMATRIX_XLA_EXPORT_ONLY=1 stops after step 2 with a SKIP record naming the
 // export (what CI checks on the CPU, for which no PJRT plugin exists).
@@ -26,5 +27,13 @@ namespace benchmatrix {
 
 [[nodiscard]] backend_step make_xla_pjrt_step(model_instance& model, const step_options& options,
                                               const backend_context& context);
+
+/// Whether the train step of `model`, traced as `options` say (options.module_mode), exports to
+/// a program that draws random numbers (takes a seed: dropout with XLA's generator, whose masks
+/// are not eager's). The export comes from the compile cache (the entry
+/// the timing child made) or is made there, as make_xla_pjrt_step's. Throws backend_unsupported
+/// when the step cannot be traced or exported. The --verify child's choice of module mode.
+[[nodiscard]] bool xla_train_step_draws_random(model_instance& model, const step_options& options,
+                                               const backend_context& context);
 
 }  // namespace benchmatrix

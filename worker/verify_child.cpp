@@ -1,6 +1,8 @@
 #include "worker/verify_child.hpp"
 
 #include "backends/backend.hpp"
+#include "backends/backend_registry.hpp"
+#include "backends/xla_pjrt_backend.hpp"
 #include "core/log.hpp"
 #include "core/python_json.hpp"
 #include "ops/kernel_library.hpp"
@@ -41,11 +43,14 @@ struct run_result {
 
 /// One verifier run: a fresh model, `verify_iterations` steps on one copy of the inputs, the last
 /// step's full output moved to the CPU (the model and its device memory go when this returns).
+/// `module_mode`: a train step's (step_options::module_mode).
 run_result run_once(const model_definition& definition, const child_job& job,
                     const suite_config* config, const experiment_config& experiment,
-                    run_kind kind, std::optional<torch::ScalarType> force_dtype = {}) {
+                    run_kind kind, train_module_mode module_mode,
+                    std::optional<torch::ScalarType> force_dtype = {}) {
   prepared_model prepared = prepare_model(definition, job.settings, config, experiment, force_dtype);
   prepared.step.collect_full_output = true;
+  prepared.step.module_mode = module_mode;
   std::string package, random_ops;
   std::optional<bool> cache_hit;
   step_function step;
@@ -83,6 +88,66 @@ run_result run_once(const model_definition& definition, const child_job& job,
           prepared.precision, package, random_ops, cache_hit};
 }
 
+/// The module mode the verifier runs the references and the backend's train step in.
+struct module_mode_choice {
+  train_module_mode mode = train_module_mode::train;
+  std::string reason;  // the record's verification.model_mode_reason
+};
+
+/// The XLA train program draws dropout masks with XLA's generator, never eager's (inductor's
+/// train package can use ATen's kernels, fallback_random; an XLA program cannot). So for an
+/// openxla train step whose program takes a seed (as the timed program's export, its compile
+/// cache entry, says), the references and the program run in the first mode whose export draws
+/// nothing, each exported to an entry of its own:
+///  1. dropout_off: the module in train mode, its Dropout modules in eval mode, so that BatchNorm
+///     keeps batch statistics and its buffer updates are compared as timed (in eval mode a freshly
+///     initialised mobilenet_v2's or mobilenet_v3_large's activations shrink layer by layer, to
+///     predictions of 1e-9..1e-10 on the CPU that float16 autocast flushes to zero);
+///  2. eval: the whole module, as PyTorch's harness checks TorchBench training (benchmarks/
+///     dynamo/common.py: use_eval_mode for --accuracy, "Remove sources of randomness"): dropout
+///     calls that no Dropout module makes (a scripted program's F.dropout(x, p, self.training));
+///  3. else train mode, saying why: eval mode leaves random ops (an imported program whose
+///     dropout was traced in train mode) or a mode's step does not export.
+/// Every other backend and test keeps train mode and records nothing.
+std::optional<module_mode_choice> choose_module_mode(const model_definition& definition,
+                                                     const child_job& job,
+                                                     const suite_config* config) {
+  const experiment_config& experiment = job.experiment;
+  const backend_descriptor* backend = find_backend(experiment);
+  if (experiment.test != "train" || !backend || backend->step_factory != "xla_pjrt") return {};
+  // The probes' model goes (with its device memory) before the references are built.
+  prepared_model prepared = prepare_model(definition, job.settings, config, experiment);
+  const backend_context context = make_backend_context(job);
+  if (!xla_train_step_draws_random(prepared.model, prepared.step, context))
+    return module_mode_choice{train_module_mode::train,
+                              "the XLA train program draws no random numbers"};
+  const std::string own_masks =
+      "the XLA train program draws its own dropout masks (XLA's generator, not eager's): ";
+  std::string kept = "eval mode leaves random ops in the exported program (e.g. an imported "
+                     "program whose dropout was traced in train mode)";
+  for (const train_module_mode mode : {train_module_mode::dropout_off, train_module_mode::eval}) {
+    prepared.step.module_mode = mode;
+    try {
+      if (xla_train_step_draws_random(prepared.model, prepared.step, context)) continue;
+    } catch (const std::exception& e) {
+      kept = std::string("the train step in mode ") + train_module_mode_name(mode) +
+             " does not export (" + message_of(e) + ")";
+      break;
+    }
+    if (mode == train_module_mode::dropout_off)
+      return module_mode_choice{mode, own_masks + "references and program run with the module's "
+                                                  "Dropout modules in eval mode (BatchNorm and "
+                                                  "the rest in train mode)"};
+    return module_mode_choice{
+        mode, own_masks + "dropout outside Dropout modules, so references and program run with "
+                          "the module in eval mode, as PyTorch's accuracy harness checks "
+                          "TorchBench training (use_eval_mode)"};
+  }
+  return module_mode_choice{train_module_mode::train,
+                            own_masks + kept + ": verified in train mode, against eager steps "
+                                               "that dropped other elements (random_ops)"};
+}
+
 /// same()'s path of a failing leaf, from the outputs' root: "output", "output[1]",
 /// "output[2]['fc.weight.grad']".
 std::string output_path(const std::string& where) { return "output" + where; }
@@ -108,11 +173,17 @@ void verify(verification& v, const model_definition& definition, const child_job
   eager.xla.reset();
   eager.dynamo.reset();
   v.set("iterations", json_value(o.verify_iterations));
+  const std::optional<module_mode_choice> choice = choose_module_mode(definition, job, config);
+  const train_module_mode mode = choice ? choice->mode : train_module_mode::train;
+  if (choice) {
+    v.set_text("model_mode", train_module_mode_name(mode));
+    v.set_text("model_mode_reason", choice->reason);
+  }
 
   run_result eager_run, second_run;
   try {
-    eager_run = run_once(definition, job, config, eager, run_kind::eager);
-    second_run = run_once(definition, job, config, eager, run_kind::eager);
+    eager_run = run_once(definition, job, config, eager, run_kind::eager, mode);
+    second_run = run_once(definition, job, config, eager, run_kind::eager, mode);
   } catch (const std::exception& e) {
     v.code = "EAGER_FAILED";
     v.set_text("error", message_of(e));
@@ -159,7 +230,7 @@ void verify(verification& v, const model_definition& definition, const child_job
   c10::IValue fp64_output;
   try {
     fp64_output =
-        run_once(definition, job, config, eager, run_kind::eager, torch::kDouble).output;
+        run_once(definition, job, config, eager, run_kind::eager, mode, torch::kDouble).output;
   } catch (const std::exception& e) {
     log_warning("failed running fp64 golden ref; using cosine similarity: " + message_of(e));
     v.set_text("fp64_error", message_of(e));
@@ -167,7 +238,8 @@ void verify(verification& v, const model_definition& definition, const child_job
   }
   // --backend-library: the references above ran without its overrides; the backend runs with them.
   if (!o.backend_library.empty()) load_kernel_library(o.backend_library);
-  const run_result backend_run = run_once(definition, job, config, experiment, run_kind::backend);
+  const run_result backend_run =
+      run_once(definition, job, config, experiment, run_kind::backend, mode);
   const c10::IValue& actual = backend_run.output;
   if (!backend_run.package.empty()) v.set_text("package", backend_run.package);
   if (!backend_run.random_ops.empty()) v.set_text("random_ops", backend_run.random_ops);
@@ -229,7 +301,13 @@ int run_verifier_child(const child_job& job, const suite_config* config) {
     try {
       verify(v, *definition, job, config);
     } catch (const backend_unsupported& e) {
-      v = verification{};
+      // Only the module mode survives (the references' figures describe nothing compared): a
+      // skip of an openxla train step still says in which mode it ran them.
+      verification skipped;
+      for (const char* key : {"model_mode", "model_mode_reason"})
+        if (v.details.HasMember(key))
+          skipped.set(key, json_value(v.details[key], skipped.details.GetAllocator()));
+      v = std::move(skipped);
       v.code = "VERIFIER_SKIPPED";
       v.set_text("message", e.what());
     } catch (const std::exception& e) {

@@ -17,7 +17,11 @@
 // (failed_output, e.g. "output[1]" or "output[2]['fc.weight.grad']") and the figures of the worst
 // failing leaf (worst_output, max_abs_error, rmse_vs_fp64, eager_rmse_vs_fp64, cosine_similarity).
 // A backend with a compiled package (inductor) names the one it ran (package: the timing child's
-// own cache entry) and, for train, how it draws random numbers (random_ops).
+// own cache entry) and, for train, how it draws random numbers (random_ops). An openxla train
+// step whose XLA program draws random numbers (its own dropout masks, never eager's) runs 1-3
+// with its Dropout modules in eval mode, else the whole module (as PyTorch's harness checks
+// TorchBench training), where that removes them (model_mode, model_mode_reason:
+// verify_child.cpp choose_module_mode).
 #pragma once
 
 #include "core/child_job.hpp"

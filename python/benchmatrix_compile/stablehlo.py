@@ -77,6 +77,7 @@ def export_stablehlo(exported_program, example_inputs, device, out_dir, train=No
         native_dropout = torch.ops.aten.native_dropout.default
         decompositions[native_dropout] = torch._decomp.decomposition_table[native_dropout]
         decompositions.update(rand_like_on_its_device())
+        decompositions.update(bernoulli_keeping_dtype())
     exported_program = exported_program.run_decompositions(decompositions)
     weights, function = torchax_export.exported_program_to_jax(exported_program)
     weights = [numpy.asarray(w) for w in weights]
@@ -282,6 +283,21 @@ def train_step_lowerings():
 
         interpreter.call_function = call_function_with_env
         interpreter.benchmatrix_passes_env = True
+
+
+def bernoulli_keeping_dtype():
+    """A decomposition of aten.bernoulli.p (bernoulli_(p) once functionalized: the noise of ATen's
+    in-place dropout, which CUDA runs for Dropout(inplace=True) instead of native_dropout) that
+    returns the input's dtype, as ATen does. torchax 0.0.13 lowers it to a boolean mask, the
+    dropout's div_ then makes float32 noise and its mul_ a float32 activation, so under float16
+    autocast everything after an in-place dropout left float16 (mobilenet_v3_large's prediction
+    came out float32, eager's float16). Drawn with rand, which torchax lowers with the seed's key."""
+    import torch
+
+    def bernoulli(self, p=0.5, *, generator=None):
+        return (torch.rand(self.shape, dtype=torch.float32, device=self.device) < p).to(self.dtype)
+
+    return {torch.ops.aten.bernoulli.p: bernoulli}
 
 
 def rand_like_on_its_device():

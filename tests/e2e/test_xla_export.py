@@ -18,6 +18,8 @@ import numpy
 
 from harness import RUNNER, SHARED_CACHE, OutputDirTest, read_records, run
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 
 try:
@@ -108,10 +110,6 @@ class XlaExportTest(OutputDirTest):
         for the same traced forward, state and inputs (the helper's traced.pt, state.pt and
         inputs.pt in the export's directory): dummy, and dcgan (convolution_backward, which torchax
         lacks, and BatchNorm buffers)."""
-        import torch
-        from benchmatrix_compile.stablehlo import load_program, run_with_jax, torchax_to_numpy
-        from benchmatrix_compile.train_step import reduce_to_scalar_loss
-
         env = dict(os.environ, BENCHMATRIX_XLA_EXPORT_ONLY="1")
         for suite, model in TRAIN_MODELS:
             run(RUNNER, "--accelerator=cpu", "--test=train", "--repeat=1", f"--suite-name={suite}",
@@ -124,45 +122,162 @@ class XlaExportTest(OutputDirTest):
             model = record["model"]["model_name"]
             with self.subTest(model=model):
                 directory = self.export_directory(record["metrics"].get("error", ""))
-                program = load_program(directory)
-                train = program["train"]
-                load = lambda name: list(torch.load(os.path.join(directory, name),
-                                                    weights_only=True))
-                inputs, state = load("inputs.pt"), load("state.pt")
-                self.assertEqual(train["state_count"], len(state))
-                outputs = run_with_jax(directory, [torchax_to_numpy(t) for t in state + inputs])
-
-                count = train["parameter_count"]
-                parameters = [p.clone().requires_grad_(p.is_floating_point())
-                              for p in state[:count]]
-                buffers = [b.clone() for b in state[count:]]
-                forward = torch.jit.load(os.path.join(directory, "traced.pt"))
-                prediction = forward(*inputs, *parameters, *buffers)
-                if isinstance(prediction, torch.Tensor):
-                    prediction = (prediction,)
-                loss = reduce_to_scalar_loss(prediction, list(range(len(prediction))), False)
-                gradients = torch.autograd.grad(loss, parameters)
-                updated = [buffers[i] for i in train["updated_buffers"]]
-                expected = [loss, *prediction, *gradients, *updated]
-                self.assertEqual(len(outputs), len(expected))
-                self.assertEqual(train["prediction_count"], len(prediction))
-                for i, (actual, reference) in enumerate(zip(outputs, expected)):
-                    reference = reference.detach().numpy()
-                    self.assertEqual(actual.shape, reference.shape, f"{model} output {i}")
-                    # float32 convolutions of XLA's and oneDNN's kernels, through BatchNorm's
-                    # backward (dcgan, batch 16: 8e-5 on a gradient of scale 0.02): the error's
-                    # RMS within 1e-3 of the tensor's, its largest within 1e-2 of the largest
-                    # value. A wrong gradient is off by its own size.
-                    error = actual.astype(numpy.float64) - reference
-                    rms = lambda x: float(numpy.sqrt(numpy.mean(numpy.square(x))))
-                    message = (f"{model} output {i}: error RMS {rms(error)}, max "
-                               f"{numpy.abs(error).max()}; value RMS {rms(reference)}")
-                    self.assertLessEqual(rms(error), 1e-3 * rms(reference) + 1e-9, message)
-                    self.assertLessEqual(numpy.abs(error).max(),
-                                         1e-2 * numpy.abs(reference).max() + 1e-9, message)
+                gradients, updated = self.assert_train_program_is_autograds(directory, model)
                 if model == "dcgan":  # a comparison of real gradients and buffer updates
                     self.assertGreater(max(float(g.abs().max()) for g in gradients), 0.1)
                     self.assertEqual(len(updated), 9)  # 3 BatchNorms' mean, var, count
+
+    def assert_train_program_is_autograds(self, directory, model):
+        """JAX's CPU client runs the exported train step in `directory` (seed 0 where it takes one)
+        and it must give what torch's autograd gives for the same traced forward, state and inputs
+        (the helper's traced.pt, state.pt and inputs.pt there). Returns autograd's gradients and
+        updated buffers."""
+        import torch
+        from benchmatrix_compile.stablehlo import load_program, run_with_jax, torchax_to_numpy
+        from benchmatrix_compile.train_step import reduce_to_scalar_loss
+
+        program = load_program(directory)
+        train = program["train"]
+        load = lambda name: list(torch.load(os.path.join(directory, name), weights_only=True))
+        inputs, state = load("inputs.pt"), load("state.pt")
+        self.assertEqual(train["state_count"], len(state))
+        outputs = run_with_jax(directory, [torchax_to_numpy(t) for t in state + inputs])
+
+        count = train["parameter_count"]
+        parameters = [p.clone().requires_grad_(p.is_floating_point()) for p in state[:count]]
+        buffers = [b.clone() for b in state[count:]]
+        forward = torch.jit.load(os.path.join(directory, "traced.pt"))
+        prediction = forward(*inputs, *parameters, *buffers)
+        if isinstance(prediction, torch.Tensor):
+            prediction = (prediction,)
+        loss = reduce_to_scalar_loss(prediction, list(range(len(prediction))), False)
+        gradients = torch.autograd.grad(loss, parameters)
+        updated = [buffers[i] for i in train["updated_buffers"]]
+        expected = [loss, *prediction, *gradients, *updated]
+        self.assertEqual(len(outputs), len(expected))
+        self.assertEqual(train["prediction_count"], len(prediction))
+        for i, (actual, reference) in enumerate(zip(outputs, expected)):
+            reference = reference.detach().numpy()
+            self.assertEqual(actual.shape, reference.shape, f"{model} output {i}")
+            # float32 convolutions of XLA's and oneDNN's kernels, through BatchNorm's backward
+            # (dcgan, batch 16: 8e-5 on a gradient of scale 0.02): the error's RMS within 1e-3 of
+            # the tensor's, its largest within 1e-2 of the largest value. A wrong gradient is off
+            # by its own size.
+            error = actual.astype(numpy.float64) - reference
+            rms = lambda x: float(numpy.sqrt(numpy.mean(numpy.square(x))))
+            message = (f"{model} output {i}: error RMS {rms(error)}, max "
+                       f"{numpy.abs(error).max()}; value RMS {rms(reference)}")
+            self.assertLessEqual(rms(error), 1e-3 * rms(reference) + 1e-9, message)
+            self.assertLessEqual(numpy.abs(error).max(), 1e-2 * numpy.abs(reference).max() + 1e-9,
+                                 message)
+        return gradients, updated
+
+    def verifier_of_export_only_train_step(self, suite, model, *flags):
+        """An openxla train config's timing child (export only), then its --verify child run by
+        hand from the timing child's job file (a sweep starts no verifier after a SKIP, and the
+        CPU has no PJRT plugin to run the program): (the timing record's export directory, the
+        verifier's result). The verifier runs the eager references, exports the program it would
+        run and skips, naming that program."""
+        cache = os.path.join(self.out, "cache")  # a cold cache: the timing child runs the helper
+        job = os.path.join(self.out, "job.json")
+        run(RUNNER, "--accelerator=cpu", "--test=train", "--repeat=1", f"--suite-name={suite}",
+            f"--filter=^{model}$", *flags, "--xla=PJRT", "--dynamo=openxla", f"--cache-dir={cache}",
+            "--no-compile-service", f"--output-dirname={self.out}",
+            env=dict(os.environ, BENCHMATRIX_XLA_EXPORT_ONLY="1",
+                     BENCHMATRIX_PYTHON=os.path.join(HERE, "job_copying_compile_helper.sh"),
+                     REAL_PYTHON=os.environ.get("BENCHMATRIX_PYTHON", sys.executable),
+                     JOB_COPY=job), timeout=900)
+        [record] = read_records(self.results)
+        with open(job) as f:
+            verifier_job = dict(json.load(f), role="verifier", result_path="")
+        with open(job, "w") as f:
+            json.dump(verifier_job, f)
+        verifier = run(RUNNER, f"--job={job}",
+                       env=dict(os.environ, BENCHMATRIX_XLA_EXPORT_ONLY="1"), timeout=900)
+        result = json.loads(verifier.stdout.strip().splitlines()[-1])
+        self.assertEqual(result["verification_code"], "VERIFIER_SKIPPED", result)
+        return self.export_directory(record["metrics"]["error"]), result["verification"]
+
+    def test_verifier_of_a_dropout_models_train_step_turns_its_dropout_off(self):
+        """squeezenet1_1 (a Dropout(0.5) module): its timed train program draws XLA's own dropout
+        masks (a seed argument), so --verify runs the references and the program with the Dropout
+        modules in eval mode (verification.model_mode "dropout_off"), from a cache entry of its
+        own that draws nothing; JAX runs that program to what torch's autograd gives for its
+        trace, as the eager references compute it: a PASS on a GPU."""
+        from benchmatrix_compile.stablehlo import load_program
+
+        timed, verification = self.verifier_of_export_only_train_step(
+            "torchbench", "squeezenet1_1", "--batch-size=2")
+        self.assertEqual(verification["model_mode"], "dropout_off", verification)
+        self.assertIn("Dropout modules in eval mode", verification["model_mode_reason"])
+        verified = self.export_directory(verification["message"])
+        self.assertNotEqual(verified, timed)  # never the timed program's entry
+        kinds = lambda directory: [a["kind"] for a in load_program(directory)["arguments"]]
+        self.assertIn("seed", kinds(timed))
+        self.assertNotIn("seed", kinds(verified))
+        self.assert_train_program_is_autograds(verified, "squeezenet1_1")
+
+    def user_program_with_dropout(self, make):
+        """A --model-path directory holding mlp.pt: Linear, dropout(0.5), Linear, made by
+        `make(module, example)` (torch.jit.trace or script), and its inputs."""
+        import torch
+
+        class Mlp(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a, self.b = torch.nn.Linear(8, 16), torch.nn.Linear(16, 4)
+
+            def forward(self, x):
+                return self.b(torch.nn.functional.dropout(self.a(x), 0.5, self.training))
+
+        models = os.path.join(self.out, "models")
+        os.makedirs(models)
+        torch.manual_seed(0)
+        x = torch.randn(3, 8)
+        make(Mlp(), (x,)).save(os.path.join(models, "mlp.pt"))
+        torch.save((x,), os.path.join(models, "mlp.inputs.pt"))
+        return models
+
+    def test_verifier_puts_the_module_in_eval_mode_for_dropout_outside_dropout_modules(self):
+        """A scripted program's F.dropout(x, p, self.training): no Dropout module to turn off,
+        but the program's eval mode removes it, so --verify runs in eval mode (PyTorch's harness's
+        use_eval_mode) from an entry of its own that draws nothing."""
+        import torch
+        from benchmatrix_compile.stablehlo import load_program
+
+        models = self.user_program_with_dropout(lambda m, x: torch.jit.script(m))
+        timed, verification = self.verifier_of_export_only_train_step(
+            "exported", "mlp", f"--model-path={models}")
+        self.assertEqual(verification["model_mode"], "eval", verification)
+        self.assertIn("PyTorch's accuracy harness", verification["model_mode_reason"])
+        verified = self.export_directory(verification["message"])
+        self.assertNotEqual(verified, timed)
+        kinds = lambda directory: [a["kind"] for a in load_program(directory)["arguments"]]
+        self.assertIn("seed", kinds(timed))
+        self.assertNotIn("seed", kinds(verified))
+
+    def test_verifier_of_a_dropout_free_train_step_keeps_train_mode(self):
+        """dummy (no dropout): the train program draws nothing, so --verify keeps train mode and
+        the timed program (the same cache entry)."""
+        timed, verification = self.verifier_of_export_only_train_step("dummy", "dummy")
+        self.assertEqual(verification["model_mode"], "train", verification)
+        self.assertEqual(verification["model_mode_reason"],
+                         "the XLA train program draws no random numbers")
+        self.assertEqual(self.export_directory(verification["message"]), timed)
+
+    def test_verifier_keeps_train_mode_where_eval_mode_keeps_the_dropout(self):
+        """A user's program traced by torch.jit.trace in train mode has its dropout baked in (the
+        trace's training flag is a constant): eval mode removes nothing, so --verify keeps train
+        mode and the timed program, and says why rather than claiming eval mode."""
+        import torch
+
+        models = self.user_program_with_dropout(
+            lambda m, x: torch.jit.trace(m, x, check_trace=False))
+        timed, verification = self.verifier_of_export_only_train_step(
+            "exported", "mlp", f"--model-path={models}")
+        self.assertEqual(verification["model_mode"], "train", verification)
+        self.assertIn("eval mode leaves random ops", verification["model_mode_reason"])
+        self.assertEqual(self.export_directory(verification["message"]), timed)
 
     def test_unexportable_train_step_is_a_skip_naming_the_model(self):
         env = dict(os.environ, BENCHMATRIX_XLA_EXPORT_ONLY="1",
@@ -268,6 +383,38 @@ class TrainStepRandomOpsTest(unittest.TestCase):
         self.assertGreater(numpy.mean(first != other), 0.3)
         self.assertEqual(set(numpy.unique(first).tolist()), {0.0, 2.0})
         self.assertAlmostEqual(float(numpy.mean(first == 0)), 0.5, delta=0.05)
+
+    def test_in_place_dropout_keeps_float16(self):
+        """ATen's in-place dropout (Dropout(inplace=True); on CUDA it draws with bernoulli_, not
+        native_dropout) on a float16 activation: its noise, the activation and the matmul after it
+        stay float16 (torchax's bernoulli lowering made a boolean mask and everything after it
+        float32: mobilenet_v3_large's prediction under float16 autocast), the mask follows the
+        seed, and kept elements are scaled by 1/(1-p)."""
+        import tempfile
+
+        import torch
+        from benchmatrix_compile.stablehlo import export_stablehlo, load_program, run_with_jax
+
+        class InPlaceDropout(torch.nn.Module):
+            def forward(self, x, w):
+                y = x.clone()
+                noise = torch.empty_like(y).bernoulli_(0.8).div_(0.8)  # ATen's _dropout_impl
+                y = y.mul_(noise)
+                return y, torch.mm(y, w)
+
+        x = torch.ones(64, 64, dtype=torch.float16)
+        w = torch.ones(64, 64, dtype=torch.float16)
+        with tempfile.TemporaryDirectory() as directory:
+            export_stablehlo(torch.export.export(InPlaceDropout(), (x, w)), (x, w), "cpu",
+                             directory, train={"parameter_count": 0})
+            self.assertEqual([o["dtype"] for o in load_program(directory)["outputs"]],
+                             ["float16", "float16"])
+            (first, product), (other, _) = (run_with_jax(directory, [x.numpy(), w.numpy()],
+                                                         seed=s) for s in (1, 2))
+        self.assertEqual((first.dtype, product.dtype), (numpy.float16, numpy.float16))
+        self.assertEqual(set(numpy.unique(first).tolist()), {0.0, 1.25})
+        self.assertAlmostEqual(float(numpy.mean(first == 0)), 0.2, delta=0.05)
+        self.assertGreater(numpy.mean(first != other), 0.1)
 
     def test_cuda_train_steps_dropout_exports_without_a_gpu(self):
         """The joint graph of a CUDA train step: its tensors on "cuda" (fake tensors, no GPU
