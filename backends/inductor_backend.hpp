@@ -14,11 +14,9 @@ namespace benchmatrix {
 
 /// The environment variables that change what the compile helper builds, as "; NAME=value" for
 /// each one set (empty when none is): AOT_INDUCTOR_COMPILE_WRAPPER_OPT_LEVEL (the wrapper's g++
-/// level; unset, CUDA forward packages build it at O0), TORCHINDUCTOR_VEC_ISA_OK (the CPU vector
-/// ISA probes; unset, CUDA packages skip them), TORCHINDUCTOR_LAYOUT_OPTIMIZATION and
-/// TORCHINDUCTOR_FORCE_LAYOUT_OPT (Inductor's channels_last layout optimization; the train helper
-/// decides with them, train_step.py layout_decision). Part of each package's description, hence of
-/// its cache key, so that a package built under one setting is not reused under another.
+/// level; unset, CUDA forward packages build it at O0) and TORCHINDUCTOR_VEC_ISA_OK (the CPU vector
+/// ISA probes; unset, CUDA packages skip them). Part of each package's description, hence of its
+/// cache key, so that a package built under one setting is not reused under another.
 [[nodiscard]] std::string compile_helper_settings();
 
 /// The compile helper's --timings-json file in a package's cache entry (beside its artifact).

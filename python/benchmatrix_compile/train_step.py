@@ -26,23 +26,6 @@ Random ops (dropout): the joint graph draws dropout's mask as LibTorch's eager k
 network's order (_bernoulli_after), and Inductor's fallback_random runs the random ops through the
 ATen kernels on the device's default generator, so a step seeded as eager's draws eager's masks.
 
-Layout (issue 23): Inductor's layout optimization gives convolutions channels_last inputs and
-outputs. Python's torch.compile decides it per training graph with is_inference=False
-(GraphLowering.decide_layout_opt) and compiles forward and backward as two graphs: the backward's
-saved activations arrive channels_last from the compiled forward, so its fake-tensor strides, which
-Inductor's convolution_backward fallback is held to (constrain_to_fx_strides), are channels_last.
-In one joint graph those strides come from tracing the NCHW forward: Inductor made the forward
-convolutions channels_last (AOTInductor decides with is_inference=True, also yes on conv nets, so
-TORCHINDUCTOR_FORCE_LAYOUT_OPT changed nothing) but copied every activation and gradient back to
-NCHW for the backward convolutions, which cuDNN transposed again (resnet50 on an H100: 114
-nchwToNhwcKernel calls per step, 1.5x Python's step). So the helper decides as Python's training
-compile does, on the joint graph (layout_decision), and where it says yes traces the joint graph
-with each 2-D convolution's input in channels_last (_channels_last_convolutions): the backward
-convolutions then see channels_last strides, as in Python's backward. Prediction, gradients and
-updated buffers keep the strides the NCHW trace gives them (the parameters' own for the
-gradients), dropout masks are drawn in eager's memory order (_drawn_in_memory_order), and the
-package is compiled with Inductor's layout optimization set to the decision.
-
 LibTorch's C++ API passes an int for an `int[2]` argument as a one-element list
 (`torch::max_pool2d(x, 3, 2, 1)`); those are repeated as Python's argument parser does
 (_expanded_int_lists), since Inductor's max_pool2d_with_indices_backward lowering needs both.
@@ -50,7 +33,6 @@ LibTorch's C++ API passes an int for an `int[2]` argument as a one-element list
 
 import contextlib
 import json
-import logging
 import math
 import sys
 import traceback
@@ -84,14 +66,11 @@ class _ForwardAndLoss(torch.nn.Module):
     """The traced forward with its state as this module's parameters and buffers, returning
     (loss, *prediction leaves): the shape aot_export_module's trace_joint wants."""
 
-    def __init__(self, forward, parameters, buffers, loss_structure, amp, output_strides=None):
+    def __init__(self, forward, parameters, buffers, loss_structure, amp):
         super().__init__()
         self.forward_graph = forward
         self.loss_structure = loss_structure
         self.amp = amp
-        # The prediction's strides as the NCHW forward gives them (a stride tuple or None per
-        # output), when the forward is traced with channels_last convolutions; None: as traced.
-        self.output_strides = output_strides
         self.parameter_count = len(parameters)
         self.buffer_count = len(buffers)
         for i, p in enumerate(parameters):
@@ -112,8 +91,7 @@ class _ForwardAndLoss(torch.nn.Module):
         loss = reduce_to_scalar_loss(outputs, structure, self.amp)
         # Only the loss may require grad in a joint export; the prediction is reported, not
         # differentiated.
-        strides = self.output_strides or [None] * len(outputs)
-        return (loss, *(_with_strides(o.detach(), stride) for o, stride in zip(outputs, strides)))
+        return (loss, *(o.detach() for o in outputs))
 
 
 class _TrainStep(torch.nn.Module):
@@ -121,13 +99,9 @@ class _TrainStep(torch.nn.Module):
     (loss, *prediction, *gradients, *updated buffers): what the package runs."""
 
     def __init__(self, joint, signature, forward_and_loss, parameters, buffers, input_count,
-                 output_count, state_strides=False):
+                 output_count):
         super().__init__()
         self.joint = joint
-        # Gradients and updated buffers laid out as their parameters and buffers (a copy where
-        # they are not): for a joint graph traced with channels_last convolutions, whose weight
-        # gradients come out channels_last. Otherwise as traced, as eager's autograd gives them.
-        self.state_strides = state_strides
         self.parameter_count = len(parameters)
         self.buffer_count = len(buffers)
         self.input_count = input_count
@@ -169,34 +143,11 @@ class _TrainStep(torch.nn.Module):
                 self.without_gradient.append(i)
                 grads.append(torch.zeros_like(state[i]))
             else:
-                # The parameter's own strides (the child copies the gradient into its .grad): a
-                # channels_last trace gives convolution weights channels_last gradients.
-                grads.append(_with_strides(gradients[position],
-                                           state[i].stride() if self.state_strides else None))
-        buffers = state[self.parameter_count:]
-        return (*user, *grads,
-                *(_with_strides(updates[j], buffers[i].stride() if self.state_strides else None)
-                  for i, j in zip(self.updated_buffers, self.update_order)))
+                grads.append(gradients[position])
+        return (*user, *grads, *(updates[j] for j in self.update_order))
 
 
-def _drawn_in_memory_order(draw, input, strides, flat):
-    """draw(x) of x, `input` viewed in the memory order that `strides` give (a permutation) and,
-    if `flat`, flattened; the result laid back to `input`'s shape. None where no permutation makes
-    `strides` dense (overlapping or with gaps). A random kernel draws in its tensor's memory order;
-    a 1-D tensor has one, whereas Inductor's layout optimization may lay a 4-D buffer out
-    channels_last (squeezenet1_1's dropout of a convolution's output: its CPU package drew the
-    mask in NHWC order and FAILed --verify), hence `flat` in a channels_last trace."""
-    order = sorted(range(input.dim()), key=lambda d: strides[d], reverse=True)
-    if not torch.empty_strided(input.shape, strides, device="meta").permute(order).is_contiguous():
-        return None
-    in_memory_order = input.permute(order)
-    inverse = [order.index(d) for d in range(input.dim())]
-    if not flat:
-        return draw(in_memory_order).permute(inverse)
-    return draw(in_memory_order.reshape(-1)).view(in_memory_order.shape).permute(inverse)
-
-
-def _bernoulli_after(input, p, eager_strides=None):
+def _bernoulli_after(input, p):
     """empty_like(input).bernoulli_(p), the noise of LibTorch's eager dropout, drawn as an op that
     reads `input` (aten.bernoulli.p of the detached input: a draw has no gradient), so that
     Inductor schedules each draw after the layer feeding it and the draws keep the network's
@@ -206,37 +157,28 @@ def _bernoulli_after(input, p, eager_strides=None):
     ATen's bernoulli(input, p) fills a new contiguous tensor with bernoulli_(p), the same kernel
     and generator; eager's empty_like keeps the input's strides and its CPU kernel draws in memory
     order, so the input is viewed in its memory order (a permutation) for the draw and the noise
-    permuted back (_drawn_in_memory_order): in a channels_last trace eager's memory order
-    (`eager_strides`, the input's strides as eager runs the model), flattened. An input that no
-    permutation makes contiguous keeps the empty_like draw."""
-    strides = eager_strides if eager_strides is not None else input.stride()
-    noise = _drawn_in_memory_order(lambda x: torch.bernoulli(x, p), input.detach(), strides,
-                                   flat=eager_strides is not None)
-    return noise if noise is not None else torch.empty_like(input).bernoulli_(p)
+    permuted back. An input that no permutation makes contiguous (overlapping or with gaps) keeps
+    the empty_like draw."""
+    order = sorted(range(input.dim()), key=lambda d: input.stride(d), reverse=True)
+    in_memory_order = input.permute(order)
+    if not in_memory_order.is_contiguous():
+        return torch.empty_like(input).bernoulli_(p)
+    inverse = [order.index(d) for d in range(input.dim())]
+    return torch.bernoulli(in_memory_order.detach(), p).permute(inverse)
 
 
-def _eager_dropout(input, p, train, eager_strides=None):
+def _eager_dropout(input, p, train):
     """aten.dropout as LibTorch's eager kernel draws it, so that a seeded step draws the same mask:
     on CUDA the fused native_dropout; elsewhere (_dropout_impl) a float noise tensor filled by
     bernoulli_(1 - p) and scaled, whose CPU kernel draws differently from native_dropout's boolean
-    mask (which torch's own decomposition of dropout would use). Both draw in their tensor's
-    memory order. `eager_strides` (given in a channels_last trace, where convolution outputs are
-    laid out otherwise than eager's): the input's strides as eager runs the model; the mask is
-    then drawn over the input flattened in that order (_drawn_in_memory_order), on CUDA for a 4-D
-    input, the only rank Inductor's layout optimization lays out anew (native_dropout draws a
-    dense tensor's mask over its memory order, flat or not)."""
+    mask (which torch's own decomposition of dropout would use)."""
     if not train or p == 0 or input.numel() == 0:
         return input
     if input.is_cuda and p < 1:
-        drawn = None
-        if eager_strides is not None and input.dim() == 4:
-            drawn = _drawn_in_memory_order(
-                lambda x: torch.ops.aten.native_dropout(x, p, train)[0], input, eager_strides,
-                flat=True)
-        return drawn if drawn is not None else torch.ops.aten.native_dropout(input, p, train)[0]
+        return torch.ops.aten.native_dropout(input, p, train)[0]
     if p == 1:
         return input * torch.zeros_like(input)
-    noise = _bernoulli_after(input, 1 - p, eager_strides)
+    noise = _bernoulli_after(input, 1 - p)
     return input * (noise / (1 - p))
 
 
@@ -261,19 +203,14 @@ def _eager_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal
     return attention @ value
 
 
-def _eager_dropouts(module, eager_layout=False):
+def _eager_dropouts(module):
     """`module` with its aten.dropout and attention calls drawn as _eager_dropout and
     _eager_attention: torch's tracing decomposes aten.dropout into native_dropout (also inside
     attention's math form) before a decomposition table is consulted, so the graph's calls are
-    replaced instead. With `eager_layout` (for a channels_last trace, which would otherwise change
-    them) each dropout is given its input's strides from `module`'s trace: eager's layout."""
+    replaced instead."""
     for node in module.graph.nodes:
         if node.op == "call_function" and node.target is torch.ops.aten.dropout.default:
             node.target = _eager_dropout
-            traced = node.args[0].meta.get("val") if isinstance(node.args[0], torch.fx.Node) \
-                else None
-            if eager_layout and isinstance(traced, torch.Tensor):
-                node.update_kwarg("eager_strides", tuple(traced.stride()))
         elif (node.op == "call_function"
               and node.target is torch.ops.aten.scaled_dot_product_attention.default):
             node.target = _eager_attention
@@ -327,106 +264,6 @@ def _constants_as_buffers(module):
     return module
 
 
-def _with_strides(tensor, strides):
-    """`tensor` laid out with `strides` (a copy; `tensor` itself when its layout already is, dims
-    of size 1 not counting, or when `strides` is None)."""
-    if strides is None or all(a == b for a, b, size in zip(tensor.stride(), strides, tensor.shape)
-                              if size > 1):
-        return tensor
-    return torch.empty_strided(tensor.shape, strides, dtype=tensor.dtype,
-                               device=tensor.device).copy_(tensor)
-
-
-def _channels_last_convolution(input, weight, *args, **kwargs):
-    """aten.convolution with a 4-D input (a 2-D convolution) in channels_last: a copy where the
-    input is not yet channels_last (the network's input, a layer that does not keep the layout),
-    none where it is. Convolutions pass channels_last on to their outputs and gradients (ATen's and
-    the meta kernels' memory-format rules), pointwise ops and BatchNorm keep it."""
-    if input.dim() == 4:
-        input = input.contiguous(memory_format=torch.channels_last)
-    return torch.ops.aten.convolution.default(input, weight, *args, **kwargs)
-
-
-def _channels_last_convolutions(module):
-    """`module` with each aten.convolution called as _channels_last_convolution; returns how many
-    (0: the module has no convolution and is unchanged)."""
-    count = 0
-    for node in module.graph.nodes:
-        if node.op == "call_function" and node.target is torch.ops.aten.convolution.default:
-            node.target = _channels_last_convolution
-            count += 1
-    module.recompile()
-    return count
-
-
-def _user_output_strides(exported):
-    """The strides of `exported`'s user outputs (None for a non-tensor), as its trace gave them."""
-    from torch.export.graph_signature import OutputKind
-
-    output = next(node for node in exported.graph.nodes if node.op == "output")
-    strides = []
-    for value, spec in zip(output.args[0], exported.graph_signature.output_specs):
-        if spec.kind != OutputKind.USER_OUTPUT:
-            continue
-        meta = value.meta.get("val") if isinstance(value, torch.fx.Node) else None
-        strides.append(meta.stride() if isinstance(meta, torch.Tensor) else None)
-    return strides
-
-
-class _RecordedMessages(logging.Handler):
-    def __init__(self):
-        super().__init__(logging.DEBUG)
-        self.messages = []
-
-    def emit(self, record):
-        self.messages.append(record.getMessage())
-
-
-def layout_decision(joint):
-    """Inductor's layout optimization for the joint graph `joint`, decided as Python's training
-    compile decides it for its forward graph: GraphLowering.decide_layout_opt(is_inference=False)
-    (the TORCHINDUCTOR_LAYOUT_OPTIMIZATION and TORCHINDUCTOR_FORCE_LAYOUT_OPT settings, then the
-    heuristic: no convolution, too few convolutions for the graph's size, dynamic shapes, grouped
-    convolutions, more in- than out-channels, all channels small: no; CPU convolutions with
-    oneDNN: yes). Returns {"on": bool, "reason": one line}, the reason in Inductor's own words
-    where its heuristic says no."""
-    from torch._inductor import config
-    from torch._inductor.graph import GraphLowering
-
-    convolutions = [node for node in joint.graph.nodes
-                    if node.target is torch.ops.aten.convolution.default]
-    on_cpu = bool(convolutions) and all(node.args[0].meta["val"].device.type == "cpu"
-                                        for node in convolutions)
-    # Inductor gives its reasons as debug messages: recorded here, not printed.
-    logger = logging.getLogger("torch._inductor.graph")
-    recorded = _RecordedMessages()
-    saved = logger.level, logger.propagate, logger.handlers
-    logger.setLevel(logging.DEBUG)
-    logger.propagate = False
-    logger.handlers = [recorded]
-    try:
-        on = bool(GraphLowering.decide_layout_opt(joint, is_inference=False))
-    finally:
-        logger.level, logger.propagate, logger.handlers = saved
-    if not config.layout_optimization:
-        reason = "Inductor's layout_optimization is off (TORCHINDUCTOR_LAYOUT_OPTIMIZATION)"
-    elif config.force_layout_optimization:
-        reason = "forced by Inductor's force_layout_optimization (TORCHINDUCTOR_FORCE_LAYOUT_OPT)"
-    elif not convolutions:
-        reason = "no convolution"
-    elif on and on_cpu and torch.backends.mkldnn.enabled and torch.backends.mkldnn.is_available():
-        reason = (f"{len(convolutions)} convolutions on the CPU with oneDNN: Inductor always "
-                  "chooses channels_last there")
-    elif on:
-        reason = (f"{len(convolutions)} convolutions: Inductor's training heuristic "
-                  "(decide_layout_opt, is_inference=False) chose channels_last")
-    else:
-        reason = (f"{len(convolutions)} convolutions: "
-                  + (recorded.messages[-1] if recorded.messages
-                     else "Inductor's training heuristic said no"))
-    return {"on": on, "reason": reason}
-
-
 def joint_trace_decompositions(toolchain):
     """Decompositions applied while the joint graph is traced, where the autograd engine still
     casts each gradient to its input's dtype, rather than later by the compiler, where nothing
@@ -457,49 +294,24 @@ def joint_trace_decompositions(toolchain):
     return {op: table[op]} if op in table else {}
 
 
-def _trace_joint(exported, example, parameters, buffers, amp, loss_structure, toolchain,
-                 channels_last):
-    """AOTAutograd's joint graph of `exported`'s forward and loss: (forward_and_loss, joint graph,
-    its signature, how many convolutions were made channels_last)."""
-    from torch._functorch.aot_autograd import aot_export_module
-
-    forward = _eager_dropouts(_expanded_int_lists(_constants_as_buffers(exported.module())),
-                              eager_layout=channels_last)
-    made_channels_last = _channels_last_convolutions(forward) if channels_last else 0
-    output_strides = _user_output_strides(exported) if made_channels_last else None
-    forward_and_loss = _ForwardAndLoss(forward, parameters, buffers, loss_structure, amp,
-                                       output_strides)
-    joint, signature = aot_export_module(forward_and_loss, tuple(example), trace_joint=True,
-                                         output_loss_index=0,
-                                         decompositions=joint_trace_decompositions(toolchain))
-    return forward_and_loss, joint, signature, made_channels_last
-
-
 def export_train_step(exported, example, state, parameter_count, amp, loss_structure=None,
-                      toolchain="inductor", notes=None):
+                      toolchain="inductor"):
     """The joint train step of `exported` (an ExportedProgram of forward(*example, *state)) as an
     ExportedProgram of forward(*state, *example); alongside, the indices of the buffers it updates
     and of the parameters the loss does not reach (their gradients are zeros in the package; the
-    child leaves them None, as eager's backward does). For Inductor, the layout decision
-    (layout_decision) goes into `notes` (a dict, when given) as "layout_optimization", and where it
-    is on the step is traced with channels_last convolutions (the module docstring says why);
-    StableHLO's step is traced as the model runs (XLA picks its own layouts)."""
+    child leaves them None, as eager's backward does)."""
+    from torch._functorch.aot_autograd import aot_export_module
+
     parameters = list(state[:parameter_count])
     buffers = list(state[parameter_count:])
-    trace = (exported, example, parameters, buffers, amp, loss_structure, toolchain)
-    inductor = toolchain == "inductor"
-    forward_and_loss, joint, signature, made_channels_last = _trace_joint(
-        *trace, channels_last=inductor)
-    if inductor:
-        layout = layout_decision(joint)
-        if made_channels_last and not layout["on"]:  # traced again as the model runs
-            forward_and_loss, joint, signature, made_channels_last = _trace_joint(
-                *trace, channels_last=False)
-        if notes is not None:
-            notes["layout_optimization"] = layout
+    forward = _eager_dropouts(_expanded_int_lists(_constants_as_buffers(exported.module())))
+    forward_and_loss = _ForwardAndLoss(forward, parameters, buffers, loss_structure, amp)
+    joint, signature = aot_export_module(forward_and_loss, tuple(example), trace_joint=True,
+                                         output_loss_index=0,
+                                         decompositions=joint_trace_decompositions(toolchain))
     output_count = len(signature.user_outputs)
     step = _TrainStep(joint, signature, forward_and_loss, parameters, buffers, len(example),
-                      output_count, state_strides=made_channels_last > 0)
+                      output_count)
     step_exported = torch.export.export(step, (*state, *example), strict=False)
     return step_exported, step.updated_buffers, step.without_gradient
 
@@ -515,9 +327,8 @@ def load_train_step_arguments(args, device):
 
 def trace_train_step(args, module, example, state, timings):
     """The module converted to an ExportedProgram (export_s in `timings`), then its joint train
-    step (export_train_step; joint_export_s, and for Inductor layout_optimization). Returns
-    export_train_step's triple. Call it under __main__'s static_shapes (and whatever else the
-    caller's toolchain needs)."""
+    step (export_train_step; joint_export_s). Returns export_train_step's triple. Call it under
+    __main__'s static_shapes (and whatever else the caller's toolchain needs)."""
     import time
 
     from torch._export.converter import TS2EPConverter
@@ -529,7 +340,7 @@ def trace_train_step(args, module, example, state, timings):
     loss_structure = json.loads(args.loss_structure) if args.loss_structure else None
     toolchain = "stablehlo" if args.format == "stablehlo" else "inductor"
     result = export_train_step(exported, example, state, args.parameter_count, args.amp,
-                               loss_structure, toolchain, notes=timings)
+                               loss_structure, toolchain)
     timings["joint_export_s"] = time.perf_counter() - started
     return result
 
@@ -573,19 +384,10 @@ def compile_train_step(args, static_shapes):
     # The price: the timed step draws through ATen's kernels, not Inductor's fused RNG (on CUDA one
     # native_dropout kernel per dropout).
     torch._inductor.config.fallback_random = True
-    # The layout the joint graph was traced for (export_train_step), also Inductor's: AOTInductor
-    # would decide again with its inference heuristic (is_inference=True), which says yes to some
-    # conv nets the training heuristic refuses (e.g. grouped convolutions).
-    layout = timings["layout_optimization"]
-    print(f"benchmatrix_compile: layout optimization {'on' if layout['on'] else 'off'}: "
-          f"{layout['reason']}")
     metadata = {"benchmatrix_updated_buffers": ",".join(map(str, updated_buffers)),
-                "benchmatrix_parameters_without_gradient": ",".join(map(str, without_gradient)),
-                "benchmatrix_layout_optimization": "on" if layout["on"] else "off"}
+                "benchmatrix_parameters_without_gradient": ",".join(map(str, without_gradient))}
     torch._inductor.aoti_compile_and_package(
         step_exported, package_path=args.out,
-        inductor_configs={"aot_inductor.metadata": metadata,
-                          "layout_optimization": layout["on"],
-                          "force_layout_optimization": layout["on"]})
+        inductor_configs={"aot_inductor.metadata": metadata})
     timings["aoti_compile_s"] = time.perf_counter() - started
     return timings
