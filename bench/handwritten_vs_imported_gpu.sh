@@ -29,9 +29,9 @@ for step in "$@"; do
       ;;
     pairs)
       rm -rf "$work" && mkdir -p "$work"
-      python3 bench/handwritten_twins.py "$work/programs" --models="${MODELS:-resnet50,hf_Bert,hf_GPT2}"
-      filter="^(${MODELS:-resnet50,hf_Bert,hf_GPT2})$"
-      filter=${filter//,/|}
+      models=${MODELS:-resnet50,hf_Bert,hf_GPT2}
+      python3 bench/handwritten_twins.py "$work/programs" --models="$models"
+      filter="^(${models//,/|})$"
       common=(--accelerator="$accelerator" --xla=None --dynamo=None --repeat="${REPEAT:-6}"
               --iterations-per-run="${ITERS:-10}" --no-resume --no-memory-pass
               --cache-dir="$work/cache")
@@ -39,7 +39,7 @@ for step in "$@"; do
         for test in eval train; do
           "$build/experiment_runner" --suite-name=torchbench --filter="$filter" --test="$test" \
             "${common[@]}" --output-dirname="$work/runs/$round-$test-handwritten" \
-            > "$work/runs.log" 2>&1 || echo "round $round $test hand-written: exit $?"
+            >> "$work/runs.log" 2>&1 || echo "round $round $test hand-written: exit $?"
           "$build/experiment_runner" --suite-name=exported --model-path="$work/programs/$test" \
             --test="$test" "${common[@]}" --output-dirname="$work/runs/$round-$test-imported" \
             >> "$work/runs.log" 2>&1 || echo "round $round $test imported: exit $?"
