@@ -20,6 +20,7 @@ import sys
 import time
 
 from benchmatrix_compile.compile_timers import CompileTimer
+from benchmatrix_compile.headers_ahead import HeadersAhead
 from benchmatrix_compile.isa_probe_cache import remembered_isa_probes
 
 
@@ -115,17 +116,19 @@ def headers_in_cache_dir():
     codecache._HEADER_LOCK_DIR = os.path.join(codecache._HEADER_DIR, "locks")
 
 
-def precompiled_headers(fresh_caches):
+def precompiled_headers(fresh_caches, built_ahead):
     """Inductor precompiles the wrapper's (and on the CPU the kernels') headers into its cache
     directory, a build that pays off only when later compiles reuse it: in a sweep's shared
     compiler caches the first compile builds them for all. With --fresh-caches (--cold-start) the
-    cache directory is removed after this one compile, so the wrapper and kernel builds parse the
-    headers themselves instead: on a 2-core CPU (resnet18) the headers took 8.7 s and the wrapper
-    and kernel builds 6.0 s with them, 11.7 s without. The object code is the same either way (same
-    sources and flags), so the package cache key does not depend on it."""
+    cache directory is removed after this one compile, so where the headers would be built inside
+    the compile the wrapper and kernel builds parse them themselves instead: on a 2-core CPU
+    (resnet18) the headers took 8.7 s and the wrapper and kernel builds 6.0 s with them, 11.7 s
+    without. Headers `built_ahead` (headers_ahead.py) are built beside export and lowering, off
+    the critical path, so they are used with fresh caches too. The object code is the same either
+    way (same sources and flags), so the package cache key does not depend on it."""
     import torch
 
-    if fresh_caches:
+    if fresh_caches and not built_ahead:
         torch._inductor.config.aot_inductor.precompile_headers = False
 
 
@@ -144,6 +147,12 @@ def wrapper_opt_level(device):
     if device == "cuda" and os.environ.get("AOT_INDUCTOR_COMPILE_WRAPPER_OPT_LEVEL") is None:
         config.compile_wrapper_opt_level = "O0"
     return config.compile_wrapper_opt_level
+
+
+def headers_served(headers_ahead):
+    """While active, Inductor's precompiled headers come from `headers_ahead` (None: as Inductor
+    builds them)."""
+    return headers_ahead.serving() if headers_ahead else contextlib.nullcontext()
 
 
 def compile_package(exported, out, freezing):
@@ -216,8 +225,19 @@ def main(argv=None):
               f"{args.expect_torch_version}.", file=sys.stderr)
         return 3
     no_cpu_isa_probes_for_cuda(args.device)
-    precompiled_headers(args.fresh_caches)
+    headers_ahead = None
+    if args.format == "aoti" and HeadersAhead.applies(args.device):
+        headers_ahead = HeadersAhead(args.device)
+    precompiled_headers(args.fresh_caches, built_ahead=headers_ahead is not None)
     triton_compile_pool_started_early(args.device)  # imports Triton: counted with the imports
+    if args.format == "aoti":
+        headers_in_cache_dir()
+        if not args.train:  # the wrapper's level is in the header's flags: set before the start
+            timings["wrapper_opt_level"] = wrapper_opt_level(args.device)
+    if headers_ahead and torch._inductor.config.aot_inductor.precompile_headers:
+        headers_ahead.start()  # after the Triton pool's start: no thread of ours at its fork
+    else:
+        headers_ahead = None
     timings["import_s"] = time.perf_counter() - started
     breakdown = {"service_s": served["service_s"]} if served else {}
     breakdown["import_s"] = round(timings["import_s"], 3)
@@ -233,8 +253,10 @@ def main(argv=None):
     if args.train:
         from benchmatrix_compile.train_step import compile_train_step
 
-        headers_in_cache_dir()
-        timings.update(compile_train_step(args, static_shapes_in_ts2ep))
+        with headers_served(headers_ahead):
+            timings.update(compile_train_step(args, static_shapes_in_ts2ep))
+        if headers_ahead:
+            timings["headers_ahead"] = headers_ahead.report()
         report(timings, args.timings_json)
         return 0
 
@@ -274,10 +296,9 @@ def main(argv=None):
     # mobilenet_v3_large: "references nonexistent attribute _tensor_constantN"): those compile
     # without it, which the timings line records as "freezing": false.
     timings["freezing"] = args.device == "cuda"
-    timings["wrapper_opt_level"] = wrapper_opt_level(args.device)
-    headers_in_cache_dir()
     timer = CompileTimer()
-    with timer.cpp_builds(), timer.freezing_compiler(), remembered_isa_probes(timer):
+    with timer.cpp_builds(), timer.freezing_compiler(), remembered_isa_probes(timer), \
+            headers_served(headers_ahead):
         try:
             compile_package(exported, args.out, freezing=timings["freezing"])
         except Exception as error:
@@ -303,6 +324,9 @@ def main(argv=None):
             t = time.perf_counter()
             compile_package(exported, args.out, freezing=False)
     timings["aoti_compile_s"] = time.perf_counter() - t
+    if headers_ahead:
+        timer.headers_waited_s = headers_ahead.waited_s
+        timings["headers_ahead"] = headers_ahead.report()
     breakdown.update(timer.phases(time.perf_counter() - t))
     timings["compile_threads"] = torch._inductor.config.compile_threads
     timings["breakdown_s"] = breakdown

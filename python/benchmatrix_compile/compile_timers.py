@@ -19,13 +19,16 @@ imports: in a served compile only what the service had not imported), export_s:
   cpp_wrapper_compile_s   g++ of the generated wrapper (AOTI's run_impl: the largest source)
   cpp_kernel_compile_s    g++ of the generated CPU kernels (the CPU's counterpart of Triton)
   cpp_link_s              the weights' object and the link of the model's shared library
-  cpp_other_s             precompiled headers (cached in the Inductor cache directory)
+  cpp_other_s             precompiled headers (cached in the Inductor cache directory): their
+                          build, or the wait for the ones built ahead (headers_ahead.py), whose
+                          builds on that thread are beside the phases, not in them
   isa_probe_s             the CPU vector-ISA probes (build and load, isa_probe_cache.py): once
                           per machine and torch with the persistent caches, else in every compile
   packaging_s             the rest of the call: preparing the exported program, writing the .pt2
 """
 
 import contextlib
+import threading
 import time
 
 # Inductor timer names (dynamo_timed) summed into a phase; names ending in a suffix listed under
@@ -62,6 +65,8 @@ class CompileTimer:
         self.isa_probe_s = {"codegen": 0.0, "aot": 0.0}  # where the probes ran (see phases)
         self._probing = False
         self._in_aot_compile = False
+        self._compiling_thread = None  # the thread that entered cpp_builds()
+        self.headers_waited_s = 0.0  # the compile's wait for headers built ahead (set by __main__)
 
     def reset(self):
         """Forgets what was measured (a compile that is retried measures the retry)."""
@@ -110,13 +115,19 @@ class CompileTimer:
         original_aot_compile = codecache.AotCodeCompiler.compile  # bound to the class
         aot_compile_descriptor = codecache.AotCodeCompiler.__dict__["compile"]  # the classmethod
         timer = self
+        timer._compiling_thread = threading.current_thread()
 
         def timed_build(builder):
             started = time.perf_counter()
             try:
                 return original(builder)
             finally:
-                phase = "isa_probe_s" if timer._probing else _classify_build(builder)
+                if threading.current_thread() is not timer._compiling_thread:
+                    phase = "ahead"  # headers_ahead.py's thread: beside the phases, logged only
+                elif timer._probing:
+                    phase = "isa_probe_s"
+                else:
+                    phase = _classify_build(builder)
                 timer.builds.append((phase, str(builder._name), time.perf_counter() - started,
                                      timer._in_aot_compile))
 
@@ -153,6 +164,10 @@ class CompileTimer:
             if phase in phases:  # the probes' builds are in isa_probe_s
                 phases[phase] += seconds
                 builds_in[in_aot_compile] += seconds
+        # The wait for headers built ahead is inside AotCodeCompiler.compile, where their build
+        # would have been.
+        phases["cpp_other_s"] += self.headers_waited_s
+        builds_in[True] += self.headers_waited_s
         triton = timed(*_TRITON)
         autotune = timed(*_AUTOTUNE) + timed_suffix(_AUTOTUNE_SUFFIXES)
         compile_to_fn = timed("GraphLowering.compile_to_fn")
