@@ -22,7 +22,14 @@ constexpr size_t buffer_bytes = 4 * 1024 * 1024;  // Kineto's size; CUPTI recomm
 constexpr size_t buffer_alignment = 8;            // CUPTI requires 8-byte aligned buffers
 
 std::mutex g_mutex;  // guards g_records (CUPTI calls back from its own thread)
-std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> g_records;
+std::vector<device_activity> g_records;
+
+// The activity kinds collected: kernels, and the memory operations the device executes between
+// them (a CUDA graph's memcpy and memset nodes, cuDNN's and cuBLAS's memsets, ATen's same-dtype
+// device copies), which are device time too: without them busy time counted them as idle.
+constexpr CUpti_ActivityKind collected_kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                                  CUPTI_ACTIVITY_KIND_MEMCPY,
+                                                  CUPTI_ACTIVITY_KIND_MEMSET};
 
 std::string demangle(const char* name) {
   if (!name) return "<unnamed kernel>";
@@ -48,15 +55,35 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
   *max_records = 0;  // as many as fit
 }
 
+/// "Memcpy HtoD", "Memcpy DtoD", ... as Kineto's traces name a copy's direction.
+std::string memcpy_name(uint8_t copy_kind) {
+  switch (copy_kind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "Memcpy HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "Memcpy DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "Memcpy DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "Memcpy HtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "Memcpy PtoP";
+    default: return "Memcpy (array)";
+  }
+}
+
 void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
-  std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> records;
+  std::vector<device_activity> records;
   CUpti_Activity* record = nullptr;
   while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
-    if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) continue;
-    const auto* kernel = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-    records.emplace_back(demangle(kernel->name),
-                         std::make_pair(static_cast<int64_t>(kernel->start),
-                                        static_cast<int64_t>(kernel->end)));
+    if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+      const auto* kernel = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+      records.push_back({demangle(kernel->name), device_activity_kind::kernel,
+                         static_cast<int64_t>(kernel->start), static_cast<int64_t>(kernel->end)});
+    } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+      const auto* copy = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+      records.push_back({memcpy_name(copy->copyKind), device_activity_kind::memcpy,
+                         static_cast<int64_t>(copy->start), static_cast<int64_t>(copy->end)});
+    } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
+      const auto* set = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+      records.push_back({"Memset", device_activity_kind::memset,
+                         static_cast<int64_t>(set->start), static_cast<int64_t>(set->end)});
+    }
   }
   std::free(buffer);
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -73,7 +100,7 @@ cupti_collector::cupti_collector() {
 }
 
 cupti_collector::~cupti_collector() {
-  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  for (const CUpti_ActivityKind kind : collected_kinds) cuptiActivityDisable(kind);
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
@@ -82,22 +109,22 @@ void cupti_collector::start() {
     std::lock_guard<std::mutex> lock(g_mutex);
     g_records.clear();
   }
-  check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
-        "cuptiActivityEnable(CONCURRENT_KERNEL)");
+  for (const CUpti_ActivityKind kind : collected_kinds)
+    check(cuptiActivityEnable(kind), "cuptiActivityEnable");
 }
 
 kernel_summary cupti_collector::stop(size_t top_count) {
-  check(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
-        "cuptiActivityDisable(CONCURRENT_KERNEL)");
+  for (const CUpti_ActivityKind kind : collected_kinds)
+    check(cuptiActivityDisable(kind), "cuptiActivityDisable");
   check(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
   size_t dropped = 0;
   cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped);
-  std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> records;
+  std::vector<device_activity> records;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     records.swap(g_records);
   }
-  auto summary = summarise_kernels(std::move(records), top_count);
+  auto summary = summarise_activities(std::move(records), top_count);
   summary.dropped += static_cast<int64_t>(dropped);
   return summary;
 }

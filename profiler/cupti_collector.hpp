@@ -1,7 +1,9 @@
 // Our own CUPTI Activity API collector (shared/reference/anchors_cpp.md §4): kernel records of a
-// window of work, collected as CONCURRENT_KERNEL (KIND_KERNEL would serialise the kernels), with
-// 4 MiB host buffers. Summaries only: kernel count, summed kernel time, busy time (the union of
-// the kernels' intervals: overlap counted once, idle gaps not at all) and the top kernels.
+// window of work, collected as CONCURRENT_KERNEL (KIND_KERNEL would serialise the kernels), and the
+// device's memcpys and memsets (MEMCPY, MEMSET), with 4 MiB host buffers. Summaries only
+// (kernel_summary.hpp): kernel count and summed time, memory operations' count and summed time,
+// busy time (the union of all their intervals: overlap counted once, idle gaps not at all) and the
+// top kernels.
 // One CUPTI client per process: never run this while Kineto (the PyTorch profiler) is active.
 #pragma once
 
@@ -14,7 +16,7 @@ namespace benchmatrix {
 /// True when this build has the collector (CUPTI found at configure time).
 [[nodiscard]] bool cupti_available();
 
-/// Collects kernel activity between start() and stop(). Construct it after CUDA is initialised.
+/// Collects kernel and memory-operation activity between start() and stop(). Construct it after CUDA is initialised.
 class cupti_collector {
 public:
   /// Registers the buffer callbacks. Throws std::runtime_error (with CUPTI's message) when CUPTI

@@ -2,27 +2,32 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 
 namespace benchmatrix {
 
-kernel_summary summarise_kernels(
-    std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> kernels, size_t top_count) {
+kernel_summary summarise_activities(std::vector<device_activity> activities, size_t top_count) {
   kernel_summary summary;
   std::map<std::string, kernel_total> by_name;
   std::vector<std::pair<int64_t, int64_t>> intervals;
-  for (auto& [name, interval] : kernels) {
-    const auto [start, end] = interval;
+  for (auto& activity : activities) {
+    const int64_t start = activity.start_ns, end = activity.end_ns;
     if (start == 0 || end == 0 || end < start) {  // no timestamp: CUPTI lacked device memory
       ++summary.dropped;
       continue;
     }
+    intervals.emplace_back(start, end);
+    if (activity.kind != device_activity_kind::kernel) {
+      ++summary.memory_ops;
+      summary.memory_op_time_ns += end - start;
+      continue;
+    }
     ++summary.kernels;
     summary.kernel_time_ns += end - start;
-    auto& total = by_name[name];
-    total.name = name;
+    auto& total = by_name[activity.name];
+    if (total.name.empty()) total.name = std::move(activity.name);
     ++total.calls;
     total.time_ns += end - start;
-    intervals.emplace_back(start, end);
   }
   std::sort(intervals.begin(), intervals.end());
   int64_t covered_until = 0;

@@ -73,7 +73,8 @@ void run_cupti_pass(const step_function& step, const model_inputs& example_input
     return;
   }
   cupti_collector collector;
-  std::vector<double> counts, kernel_s, busy_s, per_iter_kernel_s, per_iter_busy_s, dropped;
+  std::vector<double> counts, kernel_s, memory_op_counts, memory_op_s, busy_s, per_iter_kernel_s,
+      per_iter_memory_op_s, per_iter_busy_s, dropped;
   // Wall time per iteration of these same repeats (seconds), so that GPU busy / step time
   // compares figures of the same iterations (the timed repeats ran earlier, without CUPTI).
   std::vector<double> per_iter_wall_s;
@@ -94,15 +95,21 @@ void run_cupti_pass(const step_function& step, const model_inputs& example_input
                               timing.iterations_per_run);
     counts.push_back(static_cast<double>(last.kernels));
     kernel_s.push_back(static_cast<double>(last.kernel_time_ns) / 1e9);
+    memory_op_counts.push_back(static_cast<double>(last.memory_ops));
+    memory_op_s.push_back(static_cast<double>(last.memory_op_time_ns) / 1e9);
     busy_s.push_back(static_cast<double>(last.busy_time_ns) / 1e9);
     per_iter_kernel_s.push_back(kernel_s.back() / timing.iterations_per_run);
+    per_iter_memory_op_s.push_back(memory_op_s.back() / timing.iterations_per_run);
     per_iter_busy_s.push_back(busy_s.back() / timing.iterations_per_run);
     dropped.push_back(static_cast<double>(last.dropped));
   }
   metrics.AddMember("cupti_kernel_count", number_list(counts, a), a);
   metrics.AddMember("cupti_kernel_time_s", number_list(kernel_s, a), a);
+  metrics.AddMember("cupti_memory_op_count", number_list(memory_op_counts, a), a);
+  metrics.AddMember("cupti_memory_op_time_s", number_list(memory_op_s, a), a);
   metrics.AddMember("cupti_busy_time_s", number_list(busy_s, a), a);
   metrics.AddMember("cupti_per_iter_kernel_time_s", number_list(per_iter_kernel_s, a), a);
+  metrics.AddMember("cupti_per_iter_memory_op_time_s", number_list(per_iter_memory_op_s, a), a);
   metrics.AddMember("cupti_per_iter_busy_time_s", number_list(per_iter_busy_s, a), a);
   metrics.AddMember("cupti_per_iter_time_s", number_list(per_iter_wall_s, a), a);
   metrics.AddMember("cupti_dropped_records", number_list(dropped, a), a);

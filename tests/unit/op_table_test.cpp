@@ -65,14 +65,39 @@ TEST_CASE("the table has torch's columns, units and footer; CUDA columns only wi
 }
 
 TEST_CASE("kernel busy time counts overlaps once and gaps not at all") {
-  const auto s = summarise_kernels({{"a", {100, 200}}, {"b", {150, 250}}, {"a", {400, 500}},
-                                    {"dropped", {0, 0}}},
-                                   /*top_count=*/1);
+  using kind = device_activity_kind;
+  const auto s = summarise_activities({{"a", kind::kernel, 100, 200},
+                                       {"b", kind::kernel, 150, 250},
+                                       {"a", kind::kernel, 400, 500},
+                                       {"dropped", kind::kernel, 0, 0}},
+                                      /*top_count=*/1);
   CHECK(s.kernels == 3);
   CHECK(s.kernel_time_ns == 100 + 100 + 100);
   CHECK(s.busy_time_ns == 150 + 100);
+  CHECK(s.memory_ops == 0);
   CHECK(s.dropped == 1);
   REQUIRE(s.top.size() == 1);
   CHECK(s.top[0].name == "a");
   CHECK(s.top[0].calls == 2);
+}
+
+TEST_CASE("busy time includes the device's memsets and memcpys between kernels") {
+  // A captured train step: kernel, memset node (a zeroed buffer), kernel, memcpy node. The device
+  // is busy during the memory operations too; they are not kernels in the count or the top list.
+  using kind = device_activity_kind;
+  const auto s = summarise_activities({{"conv", kind::kernel, 100, 200},
+                                       {"Memset", kind::memset, 210, 240},
+                                       {"relu", kind::kernel, 250, 300},
+                                       {"Memcpy DtoD", kind::memcpy, 290, 320},
+                                       {"Memset", kind::memset, 0, 0}},
+                                      /*top_count=*/10);
+  CHECK(s.kernels == 2);
+  CHECK(s.kernel_time_ns == 100 + 50);
+  CHECK(s.memory_ops == 2);
+  CHECK(s.memory_op_time_ns == 30 + 30);
+  CHECK(s.busy_time_ns == 100 + 30 + 50 + 20);  // the memcpy overlaps relu's last 10 ns
+  CHECK(s.dropped == 1);
+  REQUIRE(s.top.size() == 2);
+  CHECK(s.top[0].name == "conv");
+  CHECK(s.top[1].name == "relu");
 }
