@@ -14,6 +14,9 @@
 #   wrapper   aot_inductor.compile_wrapper_opt_level O1 (Inductor's default) vs O0 (the helper's
 #             default for CUDA forward packages): cold compile and paired per-iteration times (eager
 #             baseline) for each, to see that the step time does not move
+#   headers   precompiled headers built ahead off (BENCHMATRIX_HEADERS_AHEAD=0) and on (the CUDA
+#             default), the compile helper alone on the cold step's graphs, cold, in ABBA rounds
+#             (bench/compile_helper_ab.py; ROUNDS=2): headers_ab.table.md, headers_ab.jsonl
 #   table     per model: our cold compile_time_s and its breakdown, Python's compile_s, the ratio
 # Usage: bench/compile_time_gpu.sh OUT_DIR STEP...   (MODELS=a,b,c overrides the model list)
 set -euo pipefail
@@ -59,6 +62,13 @@ for step in "$@"; do
           --output-dirname="$out/wrapper-$level" > "$out/wrapper-$level.log" 2>&1 \
           || tail -20 "$out/wrapper-$level.log"
       done
+      ;;
+    headers)
+      python3 bench/compile_helper_ab.py --device cuda --models "$models" --cache-dir "$out/cache" \
+        --rounds "${ROUNDS:-2}" --a BENCHMATRIX_HEADERS_AHEAD=0 --b BENCHMATRIX_HEADERS_AHEAD= \
+        --out "$out/headers_ab.jsonl" > "$out/headers_ab.table.md" 2> "$out/headers_ab.log" ||
+        tail -20 "$out/headers_ab.log"
+      cat "$out/headers_ab.table.md"
       ;;
     table)
       python3 - "$out" <<'EOF'

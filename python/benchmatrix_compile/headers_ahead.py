@@ -98,7 +98,11 @@ class HeadersAhead:
         helper's settings, before the compile patches its own) and builds them on a thread."""
         from torch._inductor import codecache
 
-        self._requests = self._predicted_requests()
+        try:
+            self._requests = self._predicted_requests()
+        except Exception as error:  # Inductor's internals moved (another torch): build as before
+            self._error = error
+            return self
         build = codecache._precompile_header  # functools.cache: a later equal call is a hit
 
         def run():
@@ -158,7 +162,8 @@ class HeadersAhead:
         critical path), "waited_s": the compile's wait for it, "used": every header Inductor asked
         for came from the thread, "not_predicted": headers it asked for with other flags, "error":
         the thread's failure, if any}."""
-        self._thread.join(timeout=120)  # a header build left running would outlive the helper
+        if self._thread is not None:  # a header build left running would outlive the helper
+            self._thread.join(timeout=120)
         report = {"built_s": round(self._built_s, 3), "waited_s": round(self.waited_s, 3),
                   "used": self._served > 0 and not self._not_predicted}
         if self._not_predicted:
