@@ -497,6 +497,9 @@ def time_model(bench, model, python, ready):
                 busy = record["metrics"].get("cupti_per_iter_busy_time_s")
                 if busy:
                     entry["busy_ms"] = [b * 1e3 for b in counted(busy)]
+                memory_ops = record["metrics"].get("cupti_per_iter_memory_op_time_s")
+                if memory_ops:  # memcpy/memset time inside busy (records since 2026-11-28)
+                    entry["memory_op_ms"] = [m * 1e3 for m in counted(memory_ops)]
                 fallback = record.get("compile", {}).get("capture_fallback")
                 if fallback and round_index == 0:
                     notes.append(f"{variant}: capture_fallback: {first_line(fallback)}")

@@ -77,6 +77,13 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
+def memory_op_ms(result, variant="ours_cudagraphs"):
+    """Median memcpy/memset milliseconds per iteration inside the busy time, or None (records
+    before 2026-11-28 counted kernels only)."""
+    values = result["variants"].get(variant, {}).get("memory_op_ms")
+    return median(values) if values else None
+
+
 def wall_over_busy(result, variant="ours_cudagraphs"):
     wall = median(result["variants"].get(variant, {}).get("per_iter_ms") or [])
     busy = median(result["variants"].get(variant, {}).get("busy_ms") or [])
@@ -154,7 +161,8 @@ def render(out_dir, models, meta=None, stream=sys.stdout):
     text, md = [], []
 
     header = (["model (batch, optimizer)", "source"] + [TITLES[v] for v in VARIANTS]
-              + ["cudagraphs busy", "cudagraphs wall/busy"] + [t for _, _, t, _ in RATIOS])
+              + ["cudagraphs busy", "of it memcpy/memset", "cudagraphs wall/busy"]
+              + [t for _, _, t, _ in RATIOS])
     md.append("| " + " | ".join(header) + " |")
     md.append("|" + "---|" * len(header))
     text.append(f"{'model':24} {'src':5} " + " ".join(f"{SHORT[v]:>10}" for v in VARIANTS)
@@ -168,9 +176,11 @@ def render(out_dir, models, meta=None, stream=sys.stdout):
             ratio_values[title].append(value)
             ratios.append(f"{value:.3f}" if value else "-")
         busy_text = f"{busy:.3f}" if busy else "-"
+        memory_ops = memory_op_ms(result)
+        memory_text = f"{memory_ops:.3f}" if memory_ops is not None else "-"
         over_text = f"{over_busy:.3f}" if over_busy else "-"
         md.append("| " + " | ".join([model_label(model, result), source_label(result)] + cells
-                                    + [busy_text, over_text] + ratios) + " |")
+                                    + [busy_text, memory_text, over_text] + ratios) + " |")
         text.append(f"{model:24} {source_label(result):5} " + " ".join(f"{c:>10}" for c in cells)
                     + f" {busy_text:>8} {over_text:>8} " + " ".join(f"{r:>6}" for r in ratios))
     summary = []
