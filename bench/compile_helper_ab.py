@@ -41,9 +41,10 @@ def traced_graphs(models, device, batch, cache_dir, work):
             sys.path.insert(0, HERE)
             from compile_time_anchor import entry_of
 
-            entry = entry_of(cache_dir, model)
+            entry = entry_of(cache_dir, model, device)
             if entry is None:
-                sys.exit(f"compile_helper_ab: no cuda AOTInductor entry of {model} in {cache_dir}")
+                sys.exit(f"compile_helper_ab: no {device} AOTInductor entry of {model} in "
+                         f"{cache_dir}")
             graphs[model] = (os.path.join(entry, "traced.pt"), os.path.join(entry, "inputs.pt"))
             continue
         import torchvision

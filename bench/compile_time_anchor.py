@@ -22,8 +22,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def entry_of(cache_dir, model):
-    """The newest cuda AOTInductor entry of `model` in the cache (its directory), or None."""
+def entry_of(cache_dir, model, device="cuda"):
+    """The newest `device` AOTInductor entry of `model` in the cache (its directory), or None."""
     found = []
     for key in os.listdir(cache_dir):
         manifest = os.path.join(cache_dir, key, "manifest.json")
@@ -31,7 +31,7 @@ def entry_of(cache_dir, model):
             continue
         with open(manifest) as f:
             description = json.load(f).get("description", "")
-        if description.startswith(f"model {model};") and "cuda" in description \
+        if description.startswith(f"model {model};") and device in description \
                 and "AOTInductor" in description:
             found.append((os.path.getmtime(manifest), os.path.join(cache_dir, key)))
     return max(found)[1] if found else None
