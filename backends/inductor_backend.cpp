@@ -199,7 +199,8 @@ backend_step compile_only_step(compile_report report, const cache_entry& entry) 
 std::string compile_helper_settings() {
   std::string settings;
   // Set but empty counts as set, as for Inductor and the helper (os.environ.get(...) is not None).
-  for (const char* name : {"AOT_INDUCTOR_COMPILE_WRAPPER_OPT_LEVEL", "TORCHINDUCTOR_VEC_ISA_OK"})
+  for (const char* name : {"AOT_INDUCTOR_COMPILE_WRAPPER_OPT_LEVEL", "TORCHINDUCTOR_VEC_ISA_OK",
+                           "BENCHMATRIX_WEIGHTS_IN_LIBRARY"})
     if (const char* value = std::getenv(name)) settings += "; " + std::string(name) + "=" + value;
   return settings;
 }

@@ -73,19 +73,24 @@ class HeadersAhead:
     def _predicted_requests(self):
         """What AotCodeCompiler.compile (torch 2.11, codecache.py) passes to _precompile_header for
         an AOT compile on this device: the wrapper's header at the wrapper's optimisation level and,
-        on the CPU, the kernels' prefix header. Weights up to 2 GB (the .so holds them; larger ones
-        are mmapped and change the flags: the request then differs and Inductor builds its own)."""
+        on the CPU, the kernels' prefix header. Weights up to 2 GB unless they are in a file of their
+        own (larger ones are mmapped and change the flags: the request then differs and Inductor
+        builds its own;
+        weights in a file beside the library, __main__.weights_beside_library, are known here)."""
         from torch._inductor import codecache
         from torch._inductor.cpp_builder import CppBuilder, CppTorchDeviceOptions
         from torch._inductor.cpu_vec_isa import pick_vec_isa
+        from torch._inductor.utils import determine_aoti_mmap_flags
 
         codecache._set_gpu_runtime_env()  # cpp_extension consults the environment, as in compile
         picked_vec_isa = pick_vec_isa()
         command_line = repr(CppBuilder(name="o", sources="i", BuildOption=CppTorchDeviceOptions(
             vec_isa=picked_vec_isa, device_type=self.device, aot_mode=True)).get_command_line())
-        compile_command = {"aot_mode": True, "device_type": self.device, "use_mmap_weights": False,
-                           "use_mmap_weights_external": False, "use_relative_path": False,
-                           "vec_isa": picked_vec_isa}
+        external_weights, mmap_weights = determine_aoti_mmap_flags(0)  # size: up to 2 GB
+        compile_command = {"aot_mode": True, "device_type": self.device,
+                           "use_mmap_weights": mmap_weights,
+                           "use_mmap_weights_external": external_weights,
+                           "use_relative_path": False, "vec_isa": picked_vec_isa}
         wrapper_header = codecache._get_cpp_wrapper_header(self.device, aot_mode=True)
         requests = [(wrapper_header, command_line, dict(compile_command, min_optimize=True))]
         prefix_header = codecache._get_cpp_prefix_header(self.device)
