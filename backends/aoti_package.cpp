@@ -139,7 +139,11 @@ extracted_aoti_package::extracted_aoti_package(const std::filesystem::path& fold
     runner_device.set_index(device.is_cuda() ? device.index() : c10::DeviceIndex(-1));
     m_runner = create->second(library.string(), /*num_models=*/1, runner_device.str(),
                               /*cubin_dir=*/folder.string(), /*run_single_threaded=*/true);
-    if (const auto blob = find_file(folder, ".blob", ".blob"); !blob.empty())
+    // The weights Inductor wrote beside the library (binary_blob: the compile helper's default,
+    // python/benchmatrix_compile/__main__.py). An empty file means no constants to load (a train
+    // step's parameters are inputs), and AOTInductor's mmap of 0 bytes would fail.
+    if (const auto blob = find_file(folder, ".blob", ".blob");
+        !blob.empty() && std::filesystem::file_size(blob) > 0)
       m_runner->update_constant_buffer_from_blob(blob.string());
   } catch (const c10::Error& e) {
     throw fail(e.what_without_backtrace());
