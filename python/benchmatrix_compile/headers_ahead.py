@@ -16,10 +16,10 @@ Ahead by default for CUDA packages, where the ISA is known without probes (the h
 CPU's vector-ISA probes off for them, __main__.no_cpu_isa_probes_for_cuda), there is one header
 (the wrapper's), and export, lowering and the Triton compile before the wrapper build take 10 s
 and more on the H100 host's 16 cores. Not by default on the CPU: a CPU compile needs two headers
-(wrapper and kernels), and on the 2-core build machine (loaded by a build beside it) they took 17 s
-on the thread against 7 s of export and lowering, so the compile waited 7.2 s to save 3.3 s of
-wrapper and kernel builds (resnet18, bench/compile_helper_ab.py); a CPU compile that probes its ISA
-would also move the probes onto the thread beside its own. BENCHMATRIX_HEADERS_AHEAD=1 builds them
+(wrapper and kernels), which on the idle 2-core build machine took 8-10 s on the thread against
+4-5 s of export and lowering before the builds, so resnet18's cold compile took 18.2 s against
+15.5 s without, mobilenet_v3_large's broke even (BENCHMARKS.md, bench/compile_helper_ab.py); a
+CPU compile that probes its ISA would also move the probes onto the thread beside its own. BENCHMATRIX_HEADERS_AHEAD=1 builds them
 ahead on the CPU too where the probes are off (TORCHINDUCTOR_VEC_ISA_OK=0), =0 nowhere.
 
 The prediction is checked, not trusted: AotCodeCompiler's request is compared with the header
@@ -73,10 +73,10 @@ class HeadersAhead:
     def _predicted_requests(self):
         """What AotCodeCompiler.compile (torch 2.11, codecache.py) passes to _precompile_header for
         an AOT compile on this device: the wrapper's header at the wrapper's optimisation level and,
-        on the CPU, the kernels' prefix header. Weights up to 2 GB unless they are in a file of their
-        own (larger ones are mmapped and change the flags: the request then differs and Inductor
-        builds its own;
-        weights in a file beside the library, __main__.weights_beside_library, are known here)."""
+        on the CPU, the kernels' prefix header. The weights' flags follow Inductor's own rule
+        (determine_aoti_mmap_flags) for a package of up to 2 GB, or for weights in a file beside
+        the library (__main__.weights_beside_library) of any size; a larger package linking its
+        weights mmaps them, its request differs and Inductor builds its own header."""
         from torch._inductor import codecache
         from torch._inductor.cpp_builder import CppBuilder, CppTorchDeviceOptions
         from torch._inductor.cpu_vec_isa import pick_vec_isa
