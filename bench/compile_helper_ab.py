@@ -18,6 +18,7 @@ and headers are built ahead only where the ISA is known without them).
 import argparse
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -84,22 +85,26 @@ def compile_once(model, graph, variant, setting, device, work, environment):
                "--inputs", graph[1], "--device", device, "--out", os.path.join(cache, "m.pt2"),
                "--fresh-caches", "--timings-json", timings_path]
     started = time.perf_counter()
-    helper = subprocess.run(command, env=env, capture_output=True, text=True)
-    wall = time.perf_counter() - started
+    try:
+        helper = subprocess.run(command, env=env, capture_output=True, text=True)
+        wall = time.perf_counter() - started
+        timings = None
+        if helper.returncode == 0:
+            with open(timings_path) as f:
+                timings = json.load(f)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)  # its package and caches: hundreds of MB
     record = {"model": model, "variant": variant,
               "setting": f"{name}={value}" if value else f"{name} unset", "device": device,
               "host": socket.gethostname(),
               "timestamp": time.time(), "helper_wall_s": round(wall, 3)}
-    if helper.returncode != 0:
+    if timings is None:
         record["error"] = helper.stderr[-2000:]
         return record
-    with open(timings_path) as f:
-        timings = json.load(f)
     record["aoti_compile_s"] = round(timings["aoti_compile_s"], 3)
     record.update(timings.get("breakdown_s", {}))
     if "headers_ahead" in timings:
         record["headers_ahead"] = timings["headers_ahead"]
-    subprocess.run(["rm", "-rf", cache])
     return record
 
 

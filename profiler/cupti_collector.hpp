@@ -16,7 +16,8 @@ namespace benchmatrix {
 /// True when this build has the collector (CUPTI found at configure time).
 [[nodiscard]] bool cupti_available();
 
-/// Collects kernel and memory-operation activity between start() and stop(). Construct it after CUDA is initialised.
+/// Collects kernel and memory-operation activity between start() and stop(). Construct it after
+/// CUDA is initialised.
 class cupti_collector {
 public:
   /// Registers the buffer callbacks. Throws std::runtime_error (with CUPTI's message) when CUPTI

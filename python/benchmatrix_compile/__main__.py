@@ -187,8 +187,11 @@ def compile_package(exported, out, freezing):
         torch._inductor.aoti_compile_and_package(exported, package_path=out)
 
 
-def report(timings, path):
-    """The timings line on stdout (the cache entry's compile.log) and, if asked, as a JSON file."""
+def report(timings, path, headers_ahead=None):
+    """The timings line on stdout (the cache entry's compile.log) and, if asked, as a JSON file;
+    with the headers built ahead, if any (headers_ahead.HeadersAhead.report)."""
+    if headers_ahead:
+        timings["headers_ahead"] = headers_ahead.report()
     line = json.dumps(timings)
     print("benchmatrix_compile: " + line)
     if path:
@@ -259,10 +262,8 @@ def main(argv=None):
         headers_in_cache_dir()
         if not args.train:  # the wrapper's level is in the header's flags: set before the start
             timings["wrapper_opt_level"] = wrapper_opt_level(args.device)
-    if headers_ahead and torch._inductor.config.aot_inductor.precompile_headers:
+    if headers_ahead:
         headers_ahead.start()  # after the Triton pool's start: no thread of ours at its fork
-    else:
-        headers_ahead = None
     timings["import_s"] = time.perf_counter() - started
     breakdown = {"service_s": served["service_s"]} if served else {}
     breakdown["import_s"] = round(timings["import_s"], 3)
@@ -280,9 +281,7 @@ def main(argv=None):
 
         with headers_served(headers_ahead):
             timings.update(compile_train_step(args, static_shapes_in_ts2ep))
-        if headers_ahead:
-            timings["headers_ahead"] = headers_ahead.report()
-        report(timings, args.timings_json)
+        report(timings, args.timings_json, headers_ahead)
         return 0
 
     t = time.perf_counter()
@@ -349,15 +348,13 @@ def main(argv=None):
             t = time.perf_counter()
             compile_package(exported, args.out, freezing=False)
     timings["aoti_compile_s"] = time.perf_counter() - t
-    if headers_ahead:
-        timer.headers_waited_s = headers_ahead.waited_s
-        timings["headers_ahead"] = headers_ahead.report()
-    breakdown.update(timer.phases(time.perf_counter() - t))
+    breakdown.update(timer.phases(time.perf_counter() - t,
+                                  headers_ahead.waited_s if headers_ahead else 0.0))
     timings["compile_threads"] = torch._inductor.config.compile_threads
     timings["breakdown_s"] = breakdown
     for phase, name, seconds, _ in timer.builds:  # the compile log's detail of the C++ phases
         print(f"benchmatrix_compile: C++ build {name} ({phase}): {seconds:.2f} s")
-    report(timings, args.timings_json)
+    report(timings, args.timings_json, headers_ahead)
     return 0
 
 

@@ -66,7 +66,6 @@ class CompileTimer:
         self._probing = False
         self._in_aot_compile = False
         self._compiling_thread = None  # the thread that entered cpp_builds()
-        self.headers_waited_s = 0.0  # the compile's wait for headers built ahead (set by __main__)
 
     def reset(self):
         """Forgets what was measured (a compile that is retried measures the retry)."""
@@ -146,8 +145,9 @@ class CompileTimer:
             cpp_builder.CppBuilder.build = original
             codecache.AotCodeCompiler.compile = aot_compile_descriptor
 
-    def phases(self, total_s):
-        """{phase: seconds} of an AOTI compile that took `total_s` of wall time."""
+    def phases(self, total_s, headers_waited_s=0.0):
+        """{phase: seconds} of an AOTI compile that took `total_s` of wall time, of which it waited
+        `headers_waited_s` for headers built ahead (headers_ahead.py)."""
         from torch._dynamo.utils import compilation_time_metrics
 
         def timed(*names):
@@ -166,8 +166,8 @@ class CompileTimer:
                 builds_in[in_aot_compile] += seconds
         # The wait for headers built ahead is inside AotCodeCompiler.compile, where their build
         # would have been.
-        phases["cpp_other_s"] += self.headers_waited_s
-        builds_in[True] += self.headers_waited_s
+        phases["cpp_other_s"] += headers_waited_s
+        builds_in[True] += headers_waited_s
         triton = timed(*_TRITON)
         autotune = timed(*_AUTOTUNE) + timed_suffix(_AUTOTUNE_SUFFIXES)
         compile_to_fn = timed("GraphLowering.compile_to_fn")

@@ -53,7 +53,8 @@ class HeadersAhead:
         """Whether this compile builds its headers ahead (see the module's text): CUDA, unless
         BENCHMATRIX_HEADERS_AHEAD=0 (headers where Inductor builds them, for A/B measurements:
         bench/compile_helper_ab.py); with BENCHMATRIX_HEADERS_AHEAD=1 also the CPU where its
-        vector-ISA probes are off. The package is the same either way."""
+        vector-ISA probes are off; never where Inductor's precompiled headers are off (its
+        aot_inductor.precompile_headers). The package is the same either way."""
         import os
 
         import torch
@@ -64,7 +65,7 @@ class HeadersAhead:
                   "(never), 1 (also on the CPU without ISA probes) or unset (CUDA only)",
                   file=sys.stderr)
             raise SystemExit(2)  # the helper's status for bad arguments
-        if setting == "0":
+        if setting == "0" or not torch._inductor.config.aot_inductor.precompile_headers:
             return False
         if device == "cuda":
             return True
