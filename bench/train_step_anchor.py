@@ -669,6 +669,9 @@ def main():
                              "the start (0: none); rerun to continue")
     parser.add_argument("--no-verify", action="store_true",
                         help="warm up without --verify (no verification codes in the table)")
+    parser.add_argument("--list", action="store_true",
+                        help="print the part's models (comma-separated) and exit: what "
+                             "train_step_gpu.sh's ahead step compiles for a part")
     args = parser.parse_args()
     args.variants = [v for v in args.variants.split(",") if v]
     unknown = set(args.variants) - set(VARIANTS)
@@ -690,6 +693,9 @@ def main():
     models = zoo_models(bench) if args.models == "zoo" else [m for m in args.models.split(",")
                                                               if m]
     models = models[args.part_index - 1::args.part_count]
+    if args.list:
+        print(",".join(models))
+        return 0
     print_estimate(bench, models)
     if "warm" in args.phase:
         warm_phase(bench, [m for m in models if not warmed(bench, m)])

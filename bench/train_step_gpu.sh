@@ -31,6 +31,7 @@
 #   ahead   our inductor (and openxla) train packages of the zoo step's models compiled by
 #           experiment_runner --compile-ahead=AHEAD_JOBS (default 3) into the zoo step's cache,
 #           before zoo (so its warm-up loads them); same MODELS, VARIANTS, ZOO_DIR, DEADLINE_S
+#   gpus:ahead, gpus:zoo   ahead or zoo on every GPU at once, one part of the zoo per GPU (below)
 #   bench   the same script over MODELS (default resnet50,resnet18,mobilenet_v2), in one call (no
 #           deadline; work folder build-gpu/trainbench, files in OUT_DIR named trainbench.*).
 # Usage: bench/train_step_gpu.sh OUT_DIR STEP...
@@ -63,6 +64,49 @@ anchor() {  # anchor WORK_DIR OPTION...: the bench's tables on stdout, its log i
 for step in "$@"; do
   echo "=== $step $(date +%T)"
   case $step in
+    gpus:ahead|gpus:zoo)
+      # The step on every GPU of the machine at once, so that the whole zoo fits one lease of
+      # a several-GPU machine (issue 23's one-run table): part K of N (N = GPUS, default every
+      # GPU nvidia-smi lists) runs on GPU K-1 and the K-th of N equal slices of the CPUs
+      # (taskset), with its own work folder ZOO_DIR=build-gpu/trainzoo-gpuK and its output in
+      # OUT_DIR/gpuK/. The parts share the host (memory bandwidth, PCIe), not a GPU or a CPU;
+      # within a part each model's variants stay interleaved, so its ratios stay paired.
+      # After gpus:zoo the parts' timing/ files are rendered as one table,
+      # OUT_DIR/trainzoo-gpus.table.md, and the parts' outputs packed in trainzoo-gpus.tar.gz
+      # (a device call brings back only a few files from $OUT: give an OUT_DIR outside it and
+      # copy these two).
+      gpus=${GPUS:-$(nvidia-smi -L | wc -l)}
+      slice=$(( $(nproc) / gpus ))
+      [ "$slice" -ge 1 ] || { echo "GPUS=$gpus: more parts than CPUs ($(nproc))"; exit 2; }
+      for k in $(seq 1 "$gpus"); do
+        first=$(( (k - 1) * slice ))
+        CUDA_VISIBLE_DEVICES=$(( k - 1 )) PART=$k/$gpus ZOO_DIR=$build/trainzoo-gpu$k \
+          taskset -c "$first-$(( first + slice - 1 ))" "$0" "$out/gpu$k" "${step#gpus:}" \
+          > "$out/gpu$k.txt" 2>&1 &
+      done
+      status=0
+      for k in $(seq 1 "$gpus"); do wait -n || status=1; done
+      tail -n 4 "$out"/gpu*.txt
+      if [ "$step" = gpus:zoo ]; then
+        merged=$build/trainzoo-gpus
+        rm -rf "$merged" && mkdir -p "$merged/timing"
+        cp "$build"/trainzoo-gpu*/timing/*.json "$merged/timing/" 2>/dev/null || true
+        # the table's settings line: part 1's, saying that the N parts ran at once
+        [ ! -f "$build/trainzoo-gpu1/meta.json" ] || python3 - "$build/trainzoo-gpu1/meta.json" \
+          "$merged/meta.json" "$gpus" <<'PY'
+import json, sys
+meta = json.load(open(sys.argv[1]))
+parts = sys.argv[3]
+meta["line"] = (meta["line"].replace(f"--part 1/{parts}", f"--part K/{parts}")
+                + f" (parts 1-{parts} at once, part K on GPU K-1 and the K-th slice of the CPUs)")
+json.dump(meta, open(sys.argv[2], "w"))
+PY
+        python3 bench/train_step_table.py "$merged"
+        cp "$merged/table.md" "$out/trainzoo-gpus.table.md"
+        tar -czf "$out/trainzoo-gpus.tar.gz" -C "$out" --exclude='*.tar.gz' $(cd "$out" && ls -d gpu*)
+      fi
+      [ "$status" = 0 ] || { echo "$step: a part failed (OUT_DIR/gpuK.txt)"; exit 1; }
+      ;;
     build)
       BUILD_DIR="$build" bench/build_gpu.sh "$out" experiment_runner
       ;;
@@ -91,8 +135,10 @@ PY
       work=${ZOO_DIR:-$build/trainzoo}
       mkdir -p "$work"
       left=$(( ${DEADLINE_S:-540} - ($(date +%s) - started) ))
-      filter=.
-      [ "${MODELS:-zoo}" = zoo ] || filter="^(${MODELS//,/|})$"
+      # the models of this PART (train_step_anchor.py --list: the zoo step's own split)
+      models=$(python3 bench/train_step_anchor.py "$build/experiment_runner" "$work" \
+        --models="${MODELS:-zoo}" --part="${PART:-1/1}" --list)
+      filter="^(${models//,/|})$"
       backends=(--xla=None --dynamo=inductor)
       case ",${VARIANTS:-ours_openxla}," in
         *,ours_openxla,*) backends+=(--xla=PJRT --dynamo=openxla) ;;
