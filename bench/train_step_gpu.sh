@@ -143,12 +143,13 @@ PY
       case ",${VARIANTS:-ours_openxla}," in
         *,ours_openxla,*) backends+=(--xla=PJRT --dynamo=openxla) ;;
       esac
+      exit_status=0  # 124: stopped at DEADLINE_S (the next call resumes); set -e must not end here
       timeout --signal=TERM --kill-after=30 "$left" "$build/experiment_runner" \
         --suite-name=torchbench --accelerator=cuda "${backends[@]}" --test=train \
         --filter="$filter" --cache-dir="$work/cache" --compile-ahead="${AHEAD_JOBS:-3}" \
         --repeat=1 --iterations-per-run=1 --no-memory-pass --output-dirname="$work/ahead" \
-        >> "$out/ahead.log" 2>&1
-      echo "ahead: exit $? after $(( $(date +%s) - started )) s"
+        >> "$out/ahead.log" 2>&1 || exit_status=$?
+      echo "ahead: exit $exit_status after $(( $(date +%s) - started )) s"
       grep -E "compile-ahead" "$out/ahead.log" | grep -v "\] .*: ready in" | tail -8
       ;;
     zoo)
