@@ -9,6 +9,10 @@ BENCHMATRIX_HEADERS_AHEAD=0) and on (B, =1: on the CPU too, where the probes are
 models traced here at --batch (eval, float32), or, with --cache-dir, the traced.pt/inputs.pt of
 experiment_runner's cache entries for the models (the C++ models' own graphs).
 
+--keep FOLDER keeps that folder of the Inductor cache directory from compile to compile (e.g.
+benchmatrix_aoti_runtime, the runtime object built apart: what a sweep's shared caches keep), the
+rest cold.
+
 Prints a table per model and variant: the helper's wall seconds (process start to exit) and its
 compile's phases (median, min-max over the rounds); writes one JSON line per compile to --out.
 Usage: python bench/compile_helper_ab.py --device cpu --models resnet18 --rounds 3 --out ab.jsonl
@@ -70,9 +74,14 @@ def traced_graphs(models, device, batch, cache_dir, work):
     return graphs
 
 
-def compile_once(model, graph, variant, setting, device, work, environment):
-    """One cold compile of `graph` with `setting` (NAME, VALUE; "" leaves NAME unset)."""
+def compile_once(model, graph, variant, setting, device, work, environment, kept=()):
+    """One cold compile of `graph` with `setting` (NAME, VALUE; "" leaves NAME unset). The Inductor
+    cache directory is empty but for `kept`: folders of it that persist from compile to compile
+    (links to work/kept/NAME), as a sweep's shared compiler caches keep them."""
     cache = tempfile.mkdtemp(prefix=f"ab_{model}_{variant}_", dir=work)
+    for name in kept:
+        os.makedirs(os.path.join(work, "kept", name), exist_ok=True)
+        os.symlink(os.path.join(work, "kept", name), os.path.join(cache, name))
     timings_path = os.path.join(cache, "timings.json")
     env = dict(environment, TORCHINDUCTOR_CACHE_DIR=cache,
                TRITON_CACHE_DIR=os.path.join(cache, "triton"))
@@ -103,8 +112,9 @@ def compile_once(model, graph, variant, setting, device, work, environment):
         return record
     record["aoti_compile_s"] = round(timings["aoti_compile_s"], 3)
     record.update(timings.get("breakdown_s", {}))
-    if "headers_ahead" in timings:
-        record["headers_ahead"] = timings["headers_ahead"]
+    for detail in ("headers_ahead", "runtime_apart"):  # what the setting under test did
+        if detail in timings:
+            record[detail] = timings[detail]
     return record
 
 
@@ -126,6 +136,10 @@ def main():
     parser.add_argument("--cache-dir", default=None,
                         help="take the graphs from this experiment_runner --cache-dir")
     parser.add_argument("--cpu-isa-probes", action="store_true")
+    parser.add_argument("--keep", action="append", default=[], metavar="FOLDER",
+                        help="a folder of the Inductor cache directory kept from compile to "
+                             "compile (repeatable; e.g. benchmatrix_aoti_runtime: the runtime "
+                             "object as a sweep's shared caches keep it); the rest stays cold")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     settings = {}
@@ -146,7 +160,7 @@ def main():
             for model in models:
                 for variant in (("A", "B") if round_index % 2 == 0 else ("B", "A")):
                     record = compile_once(model, graphs[model], variant, settings[variant],
-                                          args.device, work, environment)
+                                          args.device, work, environment, args.keep)
                     record["round"] = round_index
                     records.append(record)
                     out.write(json.dumps(record) + "\n")

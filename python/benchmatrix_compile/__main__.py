@@ -22,6 +22,7 @@ import time
 from benchmatrix_compile.compile_timers import CompileTimer
 from benchmatrix_compile.headers_ahead import HeadersAhead
 from benchmatrix_compile.isa_probe_cache import remembered_isa_probes
+from benchmatrix_compile import runtime_apart
 
 
 def parse_arguments(argv):
@@ -179,6 +180,23 @@ def headers_served(headers_ahead):
     return headers_ahead.serving() if headers_ahead else contextlib.nullcontext()
 
 
+def runtime_built_apart(format_):
+    """A RuntimeApart (runtime_apart.py) for an AOTInductor compile, unless
+    BENCHMATRIX_RUNTIME_APART=0; else None. Its object cache is in the Inductor cache directory."""
+    if format_ != "aoti" or not runtime_apart.enabled():
+        return None
+    from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+    return runtime_apart.RuntimeApart(cache_dir())
+
+
+def runtime_split(apart):
+    """While active, AOTInductor's wrapper builds leave its runtime to `apart` (None: whole, as
+    Inductor builds them). Entered before CompileTimer.cpp_builds, so that the timer's
+    cpp_wrapper_compile_s is the split build's."""
+    return apart.active() if apart else contextlib.nullcontext()
+
+
 def compile_package(exported, out, freezing):
     import torch
 
@@ -187,11 +205,14 @@ def compile_package(exported, out, freezing):
         torch._inductor.aoti_compile_and_package(exported, package_path=out)
 
 
-def report(timings, path, headers_ahead=None):
+def report(timings, path, headers_ahead=None, apart=None):
     """The timings line on stdout (the cache entry's compile.log) and, if asked, as a JSON file;
-    with the headers built ahead, if any (headers_ahead.HeadersAhead.report)."""
+    with the headers built ahead, if any (headers_ahead.HeadersAhead.report), and the wrapper
+    builds that left the runtime apart, if any (runtime_apart.RuntimeApart.report)."""
     if headers_ahead:
         timings["headers_ahead"] = headers_ahead.report()
+    if apart:
+        timings["runtime_apart"] = apart.report()
     line = json.dumps(timings)
     print("benchmatrix_compile: " + line)
     if path:
@@ -252,7 +273,7 @@ def main(argv=None):
               f"{args.expect_torch_version}.", file=sys.stderr)
         return 3
     no_cpu_isa_probes_for_cuda(args.device)
-    headers_ahead = None
+    headers_ahead = apart = None
     if args.format == "aoti" and HeadersAhead.applies(args.device):
         headers_ahead = HeadersAhead(args.device)
     precompiled_headers(args.fresh_caches, built_ahead=headers_ahead is not None)
@@ -260,6 +281,7 @@ def main(argv=None):
     if args.format == "aoti":
         timings["weights_file"] = weights_beside_library()  # before the headers' prediction
         headers_in_cache_dir()
+        apart = runtime_built_apart(args.format)
         if not args.train:  # the wrapper's level is in the header's flags: set before the start
             timings["wrapper_opt_level"] = wrapper_opt_level(args.device)
     if headers_ahead:
@@ -279,9 +301,9 @@ def main(argv=None):
     if args.train:
         from benchmatrix_compile.train_step import compile_train_step
 
-        with headers_served(headers_ahead):
+        with runtime_split(apart), headers_served(headers_ahead):
             timings.update(compile_train_step(args, static_shapes_in_ts2ep))
-        report(timings, args.timings_json, headers_ahead)
+        report(timings, args.timings_json, headers_ahead, apart)
         return 0
 
     t = time.perf_counter()
@@ -321,8 +343,8 @@ def main(argv=None):
     # without it, which the timings line records as "freezing": false.
     timings["freezing"] = args.device == "cuda"
     timer = CompileTimer()
-    with timer.cpp_builds(), timer.freezing_compiler(), remembered_isa_probes(timer), \
-            headers_served(headers_ahead):
+    with runtime_split(apart), timer.cpp_builds(), timer.freezing_compiler(), \
+            remembered_isa_probes(timer), headers_served(headers_ahead):
         try:
             compile_package(exported, args.out, freezing=timings["freezing"])
         except Exception as error:
@@ -354,7 +376,7 @@ def main(argv=None):
     timings["breakdown_s"] = breakdown
     for phase, name, seconds, _ in timer.builds:  # the compile log's detail of the C++ phases
         print(f"benchmatrix_compile: C++ build {name} ({phase}): {seconds:.2f} s")
-    report(timings, args.timings_json, headers_ahead)
+    report(timings, args.timings_json, headers_ahead, apart)
     return 0
 
 
