@@ -5,8 +5,9 @@ Every AOTInductor wrapper source has AOTInductor's runtime interface spliced in 
 model container's code it instantiates), the same text for every model, and g++ compiles it again
 in every compile. On the CPU machine (2 cores, torch 2.11, resnet18's CPU wrapper with its
 precompiled header) the whole wrapper took 4.98 s, its runtime part alone 2.30 s and its model part
-alone 3.74 s: building the runtime once and only the model part per compile takes about a quarter
-off the wrapper's build (BENCHMARKS.md, "Session 11 on the H100").
+alone 3.74 s. Built apart, the wrapper's build took 4.2-4.3 s against 5.3 s whole, whether the
+runtime object was cached or built beside the model part (BENCHMARKS.md, "AOTInductor's runtime
+built apart from the wrapper").
 
 While `RuntimeApart.active()` is entered, the wrapper's build (the CppBuilder.build of AOTInductor's
 `.wrapper` object) compiles two translation units instead of one, both with the wrapper's own
@@ -176,8 +177,14 @@ class RuntimeApart:
                     with contextlib.suppress(FileNotFoundError):
                         os.remove(leftover)
         join_started = time.perf_counter()
-        subprocess.run([command[0], "-r", "-nostdlib", model_object, runtime_object, "-o", target],
-                       check=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        try:
+            subprocess.run([command[0], "-r", "-nostdlib", model_object, runtime_object, "-o",
+                            target], check=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        except subprocess.CalledProcessError:
+            if cached:  # a damaged object in the cache (a full disk, say): the next compile rebuilds
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(runtime_object)
+            raise
         return {"split": True, "runtime_cached": cached,
                 "model_s": round(seconds[0], 3),
                 "runtime_s": 0.0 if cached else round(seconds[1], 3),

@@ -2,11 +2,12 @@
 on the CPU: real AOTInductor compiles of a small model, the vector-ISA probes off
 (TORCHINDUCTOR_VEC_ISA_OK=0, as the helper runs CUDA compiles). What a user would notice if the
 split went wrong: a package that does not load or computes something else, a runtime built again
-in every compile (no faster), or a torch whose wrapper the split does not know failing to compile.
-So: a first compile builds the runtime object into the Inductor cache directory, a second compile
-(its other caches empty) takes it from there, both packages compute what the module computes, the
-setting's 0 builds the wrapper whole, a bad setting is refused, and a wrapper without AOTInductor's
-interface text is handed to Inductor's own build."""
+in every compile (no faster), a damaged cache entry breaking every later compile, or a torch whose
+wrapper the split does not know failing to compile. So: a first compile builds the runtime object
+into the Inductor cache directory, a second compile (its other caches empty) takes it from there,
+both packages compute what the module computes, a damaged object is dropped and that compile's
+wrapper built whole, the setting's 0 builds the wrapper whole, a bad setting is refused, and a
+wrapper without AOTInductor's interface text is handed to Inductor's own build."""
 import json
 import os
 import shutil
@@ -116,6 +117,25 @@ class RuntimeBuiltApart(unittest.TestCase):
                 actual = loaded(self.example)
             actual = actual[0] if isinstance(actual, (list, tuple)) else actual
             torch.testing.assert_close(actual, expected)
+
+    def test_a_damaged_runtime_object_is_dropped_and_the_wrapper_built_whole(self):
+        runtime_folder = os.path.join(self.root, "damaged", "inductor_cache", RUNTIME_FOLDER)
+        shutil.copytree(os.path.join(self.root, "first", "inductor_cache", RUNTIME_FOLDER),
+                        runtime_folder)
+        (name,) = os.listdir(runtime_folder)
+        with open(os.path.join(runtime_folder, name), "wb") as f:
+            f.write(b"not an object file")  # as a full disk or a killed copy could leave it
+        helper, timings, package = self.compile("damaged")
+        self.assertEqual(helper.returncode, 0, helper.stderr[-4000:])
+        (wrapper,) = timings["runtime_apart"]["wrappers"]
+        self.assertFalse(wrapper["split"], wrapper)
+        self.assertIn("the split build failed", wrapper["reason"])
+        self.assertEqual(os.listdir(runtime_folder), [])  # the next compile builds it afresh
+        loaded = torch._inductor.aoti_load_package(package)
+        with torch.no_grad():
+            actual, expected = loaded(self.example), self.module(self.example)[0]
+        actual = actual[0] if isinstance(actual, (list, tuple)) else actual
+        torch.testing.assert_close(actual, expected)
 
     def test_setting_0_builds_the_wrapper_whole(self):
         timings = self.assert_compiled(self.compile("off", setting="0"))
