@@ -17,6 +17,12 @@
 #   headers   precompiled headers built ahead off (BENCHMATRIX_HEADERS_AHEAD=0) and on (the CUDA
 #             default), the compile helper alone on the cold step's graphs, cold, in ABBA rounds
 #             (bench/compile_helper_ab.py; ROUNDS=2): headers_ab.table.md, headers_ab.jsonl
+#   runtime   AOTInductor's runtime built apart off (BENCHMATRIX_RUNTIME_APART=0) and on (the
+#             default), the helper alone on the cold step's graphs in ABBA rounds, the runtime
+#             object kept from compile to compile as a sweep's shared caches keep it
+#             (compile_helper_ab.py --keep; ROUNDS=2): runtime_ab.table.md, runtime_ab.jsonl
+#   verify    --verify of every model on the cold step's cache (warm hits of the packages the
+#             cold step built): one line per model with its verification code
 #   table     per model: our cold compile_time_s and its breakdown, Python's compile_s, the ratio
 # Usage: bench/compile_time_gpu.sh OUT_DIR STEP...   (MODELS=a,b,c overrides the model list)
 set -euo pipefail
@@ -69,6 +75,22 @@ for step in "$@"; do
         --out "$out/headers_ab.jsonl" > "$out/headers_ab.table.md" 2> "$out/headers_ab.log" ||
         tail -20 "$out/headers_ab.log"
       cat "$out/headers_ab.table.md"
+      ;;
+    runtime)
+      python3 bench/compile_helper_ab.py --device cuda --models "$models" --cache-dir "$out/cache" \
+        --rounds "${ROUNDS:-2}" --a BENCHMATRIX_RUNTIME_APART=0 --b BENCHMATRIX_RUNTIME_APART= \
+        --keep benchmatrix_aoti_runtime --out "$out/runtime_ab.jsonl" \
+        > "$out/runtime_ab.table.md" 2> "$out/runtime_ab.log" || tail -20 "$out/runtime_ab.log"
+      cat "$out/runtime_ab.table.md"
+      ;;
+    verify)
+      runner --repeat=2 --verify --cache-dir="$out/cache" --output-dirname="$out/verify" \
+        > "$out/verify.log" 2>&1 || tail -20 "$out/verify.log"
+      python3 -c 'import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    print(r["model"]["model_name"], r.get("verification_code"), "cache hit:",
+          r.get("compile", {}).get("cache_hit"))' "$out/verify/results.jsonl"
       ;;
     table)
       python3 - "$out" <<'EOF'
