@@ -166,7 +166,7 @@ def main():
                     out.write(json.dumps(record) + "\n")
                     out.flush()
                     print(json.dumps(record), file=sys.stderr)
-    print(f"| model | variant | helper wall s | " + " | ".join(PHASES) + " |")
+    print("| model | variant | helper wall s | " + " | ".join(PHASES) + " |")
     print("|---|---|---|" + "---|" * len(PHASES))
     for model in models:
         for variant in ("A", "B"):

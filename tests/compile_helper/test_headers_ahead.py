@@ -14,22 +14,7 @@ import sys
 import tempfile
 import unittest
 
-# This process loads the package too: without the probes here as in the helper (Inductor reads the
-# variable when it is imported), the load would run them (about 25 s on a 2-core CPU).
-os.environ["TORCHINDUCTOR_VEC_ISA_OK"] = "0"
-import torch  # noqa: E402
-
-PYTHON_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
-
-
-class SmallNet(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.layers = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(),
-                                          torch.nn.Linear(32, 4))
-
-    def forward(self, x):
-        return (self.layers(x),)
+from small_aoti_model import PYTHON_DIR, package_output, torch, write_small_model
 
 
 class HeadersBuiltAhead(unittest.TestCase):
@@ -37,11 +22,7 @@ class HeadersBuiltAhead(unittest.TestCase):
     def setUpClass(cls):
         cls.directory = tempfile.TemporaryDirectory(prefix="benchmatrix_headers_ahead_")
         root = cls.directory.name
-        torch.manual_seed(0)
-        cls.module = SmallNet().eval()
-        cls.example = torch.randn(8, 16)
-        torch.jit.trace(cls.module, (cls.example,)).save(os.path.join(root, "model.pt"))
-        torch.save((cls.example,), os.path.join(root, "inputs.pt"))
+        cls.module, cls.example = write_small_model(root)
         cls.cache_dir = os.path.join(root, "inductor_cache")
         cls.package = os.path.join(root, "model.pt2")
         timings_path = os.path.join(root, "timings.json")
@@ -104,12 +85,9 @@ class HeadersBuiltAhead(unittest.TestCase):
                                 for h in headers), command)
 
     def test_the_package_computes_what_the_module_computes(self):
-        loaded = torch._inductor.aoti_load_package(self.package)
         with torch.no_grad():
             expected = self.module(self.example)[0]
-            actual = loaded(self.example)
-        actual = actual[0] if isinstance(actual, (list, tuple)) else actual
-        torch.testing.assert_close(actual, expected)
+        torch.testing.assert_close(package_output(self.package, self.example), expected)
 
 
 if __name__ == "__main__":

@@ -16,26 +16,12 @@ import sys
 import tempfile
 import unittest
 
-# This process loads the packages too: without the probes here as in the helper (Inductor reads the
-# variable when it is imported), the load would run them (about 25 s on a 2-core CPU).
-os.environ["TORCHINDUCTOR_VEC_ISA_OK"] = "0"
-import torch  # noqa: E402
+from small_aoti_model import PYTHON_DIR, package_output, torch, write_small_model
 
-PYTHON_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
 sys.path.insert(0, PYTHON_DIR)
 from benchmatrix_compile.runtime_apart import RuntimeApart  # noqa: E402
 
 RUNTIME_FOLDER = "benchmatrix_aoti_runtime"
-
-
-class SmallNet(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.layers = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(),
-                                          torch.nn.Linear(32, 4))
-
-    def forward(self, x):
-        return (self.layers(x),)
 
 
 class RuntimeBuiltApart(unittest.TestCase):
@@ -43,11 +29,7 @@ class RuntimeBuiltApart(unittest.TestCase):
     def setUpClass(cls):
         cls.directory = tempfile.TemporaryDirectory(prefix="benchmatrix_runtime_apart_")
         cls.root = root = cls.directory.name
-        torch.manual_seed(0)
-        cls.module = SmallNet().eval()
-        cls.example = torch.randn(8, 16)
-        torch.jit.trace(cls.module, (cls.example,)).save(os.path.join(root, "model.pt"))
-        torch.save((cls.example,), os.path.join(root, "inputs.pt"))
+        cls.module, cls.example = write_small_model(root)
         cls.environment = dict(os.environ, TORCHINDUCTOR_VEC_ISA_OK="0",
                                PYTHONPATH=os.pathsep.join(
                                    [PYTHON_DIR, os.environ.get("PYTHONPATH", "")]))
@@ -112,11 +94,7 @@ class RuntimeBuiltApart(unittest.TestCase):
             expected = self.module(self.example)[0]
         for compiled in (self.first, self.second):
             self.assert_compiled(compiled)
-            loaded = torch._inductor.aoti_load_package(compiled[2])
-            with torch.no_grad():
-                actual = loaded(self.example)
-            actual = actual[0] if isinstance(actual, (list, tuple)) else actual
-            torch.testing.assert_close(actual, expected)
+            torch.testing.assert_close(package_output(compiled[2], self.example), expected)
 
     def test_a_damaged_runtime_object_is_dropped_and_the_wrapper_built_whole(self):
         runtime_folder = os.path.join(self.root, "damaged", "inductor_cache", RUNTIME_FOLDER)
@@ -131,11 +109,9 @@ class RuntimeBuiltApart(unittest.TestCase):
         self.assertFalse(wrapper["split"], wrapper)
         self.assertIn("the split build failed", wrapper["reason"])
         self.assertEqual(os.listdir(runtime_folder), [])  # the next compile builds it afresh
-        loaded = torch._inductor.aoti_load_package(package)
         with torch.no_grad():
-            actual, expected = loaded(self.example), self.module(self.example)[0]
-        actual = actual[0] if isinstance(actual, (list, tuple)) else actual
-        torch.testing.assert_close(actual, expected)
+            expected = self.module(self.example)[0]
+        torch.testing.assert_close(package_output(package, self.example), expected)
 
     def test_setting_0_builds_the_wrapper_whole(self):
         timings = self.assert_compiled(self.compile("off", setting="0"))
