@@ -21,8 +21,9 @@ import time
 
 from benchmatrix_compile.compile_timers import CompileTimer
 from benchmatrix_compile.headers_ahead import HeadersAhead
-from benchmatrix_compile.isa_probe_cache import remembered_isa_probes
 from benchmatrix_compile import runtime_apart
+from benchmatrix_compile.isa_probe_cache import remembered_isa_probes
+from benchmatrix_compile.switches import switch
 
 
 def parse_arguments(argv):
@@ -162,13 +163,8 @@ def weights_beside_library():
     it). Returns whether the weights are in a file of their own."""
     import torch
 
-    setting = os.environ.get("BENCHMATRIX_WEIGHTS_IN_LIBRARY")
-    if setting not in (None, "0", "1"):
-        print(f"benchmatrix_compile: BENCHMATRIX_WEIGHTS_IN_LIBRARY={setting!r}: expected 1 "
-              "(weights linked into the library, Inductor's default), 0 or unset (a file of their "
-              "own)", file=sys.stderr)
-        raise SystemExit(2)
-    if setting == "1":
+    if switch("BENCHMATRIX_WEIGHTS_IN_LIBRARY", "0 or unset (a file of their own), 1 (weights "
+              "linked into the library, Inductor's default)") == "1":
         return False
     torch._inductor.config.aot_inductor.package_constants_on_disk_format = "binary_blob"
     return True
@@ -180,10 +176,10 @@ def headers_served(headers_ahead):
     return headers_ahead.serving() if headers_ahead else contextlib.nullcontext()
 
 
-def runtime_built_apart(format_):
-    """A RuntimeApart (runtime_apart.py) for an AOTInductor compile, unless
+def runtime_built_apart():
+    """A RuntimeApart (runtime_apart.py) for this AOTInductor compile, unless
     BENCHMATRIX_RUNTIME_APART=0; else None. Its object cache is in the Inductor cache directory."""
-    if format_ != "aoti" or not runtime_apart.enabled():
+    if not runtime_apart.enabled():
         return None
     from torch._inductor.runtime.cache_dir_utils import cache_dir
 
@@ -281,7 +277,7 @@ def main(argv=None):
     if args.format == "aoti":
         timings["weights_file"] = weights_beside_library()  # before the headers' prediction
         headers_in_cache_dir()
-        apart = runtime_built_apart(args.format)
+        apart = runtime_built_apart()
         if not args.train:  # the wrapper's level is in the header's flags: set before the start
             timings["wrapper_opt_level"] = wrapper_opt_level(args.device)
     if headers_ahead:

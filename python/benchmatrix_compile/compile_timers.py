@@ -42,11 +42,18 @@ _FORWARD_COMPILER = "compile_fx.<locals>.fw_compiler_base"
 FREEZING_COMPILER = "benchmatrix.fw_compiler_freezing"
 
 
+def is_wrapper_object(builder):
+    """Whether a CppBuilder compiles AOTInductor's wrapper source into its object (not the link of
+    the library, also named ".wrapper")."""
+    return (str(getattr(builder, "_name", "")).endswith(".wrapper")
+            and str(getattr(builder, "_target_file", "")).endswith(".o"))
+
+
 def _classify_build(builder):
     """The phase of one CppBuilder.build (its target's name says what AOTI builds)."""
     name = str(getattr(builder, "_name", ""))
     target = str(getattr(builder, "_target_file", ""))
-    if name.endswith(".wrapper") and target.endswith(".o"):
+    if is_wrapper_object(builder):
         return "cpp_wrapper_compile_s"
     if name.endswith(".kernel") and target.endswith(".o"):
         return "cpp_kernel_compile_s"

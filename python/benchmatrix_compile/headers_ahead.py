@@ -19,17 +19,19 @@ and more on the H100 host's 16 cores. Not by default on the CPU: a CPU compile n
 (wrapper and kernels), which on the idle 2-core build machine took 8-10 s on the thread against
 4-5 s of export and lowering before the builds, so resnet18's cold compile took 18.2 s against
 15.5 s without, mobilenet_v3_large's broke even (BENCHMARKS.md, bench/compile_helper_ab.py); a
-CPU compile that probes its ISA would also move the probes onto the thread beside its own. BENCHMATRIX_HEADERS_AHEAD=1 builds them
-ahead on the CPU too where the probes are off (TORCHINDUCTOR_VEC_ISA_OK=0), =0 nowhere.
+CPU compile that probes its ISA would also move the probes onto the thread beside its own.
+BENCHMATRIX_HEADERS_AHEAD=1 builds them ahead on the CPU too where the probes are off
+(TORCHINDUCTOR_VEC_ISA_OK=0), =0 nowhere.
 
 The prediction is checked, not trusted: AotCodeCompiler's request is compared with the header
 built ahead (header, command line, flags) and answered from it only when they are equal; any other
 request is built by Inductor as before, and the record says so (`report()["used"]`).
 """
 
-import sys
 import threading
 import time
+
+from benchmatrix_compile.switches import switch
 
 
 class HeadersAhead:
@@ -55,16 +57,10 @@ class HeadersAhead:
         bench/compile_helper_ab.py); with BENCHMATRIX_HEADERS_AHEAD=1 also the CPU where its
         vector-ISA probes are off; never where Inductor's precompiled headers are off (its
         aot_inductor.precompile_headers). The package is the same either way."""
-        import os
-
         import torch
 
-        setting = os.environ.get("BENCHMATRIX_HEADERS_AHEAD")
-        if setting not in (None, "0", "1"):
-            print(f"benchmatrix_compile: BENCHMATRIX_HEADERS_AHEAD={setting!r}: expected 0 "
-                  "(never), 1 (also on the CPU without ISA probes) or unset (CUDA only)",
-                  file=sys.stderr)
-            raise SystemExit(2)  # the helper's status for bad arguments
+        setting = switch("BENCHMATRIX_HEADERS_AHEAD", "0 (never), 1 (also on the CPU without ISA "
+                         "probes) or unset (CUDA only)")
         if setting == "0" or not torch._inductor.config.aot_inductor.precompile_headers:
             return False
         if device == "cuda":

@@ -35,6 +35,9 @@ import sys
 import threading
 import time
 
+from benchmatrix_compile.compile_timers import is_wrapper_object
+from benchmatrix_compile.switches import switch
+
 SETTING = "BENCHMATRIX_RUNTIME_APART"
 # Replaces the interface in the model's translation unit: what interface.cpp itself includes, for
 # the container and model classes the model's code defines methods of.
@@ -55,13 +58,8 @@ def interface_text():
 
 def enabled():
     """Whether the split is on (the default); exits 2 on a value other than 0 or 1."""
-    setting = os.environ.get(SETTING)
-    if setting not in (None, "0", "1"):
-        print(f"benchmatrix_compile: {SETTING}={setting!r}: expected 0 (the wrapper built whole, "
-              "as Inductor builds it), 1 or unset (AOTInductor's runtime built apart, once)",
-              file=sys.stderr)
-        raise SystemExit(2)
-    return setting != "0"
+    return switch(SETTING, "0 (the wrapper built whole, as Inductor builds it), 1 or unset "
+                           "(AOTInductor's runtime built apart, once)") != "0"
 
 
 class RuntimeApart:
@@ -86,7 +84,7 @@ class RuntimeApart:
         original = cpp_builder.CppBuilder.build
 
         def build(builder):
-            if not self.is_wrapper_object(builder):
+            if not is_wrapper_object(builder):
                 return original(builder)
             return self.build_wrapper(builder, original)
 
@@ -95,11 +93,6 @@ class RuntimeApart:
             yield self
         finally:
             cpp_builder.CppBuilder.build = original
-
-    @staticmethod
-    def is_wrapper_object(builder):
-        return (str(getattr(builder, "_name", "")).endswith(".wrapper")
-                and str(getattr(builder, "_target_file", "")).endswith(".o"))
 
     def build_wrapper(self, builder, original):
         command = shlex.split(builder.get_command_line())
