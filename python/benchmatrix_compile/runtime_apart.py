@@ -134,7 +134,7 @@ class RuntimeApart:
         with open(model_source, "w") as f:
             f.write(model_text)
         started = time.perf_counter()
-        builds = [subprocess.Popen(self.with_paths(command, source, model_source, target,
+        builds = [subprocess.Popen(self.with_paths(command, source, model_source,
                                                    model_object),
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT)]
         cached = os.path.exists(runtime_object)
@@ -144,7 +144,7 @@ class RuntimeApart:
             runtime_source = staging + ".cpp"
             with open(runtime_source, "w") as f:
                 f.write(runtime_text)
-            builds.append(subprocess.Popen(self.with_paths(command, source, runtime_source, target,
+            builds.append(subprocess.Popen(self.with_paths(command, source, runtime_source,
                                                            staging),
                                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT))
         outputs, seconds = [None] * len(builds), [None] * len(builds)
@@ -184,7 +184,7 @@ class RuntimeApart:
                 "join_s": round(time.perf_counter() - join_started, 3)}
 
     @staticmethod
-    def with_paths(command, source, new_source, target, new_target):
+    def with_paths(command, source, new_source, new_target):
         """The wrapper's command line compiling `new_source` into `new_target`."""
         out = list(command)
         out[out.index(source)] = new_source
