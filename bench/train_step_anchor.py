@@ -3,19 +3,20 @@ openxla against Python's eager and torch.compile (default and reduce-overhead) o
 for every TorchBench model of our zoo, in one run.
 
 Phases (--phase; both by default, then the tables):
-  warm  Fills every compile cache before anything is timed, --warm-jobs jobs at a time (a
-        thread pool; each job one process): per model, one experiment_runner invocation
-        (warm_ours_job) runs our eager, cudagraphs, inductor and openxla train configs with
-        --repeat=1 --iterations-per-run=1 (and --verify unless --no-verify) into the shared
-        --cache-dir OUT_DIR/cache, compiling the inductor train package and the openxla export
-        and executable; then a Python process (warm_python_job: bench/train_step_python.py
-        --warm-only) builds the model, torch.compiles the step (default, reduce-overhead) and
-        runs it 3 times, with Inductor's and Triton's caches in OUT_DIR/caches/python-* (ours are
-        in caches/ours-*: neither side's cold compile reuses the other's kernels). Those cold
-        compile seconds are recorded: several compiles at once on a busy host, an upper bound of
-        an idle cold compile. Triton's multi-config kernels are benchmarked there too, for both
-        sides (AOTInductor bakes its choice into our package; Python's timing process reads its
-        choice from the autotune cache).
+  warm  Fills every compile cache before anything is timed. Our side in one experiment_runner
+        sweep over the part's models (warm_ours_sweep): --compile-ahead=--warm-jobs compiles
+        every inductor train package and openxla export and executable at once into the shared
+        --cache-dir OUT_DIR/cache, then its one-step sweep (--repeat=1 --iterations-per-run=1,
+        and --verify unless --no-verify) runs our eager, cudagraphs, inductor and openxla train
+        configs, loading them. As each model's records land, a Python process
+        (warm_python_job: bench/train_step_python.py --warm-only, --warm-jobs at a time) builds
+        the model, torch.compiles the step (default, reduce-overhead) and runs it 3 times, with
+        Inductor's and Triton's caches in OUT_DIR/caches/python-* (ours are in caches/ours-*:
+        neither side's cold compile reuses the other's kernels). Those cold compile seconds are
+        recorded: several compiles at once on a busy host, an upper bound of an idle cold
+        compile. Triton's multi-config kernels are benchmarked there too, for both sides
+        (AOTInductor bakes its choice into our package; Python's timing process reads its
+        choice from the autotune cache). Nothing of the warm phase outlives --deadline-s.
   time  Models in groups of --warm-jobs: the group's Python processes start together and compile
         their steps (warm FX-graph and AOTAutograd cache hits: torch 2.11 has both caches on by
         default, torch._inductor.config.fx_graph_cache and
@@ -80,6 +81,18 @@ OURS_COLD_S = 150.0
 PYTHON_COLD_S = 100.0
 STEP_S = 0.025
 PARALLEL_EFFICIENCY = 0.7  # of --warm-jobs compile jobs sharing 16 cores
+
+# Warm-up deadlines, seconds: our sweep is not started with less than OURS_WARM_MARGIN_S left
+# (a compile-ahead phase that cannot finish one model's compiles is wasted), a Python warm-up job
+# not with less than PYTHON_WARM_MARGIN_S (its two cold torch.compiles: 1-3 min on a busy
+# host); the sweep is polled every SWEEP_POLL_S for finished models and sent SIGTERM with
+# SWEEP_STOP_MARGIN_S left (it stops its child within --subprocess-grace-period, 5 s, and its
+# compile service); a Python warm-up is killed at the deadline, or after PYTHON_WARM_TIMEOUT_S.
+OURS_WARM_MARGIN_S = 120.0
+PYTHON_WARM_MARGIN_S = 180.0
+SWEEP_POLL_S = 5.0
+SWEEP_STOP_MARGIN_S = 30.0
+PYTHON_WARM_TIMEOUT_S = 1500.0
 
 
 def load_json(path):
@@ -181,15 +194,20 @@ def status_of(record):
     return "error", reason[:400]
 
 
+def runner_command(bench, models, directory, variants, extra, timeout_s):
+    """experiment_runner's command line over `variants` of `models` into `directory`."""
+    xla = ["--xla=None"] + (["--xla=PJRT"] if "ours_openxla" in variants else [])
+    return [bench.runner, "--suite-name=torchbench", f"--accelerator={bench.device}", *xla,
+            *(f"--dynamo={DYNAMO[v]}" for v in OURS if v in variants), "--test=train",
+            f"--filter=^({'|'.join(models)})$", f"--output-dirname={directory}",
+            f"--cache-dir={bench.cache}", "--no-memory-pass",
+            f"--subprocess-timeout={timeout_s}", *extra]
+
+
 def run_runner(bench, model, directory, variants, extra, timeout_s):
     """One experiment_runner invocation over `variants` of `model` into `directory`; returns
     {variant: record}."""
-    xla = ["--xla=None"] + (["--xla=PJRT"] if "ours_openxla" in variants else [])
-    command = [bench.runner, "--suite-name=torchbench", f"--accelerator={bench.device}", *xla,
-               *(f"--dynamo={DYNAMO[v]}" for v in OURS if v in variants), "--test=train",
-               f"--filter=^{model}$", f"--output-dirname={directory}",
-               f"--cache-dir={bench.cache}", "--no-memory-pass",
-               f"--subprocess-timeout={timeout_s}", *extra]
+    command = runner_command(bench, [model], directory, variants, extra, timeout_s)
     os.makedirs(directory, exist_ok=True)
     with open(directory + ".log", "a") as log_file:
         log_file.write(" ".join(command) + "\n")
@@ -201,15 +219,23 @@ def run_runner(bench, model, directory, variants, extra, timeout_s):
 
 def read_records(path):
     """{variant: record} of a results file (none when it is missing)."""
-    records = {}
+    return read_records_by_model(path).get(None, {})
+
+
+def read_records_by_model(path):
+    """{model: {variant: record}} of a results file, and under None every model's records
+    together (the last of a variant wins; none when the file is missing)."""
+    by_model = {None: {}}
     if os.path.exists(path):
         with open(path) as f:
             for line in f:
                 if line.strip():
                     record = json.loads(line)
                     if variant_of(record):
-                        records[variant_of(record)] = record
-    return records
+                        model = record["model"]["model_name"]
+                        by_model.setdefault(model, {})[variant_of(record)] = record
+                        by_model[None][variant_of(record)] = record
+    return by_model
 
 
 def zoo_models(bench):
@@ -241,19 +267,70 @@ def warm_variants(bench, model):
     return [v for v in OURS if v in wanted]
 
 
-def warm_ours_job(bench, model):
-    """Our warm-up of one model: experiment_runner with --repeat=1 --iterations-per-run=1 over its
-    warm variants, into the shared compile cache (the runner's own resume skips configs done in
-    an earlier call). Returns {variant: record}. A runner flag that compiles ahead for many models
-    at once can replace this function."""
+def warm_ours_sweep(bench, models, on_model_warm):
+    """Our warm-up of `models` in one experiment_runner invocation: --compile-ahead=--warm-jobs
+    compiles every inductor and openxla train step of the part at once (each compile on its share
+    of this process's CPUs), then its one-step sweep (--repeat=1 --iterations-per-run=1, and
+    --verify unless --no-verify) runs every model's warm variants, loading what was compiled.
+    As each model's records land, they are written to warm/ours/<model>/results.jsonl and
+    on_model_warm(model, records) is called (it queues the model's Python warm-up). At the
+    deadline the sweep gets SIGTERM: it stops its running child, keeps its finished records and
+    compiled entries, and the next call's sweep resumes it (the runner's own resume, same
+    output folder). One invocation over the union of the models' warm variants (a graph
+    model's inductor for all when any needs it): one compile service and one pool of compiles
+    instead of one invocation per model."""
+    variants = sorted({v for model in models for v in warm_variants(bench, model)},
+                      key=OURS.index)
+    extra = ["--repeat=1", "--iterations-per-run=1", f"--compile-ahead={bench.args.warm_jobs}"]
+    if not bench.args.no_verify:
+        extra.append("--verify")
+    directory = bench.path("warm", "sweep")
+    command = runner_command(bench, models, directory, variants, extra, timeout_s=1500)
+    os.makedirs(directory, exist_ok=True)
+    results = os.path.join(directory, "results.jsonl")
     started = time.monotonic()
-    extra = ["--repeat=1", "--iterations-per-run=1"] + ([] if bench.args.no_verify
-                                                        else ["--verify"])
-    records = run_runner(bench, model, bench.path("warm", "ours", model),
-                         warm_variants(bench, model), extra, timeout_s=1500)
-    log(f"warm ours {model}: {time.monotonic() - started:.0f} s, "
-        + ", ".join(f"{v} {status_of(r)[0]}" for v, r in records.items()))
-    return records
+    reported = set()
+
+    def report_new():
+        for model, records in read_records_by_model(results).items():
+            if model in reported or model not in models:
+                continue
+            if all(v in records for v in warm_variants(bench, model)):
+                reported.add(model)
+                write_warm_records(bench, model, records)
+                log(f"warm ours {model}: after {time.monotonic() - started:.0f} s of the sweep, "
+                    + ", ".join(f"{v} {status_of(r)[0]}" for v, r in records.items()))
+                on_model_warm(model, records)
+
+    with open(directory + ".log", "a") as log_file:
+        log_file.write(" ".join(command) + "\n")
+        log_file.flush()
+        process = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT,
+                                   env=bench.runner_env)
+        stopped = False
+        while process.poll() is None:
+            time.sleep(SWEEP_POLL_S)
+            report_new()
+            if not stopped and bench.left_s() < SWEEP_STOP_MARGIN_S:
+                log(f"warm-up sweep: {bench.left_s():.0f} s to the deadline, stopping it "
+                    "(SIGTERM; the next call resumes it)")
+                process.terminate()
+                stopped = True
+        report_new()
+    log(f"warm-up sweep exited {process.returncode} after {time.monotonic() - started:.0f} s; "
+        f"{len(reported)} of {len(models)} models warmed")
+
+
+def write_warm_records(bench, model, records):
+    """The model's warm records as warm/ours/<model>/results.jsonl (what warmed() and the
+    timing phase read), written whole or not at all."""
+    directory = bench.path("warm", "ours", model)
+    os.makedirs(directory, exist_ok=True)
+    temporary = os.path.join(directory, "results.jsonl.tmp")
+    with open(temporary, "w") as f:
+        for record in records.values():
+            f.write(json.dumps(record) + "\n")
+    os.replace(temporary, os.path.join(directory, "results.jsonl"))
 
 
 def python_spec(bench, model, ours_records, warm_calls=3):
@@ -281,7 +358,9 @@ def python_spec(bench, model, ours_records, warm_calls=3):
 def warm_python_job(bench, model, ours_records):
     """Python's warm-up of one model: train_step_python.py --warm-only (compiles every selected
     step once into the shared caches). Returns its ready report (with wall_s), saved in
-    warm/python/<model>.json; an earlier call's report is reused."""
+    warm/python/<model>.json; an earlier call's report is reused. Stopped at the deadline (its
+    compiled kernels stay in the caches): then nothing is saved, the next call runs it again, and
+    None is returned."""
     path = bench.path("warm", "python", model + ".json")
     if os.path.exists(path):
         return load_json(path)
@@ -289,13 +368,20 @@ def warm_python_job(bench, model, ours_records):
     spec = python_spec(bench, model, ours_records)
     command = [bench.python_exe, os.path.join(HERE, "train_step_python.py"), "--spec",
                json.dumps(spec), "--warm-only"]
+    timeout_s = min(PYTHON_WARM_TIMEOUT_S, bench.left_s())
     with open(bench.path("warm", "python", model + ".log"), "w") as log_file:
         try:
             process = subprocess.run(command, stdout=subprocess.PIPE, stderr=log_file, text=True,
-                                     env=bench.python_env, timeout=1500, check=False)
+                                     env=bench.python_env, timeout=timeout_s, check=False)
             output, status = process.stdout, process.returncode
         except subprocess.TimeoutExpired as expired:
-            output, status = expired.stdout or "", "timed out after 1500 s"
+            if timeout_s < PYTHON_WARM_TIMEOUT_S:
+                log(f"warm python {model}: stopped at the deadline after "
+                    f"{time.monotonic() - started:.0f} s; the next call runs it again")
+                return None
+            output = expired.stdout.decode() if isinstance(expired.stdout, bytes) else (
+                expired.stdout or "")
+            status = f"timed out after {PYTHON_WARM_TIMEOUT_S:.0f} s"
     ready = next((json.loads(line) for line in output.splitlines()
                   if line.startswith("{") and '"ready"' in line), None)
     if ready is None:
@@ -312,33 +398,44 @@ def warm_python_job(bench, model, ours_records):
 
 
 def warm_phase(bench, models):
-    """Every model's warm-up jobs, --warm-jobs at a time: ours first, each model's Python job
-    queued as soon as its ours job is done (it needs the batch size and, for an exported graph,
-    the cache entry). Jobs that would start past the deadline are left for the next call."""
-    # A job started later than this before the deadline may outlast it (cold compiles of one
-    # model on a busy host: ours 1-5 min, Python's 1-3 min).
-    margin_s = {warm_ours_job: 240, warm_python_job: 180}
+    """Every model's warm-up: our side in one sweep (warm_ours_sweep), each model's Python job
+    queued in a pool of --warm-jobs as soon as its records are in (it needs the batch size and,
+    for an exported graph, the cache entry); a model whose records an earlier call wrote queues
+    its Python job at once, beside the sweep. Python jobs that would start past the deadline are
+    left for the next call, and a started one is stopped at the deadline."""
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=bench.args.warm_jobs)
     left = []
+    python = []
     lock = threading.Lock()
 
-    def guarded(job, model, *arguments):
-        if bench.left_s() < margin_s[job]:
+    def guarded(model, records):
+        if bench.left_s() < PYTHON_WARM_MARGIN_S:
             with lock:
                 left.append(model)
             return None
-        return job(bench, model, *arguments)
+        return warm_python_job(bench, model, records)
 
-    ours = {pool.submit(guarded, warm_ours_job, model): model for model in models}
-    python = []
-    for done in concurrent.futures.as_completed(ours):
-        records = done.result()
-        if records is not None and bench.python:
-            python.append(pool.submit(guarded, warm_python_job, ours[done], records))
+    def on_model_warm(model, records):
+        if bench.python and not python_warmed(bench, model):
+            python.append(pool.submit(guarded, model, records))
+
+    ours_pending = []
+    for model in models:
+        records = warm_records(bench, model)
+        if all(v in records for v in warm_variants(bench, model)):
+            on_model_warm(model, records)
+        else:
+            ours_pending.append(model)
+    if ours_pending:
+        if bench.left_s() < OURS_WARM_MARGIN_S:
+            left.extend(ours_pending)
+        else:
+            warm_ours_sweep(bench, ours_pending, on_model_warm)
     concurrent.futures.wait(python)
     for future in python:
         future.result()  # re-raises a bug in a job
     pool.shutdown()
+    left.extend(m for m in ours_pending if not warmed(bench, m))
     if left:
         log(f"warm-up stopped at the deadline; not warmed: {', '.join(sorted(set(left)))}")
     return not left
@@ -348,9 +445,12 @@ def warmed(bench, model):
     """Whether the warm-up phase finished `model` (in this call or an earlier one)."""
     records = warm_records(bench, model)
     ours_done = all(v in records for v in warm_variants(bench, model))
-    python_done = not bench.python or os.path.exists(bench.path("warm", "python",
-                                                                 model + ".json"))
-    return ours_done and python_done
+    return ours_done and (not bench.python or python_warmed(bench, model))
+
+
+def python_warmed(bench, model):
+    """Whether the model's Python warm-up report is on disk (this call's or an earlier one's)."""
+    return os.path.exists(bench.path("warm", "python", model + ".json"))
 
 
 def warm_records(bench, model):
@@ -418,6 +518,21 @@ def noise_note(record):
     return "; ".join(reasons)
 
 
+def warm_compile(record):
+    """Our warm-up record's compile figures: the compile-ahead phase's (compile.ahead: the cold
+    compile, several at once) where the sweep compiled ahead, else the timed child's own."""
+    ahead = record.get("compile", {}).get("ahead")
+    if ahead:
+        return {"compile_time_s": ahead.get("compile_time_s"),
+                "compile_helper_s": ahead.get("compile_helper_s"),
+                "cache_hit": ahead.get("cache_hit"), "ahead": True,
+                "status": status_of(record)[0]}
+    return {"compile_time_s": (record["metrics"].get("compile_time_s") or [None])[0],
+            "compile_helper_s": (record["metrics"].get("compile_helper_s") or [None])[0],
+            "cache_hit": record.get("compile", {}).get("cache_hit"), "ahead": False,
+            "status": status_of(record)[0]}
+
+
 def time_model(bench, model, python, ready):
     """The model's rounds; returns its result (written to timing/<model>.json)."""
     args = bench.args
@@ -441,13 +556,7 @@ def time_model(bench, model, python, ready):
     result["accelerator_model"] = accelerator
     python_warm = load_json(bench.path("warm", "python", model + ".json")) or {}
     result["python_warm"] = python_warm.get("variants", {})
-    result["warm"] = {"ours": {v: {"compile_time_s": (r["metrics"].get("compile_time_s")
-                                                      or [None])[0],
-                                   "compile_helper_s": (r["metrics"].get("compile_helper_s")
-                                                        or [None])[0],
-                                   "cache_hit": r.get("compile", {}).get("cache_hit"),
-                                   "status": status_of(r)[0]}
-                              for v, r in warm.items()},
+    result["warm"] = {"ours": {v: warm_compile(r) for v, r in warm.items()},
                       "python_wall_s": python_warm.get("wall_s")}
     if ready is not None:
         result.update(source=ready.get("source"), detail=ready.get("detail"),
@@ -669,9 +778,6 @@ def main():
                              "the start (0: none); rerun to continue")
     parser.add_argument("--no-verify", action="store_true",
                         help="warm up without --verify (no verification codes in the table)")
-    parser.add_argument("--list", action="store_true",
-                        help="print the part's models (comma-separated) and exit: what "
-                             "train_step_gpu.sh's ahead step compiles for a part")
     args = parser.parse_args()
     args.variants = [v for v in args.variants.split(",") if v]
     unknown = set(args.variants) - set(VARIANTS)
@@ -693,9 +799,6 @@ def main():
     models = zoo_models(bench) if args.models == "zoo" else [m for m in args.models.split(",")
                                                               if m]
     models = models[args.part_index - 1::args.part_count]
-    if args.list:
-        print(",".join(models))
-        return 0
     print_estimate(bench, models)
     if "warm" in args.phase:
         warm_phase(bench, [m for m in models if not warmed(bench, m)])

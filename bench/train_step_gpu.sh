@@ -8,35 +8,29 @@
 #   zoo     bench/train_step_anchor.py over the zoo: our eager, cudagraphs, inductor and openxla
 #           train step against Python eager, torch.compile(step) and torch.compile(step,
 #           mode="reduce-overhead") (pip originals, or our exported graph where there is none);
-#           a warm-up phase first (every compile cache filled, WARM_JOBS jobs at a time), then
-#           interleaved rounds, CUPTI GPU-busy in the last round. The tables on stdout; in OUT_DIR
-#           trainzoo.table.md (markdown for BENCHMARKS.md), trainzoo.jsonl, trainzoo.out/.log and
-#           trainzoo.tar.gz (timing/ = every model's result, warm-up and round records). The work
-#           folder ZOO_DIR (default build-gpu/trainzoo: git-ignored, so it stays on the machine
-#           between device calls) keeps the caches and what is done: a call stops starting work
-#           that would not end DEADLINE_S (default 540) seconds after this script started (the
+#           a warm-up phase first (every compile cache filled: ours by one experiment_runner
+#           sweep with --compile-ahead=WARM_JOBS, then Python's two compiles per model, WARM_JOBS
+#           at a time), then interleaved rounds, CUPTI GPU-busy in the last round. The tables on
+#           stdout; in OUT_DIR trainzoo.table.md (markdown for BENCHMARKS.md), trainzoo.jsonl,
+#           trainzoo.out/.log and trainzoo.tar.gz (timing/ = every model's result, warm-up and
+#           round records). The work folder ZOO_DIR (default build-gpu/trainzoo: git-ignored, so
+#           it stays on the machine between device calls) keeps the caches and what is done:
+#           nothing runs past DEADLINE_S (default 540) seconds after this script started (the
 #           build included), and the same command in the next call continues. PART=K/N runs the
 #           K-th of N interleaved parts of the zoo (a machine goes back after 30 min held, and
 #           the whole zoo does not fit one); `python3 bench/train_step_table.py DIR` renders the
-#           parts' timing/ folders, extracted together into DIR/timing, as one table.
-#           H100 (16 cores), measured in session 6: with every variant, a model's warm-up job
-#           (our inductor train compile, openxla export and XLA compile, each --verify'ed, then
-#           Python's two compiles) took over 15 min with 4 at once, so PART=1/2 did not get past
-#           its warm-up in two 10-minute calls: fill our caches first with the ahead step
-#           (experiment_runner --compile-ahead: about 8-12 min for the zoo's inductor train
-#           packages, 5-8 min for openxla's with 3 at once), or give the compiled variants a
-#           lease of their own. Without compiles (VARIANTS=ours_eager,
-#           ours_cudagraphs,python_eager, MODELS=the 13 pip originals, ANCHOR_ARGS=--no-verify)
-#           the whole run took one warm-up call and 8.4 min of timing (about 40 s a model).
-#   ahead   our inductor (and openxla) train packages of the zoo step's models compiled by
-#           experiment_runner --compile-ahead=AHEAD_JOBS (default 3) into the zoo step's cache,
-#           before zoo (so its warm-up loads them); same MODELS, VARIANTS, ZOO_DIR, DEADLINE_S
-#   gpus:ahead, gpus:zoo   ahead or zoo on every GPU at once, one part of the zoo per GPU (below)
+#           parts' timing/ files, extracted together into DIR/timing, as one table. PHASE=warm
+#           or PHASE=time runs one phase only (default both).
+#           H200 x4 (16 cores a part), session 12: with the per-model warm-up of then (one
+#           experiment_runner per model, --verify) and our packages compiled ahead, a part's
+#           warm-up took 6-10 min and a model's timing about 1 min.
+#   gpus:zoo  zoo on every GPU at once, one part of the zoo per GPU (below)
 #   bench   the same script over MODELS (default resnet50,resnet18,mobilenet_v2), in one call (no
 #           deadline; work folder build-gpu/trainbench, files in OUT_DIR named trainbench.*).
 # Usage: bench/train_step_gpu.sh OUT_DIR STEP...
 #   e.g. PART=1/2 bench/train_step_gpu.sh $OUT build zoo, then (same machine) PART=1/2
-#   bench/train_step_gpu.sh $OUT zoo until the table has every model of the part.
+#   bench/train_step_gpu.sh $OUT zoo until the table has every model of the part; on a machine
+#   of several GPUs, bench/train_step_gpu.sh /tmp/t build gpus:zoo, then gpus:zoo again.
 #   MODELS=a,b the models (zoo: default every torchbench model); VARIANTS=a,b of ours_eager,
 #   ours_cudagraphs, ours_inductor, ours_openxla, python_eager, python_compile,
 #   python_reduce_overhead (default all); ROUNDS (2), WARM_JOBS (4), PART (1/1), DEADLINE_S,
@@ -51,7 +45,8 @@ anchor() {  # anchor WORK_DIR OPTION...: the bench's tables on stdout, its log i
   local work=$1; shift
   python3 bench/train_step_anchor.py "$build/experiment_runner" "$work" \
     ${VARIANTS:+--variants="$VARIANTS"} --rounds="${ROUNDS:-2}" \
-    --warm-jobs="${WARM_JOBS:-4}" --part="${PART:-1/1}" ${ANCHOR_ARGS:-} "$@" \
+    --warm-jobs="${WARM_JOBS:-4}" --part="${PART:-1/1}" --phase="${PHASE:-warm,time}" \
+    ${ANCHOR_ARGS:-} "$@" \
     > "$out/$(basename "$work").out" 2> >(tee -a "$out/$(basename "$work").log" >&2) \
     || { echo "train_step_anchor.py failed"; exit 1; }
   grep -v '^{' "$out/$(basename "$work").out"
@@ -64,36 +59,41 @@ anchor() {  # anchor WORK_DIR OPTION...: the bench's tables on stdout, its log i
 for step in "$@"; do
   echo "=== $step $(date +%T)"
   case $step in
-    gpus:ahead|gpus:zoo)
-      # The step on every GPU of the machine at once, so that the whole zoo fits one lease of
-      # a several-GPU machine (issue 23's one-run table): part K of N (N = GPUS, default every
-      # GPU nvidia-smi lists) runs on GPU K-1 and the K-th of N equal slices of the CPUs
+    gpus:zoo)
+      # The zoo step on every GPU of the machine at once, so that the whole zoo fits one lease
+      # of a several-GPU machine (issue 23's one-run table): part K of N (N = GPUS, default
+      # every GPU nvidia-smi lists) runs on GPU K-1 and the K-th of N equal slices of the CPUs
       # (taskset), with its own work folder ZOO_DIR=build-gpu/trainzoo-gpuK and its output in
-      # OUT_DIR/gpuK/. The parts share the host (memory bandwidth, PCIe), not a GPU or a CPU;
-      # within a part each model's variants stay interleaved, so its ratios stay paired.
-      # After gpus:zoo the parts' timing/ files are rendered as one table,
-      # OUT_DIR/trainzoo-gpus.table.md, and the parts' outputs packed in trainzoo-gpus.tar.gz
-      # (a device call brings back only a few files from $OUT: give an OUT_DIR outside it and
-      # copy these two).
+      # OUT_DIR/gpuK/. Every part's warm phase first, then, once all have ended, every part's
+      # timing phase: no model is timed while another part compiles (that host load made
+      # session 12's records noisy). The parts then share the host (memory bandwidth, PCIe),
+      # not a GPU or a CPU; within a part each model's variants stay interleaved, so its ratios
+      # stay paired. The parts' timing/ files are rendered as one table,
+      # OUT_DIR/trainzoo-gpus.table.md, and the parts' outputs (with their warm-up and round
+      # records) packed in trainzoo-gpus.tar.gz (a device call brings back only a few files
+      # from $OUT: give an OUT_DIR outside it and copy these two).
       gpus=${GPUS:-$(nvidia-smi -L | wc -l)}
       slice=$(( $(nproc) / gpus ))
       [ "$slice" -ge 1 ] || { echo "GPUS=$gpus: more parts than CPUs ($(nproc))"; exit 2; }
-      for k in $(seq 1 "$gpus"); do
-        first=$(( (k - 1) * slice ))
-        CUDA_VISIBLE_DEVICES=$(( k - 1 )) PART=$k/$gpus ZOO_DIR=$build/trainzoo-gpu$k \
-          taskset -c "$first-$(( first + slice - 1 ))" "$0" "$out/gpu$k" "${step#gpus:}" \
-          > "$out/gpu$k.txt" 2>&1 &
-      done
       status=0
-      for k in $(seq 1 "$gpus"); do wait -n || status=1; done
+      for phase in warm time; do
+        left=$(( ${DEADLINE_S:-540} - ($(date +%s) - started) ))
+        for k in $(seq 1 "$gpus"); do
+          first=$(( (k - 1) * slice ))
+          CUDA_VISIBLE_DEVICES=$(( k - 1 )) PART=$k/$gpus ZOO_DIR=$build/trainzoo-gpu$k \
+            PHASE=$phase DEADLINE_S=$left \
+            taskset -c "$first-$(( first + slice - 1 ))" "$0" "$out/gpu$k" zoo \
+            >> "$out/gpu$k.txt" 2>&1 &
+        done
+        for k in $(seq 1 "$gpus"); do wait -n || status=1; done
+      done
       tail -n 4 "$out"/gpu*.txt
-      if [ "$step" = gpus:zoo ]; then
-        merged=$build/trainzoo-gpus
-        rm -rf "$merged" && mkdir -p "$merged/timing"
-        cp "$build"/trainzoo-gpu*/timing/*.json "$merged/timing/" 2>/dev/null || true
-        # the table's settings line: part 1's, saying that the N parts ran at once
-        [ ! -f "$build/trainzoo-gpu1/meta.json" ] || python3 - "$build/trainzoo-gpu1/meta.json" \
-          "$merged/meta.json" "$gpus" <<'PY'
+      merged=$build/trainzoo-gpus
+      rm -rf "$merged" && mkdir -p "$merged/timing"
+      cp "$build"/trainzoo-gpu*/timing/*.json "$merged/timing/" 2>/dev/null || true
+      # the table's settings line: part 1's, saying that the N parts ran at once
+      [ ! -f "$build/trainzoo-gpu1/meta.json" ] || python3 - "$build/trainzoo-gpu1/meta.json" \
+        "$merged/meta.json" "$gpus" <<'PY'
 import json, sys
 meta = json.load(open(sys.argv[1]))
 parts = sys.argv[3]
@@ -101,10 +101,9 @@ meta["line"] = (meta["line"].replace(f"--part 1/{parts}", f"--part K/{parts}")
                 + f" (parts 1-{parts} at once, part K on GPU K-1 and the K-th slice of the CPUs)")
 json.dump(meta, open(sys.argv[2], "w"))
 PY
-        python3 bench/train_step_table.py "$merged"
-        cp "$merged/table.md" "$out/trainzoo-gpus.table.md"
-        tar -czf "$out/trainzoo-gpus.tar.gz" -C "$out" --exclude='*.tar.gz' $(cd "$out" && ls -d gpu*)
-      fi
+      python3 bench/train_step_table.py "$merged"
+      cp "$merged/table.md" "$out/trainzoo-gpus.table.md"
+      tar -czf "$out/trainzoo-gpus.tar.gz" -C "$out" $(cd "$out" && ls -d gpu*)
       [ "$status" = 0 ] || { echo "$step: a part failed (OUT_DIR/gpuK.txt)"; exit 1; }
       ;;
     build)
@@ -123,34 +122,6 @@ for r in map(json.loads, open(sys.argv[1])):
           f"{r.get('verification_code')!s:24} fallback: "
           f"{r.get('compile', {}).get('capture_fallback', 'none')[:160]}")
 PY
-      ;;
-    ahead)
-      # Our compiled train steps of the zoo step's models (inductor always: a model without a
-      # pip original needs its package's graph for the Python side; openxla when VARIANTS has
-      # ours_openxla or is unset) built by experiment_runner's compile-ahead phase, AHEAD_JOBS
-      # at once (default 3: 6 XLA compiles beside an inductor one ran the 80 GB H100 out of
-      # memory in session 7), into the zoo step's cache: the zoo step's warm-up then loads them
-      # instead of compiling one model's at a time. A one-step timed sweep follows the phase
-      # (the runner has no compile-only mode); it stops at DEADLINE_S and resumes like zoo.
-      work=${ZOO_DIR:-$build/trainzoo}
-      mkdir -p "$work"
-      left=$(( ${DEADLINE_S:-540} - ($(date +%s) - started) ))
-      # the models of this PART (train_step_anchor.py --list: the zoo step's own split)
-      models=$(python3 bench/train_step_anchor.py "$build/experiment_runner" "$work" \
-        --models="${MODELS:-zoo}" --part="${PART:-1/1}" --list)
-      filter="^(${models//,/|})$"
-      backends=(--xla=None --dynamo=inductor)
-      case ",${VARIANTS:-ours_openxla}," in
-        *,ours_openxla,*) backends+=(--xla=PJRT --dynamo=openxla) ;;
-      esac
-      exit_status=0  # 124: stopped at DEADLINE_S (the next call resumes); set -e must not end here
-      timeout --signal=TERM --kill-after=30 "$left" "$build/experiment_runner" \
-        --suite-name=torchbench --accelerator=cuda "${backends[@]}" --test=train \
-        --filter="$filter" --cache-dir="$work/cache" --compile-ahead="${AHEAD_JOBS:-3}" \
-        --repeat=1 --iterations-per-run=1 --no-memory-pass --output-dirname="$work/ahead" \
-        >> "$out/ahead.log" 2>&1 || exit_status=$?
-      echo "ahead: exit $exit_status after $(( $(date +%s) - started )) s"
-      grep -E "compile-ahead" "$out/ahead.log" | grep -v "\] .*: ready in" | tail -8
       ;;
     zoo)
       work=${ZOO_DIR:-$build/trainzoo}

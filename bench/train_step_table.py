@@ -129,7 +129,10 @@ def compile_seconds(result):
 
     def ours_s(variant):
         entry = ours.get(variant) or {}
-        return f"{entry['compile_time_s']:.1f}" if entry.get("compile_time_s") else "-"
+        if not entry.get("compile_time_s"):
+            return "-"
+        # a cache hit (an earlier run's package) is a load, not a cold compile
+        return f"{entry['compile_time_s']:.1f}" + (" (hit)" if entry.get("cache_hit") else "")
 
     def python_s(phase, variant):
         entry = (result.get(phase) or {}).get(variant) or {}
