@@ -23,6 +23,9 @@
 #             (compile_helper_ab.py --keep; ROUNDS=2): runtime_ab.table.md, runtime_ab.jsonl
 #   verify    --verify of every model on the cold step's cache (warm hits of the packages the
 #             cold step built): one line per model with its verification code
+#   firstcall a warm hit's first call taken apart (bench/first_call_probe.py) for every package of
+#             the cold step's cache, in fresh processes: cuDNN on, off, and on under the
+#             profiler (its top ATen ops by host time in firstcall.log): firstcall.jsonl
 #   table     per model: our cold compile_time_s and its breakdown, Python's compile_s, the ratio
 # Usage: bench/compile_time_gpu.sh OUT_DIR STEP...   (MODELS=a,b,c overrides the model list)
 set -euo pipefail
@@ -91,6 +94,28 @@ for line in open(sys.argv[1]):
     r = json.loads(line)
     print(r["model"]["model_name"], r.get("verification_code"), "cache hit:",
           r.get("compile", {}).get("cache_hit"))' "$out/verify/results.jsonl"
+      ;;
+    firstcall)
+      # every package of the cold step's cache, each in fresh processes: cuDNN on, off, on under
+      # the profiler (bench/first_call_probe.py); the entry's model from its manifest
+      for entry in "$out"/cache/*/; do
+        [ -d "$entry/package" ] || continue
+        model=$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["description"].split(";")[0].removeprefix("model "))' \
+          "$entry/manifest.json")
+        for mode in "--cudnn on" "--cudnn off" "--cudnn on --profile"; do
+          python3 bench/first_call_probe.py "$entry" $mode 2>> "$out/firstcall.log" \
+            | sed "s/^{/{\"model\": \"$model\", /" >> "$out/firstcall.jsonl" \
+            || echo "$model $mode: the probe failed (firstcall.log)"
+        done
+      done
+      python3 - "$out/firstcall.jsonl" <<'PY'
+import json, sys
+for r in map(json.loads, open(sys.argv[1])):
+    print(f"{r['model']:22} cudnn {r['cudnn']:3} profile {bool(r['profile_top'])!s:5} "
+          f"load {r['load_s']:.3f} s  first call {r['first_call_s']:.3f} s  "
+          f"later {1000 * r['later_call_s']:.2f} ms")
+PY
       ;;
     table)
       python3 - "$out" <<'EOF'

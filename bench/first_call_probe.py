@@ -1,0 +1,120 @@
+"""Where a warm hit's first call goes (issue 22): loads an inductor cache entry's AOTInductor
+library the way the runner's child does (backends/aoti_package.cpp: the container runner over the
+extracted package/ folder, then the weights from the .blob beside it) and times, in this fresh
+process, the load, the first call and the calls after it. The timed child records only their
+sum (`compile.preparation_s.first_call`: mobilenet_v3_large's was 3.30 s on an H100 in session 6
+against 0.01-0.10 s for the other models); this probe takes it apart:
+  --cudnn off      the same first call with cuDNN disabled (the package's convolutions are ATen
+                   fallbacks, which then take ATen's native kernels): if the seconds go, they
+                   were cuDNN's (its handle, its heuristics, or engines it compiles at run time
+                   for the convolution's layout and dtype)
+  --profile        the first call under torch.profiler (host and CUDA activity): the ATen ops
+                   with the most host time in that call, on stderr
+One JSON line on stdout: {"entry", "device", "cudnn", "load_s", "first_call_s",
+"later_call_s" (median of --calls), "profile_top" (with --profile)}. Run each mode in its own
+process (the first call is once per process).
+Usage: python3 bench/first_call_probe.py ENTRY_DIR [--device cuda|cpu] [--cudnn on|off]
+         [--profile] [--calls 5]
+  ENTRY_DIR: an inductor eval cache entry (package/ with the *.so, inputs.pt), e.g. from
+  `experiment_runner ... --dynamo=inductor --cache-dir=DIR` (DIR/<key>/).
+"""
+import argparse
+import glob
+import json
+import os
+import statistics
+import sys
+import time
+
+
+def fail(message):
+    print(f"first_call_probe: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def find_one(folder, pattern, what):
+    found = sorted(glob.glob(os.path.join(folder, pattern)))
+    if not found:
+        fail(f"{folder} holds no {what} ({pattern}); expected an inductor cache entry's folder")
+    return found[0]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("entry", help="an inductor eval cache entry folder")
+    parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
+    parser.add_argument("--cudnn", default="on", choices=["on", "off"])
+    parser.add_argument("--profile", action="store_true",
+                        help="profile the first call; its top ATen ops by host time on stderr")
+    parser.add_argument("--calls", type=int, default=5, help="calls timed after the first")
+    args = parser.parse_args()
+    if args.calls < 1:
+        parser.error("--calls must be at least 1")
+    package = os.path.join(args.entry, "package")
+    if not os.path.isdir(package):
+        fail(f"{args.entry} has no package/ folder; expected an inductor cache entry's folder")
+    library = find_one(package, "*.so", "wrapper library")
+    inputs_path = find_one(args.entry, "inputs.pt", "example inputs")
+
+    import torch
+
+    torch.backends.cudnn.enabled = args.cudnn == "on"
+    device = torch.device("cuda:0" if args.device == "cuda" else "cpu")
+    inputs = [x.to(device) for x in torch.load(inputs_path, weights_only=True)]
+
+    def synchronize():
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+
+    synchronize()
+    started = time.perf_counter()
+    if device.type == "cuda":
+        runner = torch._C._aoti.AOTIModelContainerRunnerCuda(library, 1, str(device), package,
+                                                             True)
+    else:
+        runner = torch._C._aoti.AOTIModelContainerRunnerCpu(library, 1)
+    blobs = glob.glob(os.path.join(package, "*.blob"))
+    if blobs and os.path.getsize(blobs[0]) > 0:
+        runner.update_constant_buffer_from_blob(blobs[0])
+    synchronize()
+    load_s = time.perf_counter() - started
+
+    profile_top = None
+    with torch.no_grad():
+        if args.profile:
+            from torch.profiler import ProfilerActivity, profile
+            activities = [ProfilerActivity.CPU] + (
+                [ProfilerActivity.CUDA] if device.type == "cuda" else [])
+            with profile(activities=activities) as profiler:
+                started = time.perf_counter()
+                runner.run(inputs)
+                synchronize()
+                first_call_s = time.perf_counter() - started
+            table = profiler.key_averages().table(sort_by="self_cpu_time_total", row_limit=15)
+            print(table, file=sys.stderr)
+            profile_top = [{"op": e.key, "calls": e.count,
+                            "self_host_ms": round(e.self_cpu_time_total / 1000, 3)}
+                           for e in sorted(profiler.key_averages(),
+                                           key=lambda e: -e.self_cpu_time_total)[:10]]
+        else:
+            started = time.perf_counter()
+            runner.run(inputs)
+            synchronize()
+            first_call_s = time.perf_counter() - started
+        later = []
+        for _ in range(args.calls):
+            started = time.perf_counter()
+            runner.run(inputs)
+            synchronize()
+            later.append(time.perf_counter() - started)
+    print(json.dumps({"entry": os.path.abspath(args.entry), "device": str(device),
+                      "cudnn": args.cudnn, "load_s": round(load_s, 4),
+                      "first_call_s": round(first_call_s, 4),
+                      "later_call_s": round(statistics.median(later), 5),
+                      "profile_top": profile_top}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
