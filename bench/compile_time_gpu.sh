@@ -97,22 +97,18 @@ for line in open(sys.argv[1]):
       ;;
     firstcall)
       # every package of the cold step's cache, each in fresh processes: cuDNN on, off, on under
-      # the profiler (bench/first_call_probe.py); the entry's model from its manifest
+      # the profiler (bench/first_call_probe.py)
       for entry in "$out"/cache/*/; do
         [ -d "$entry/package" ] || continue
-        model=$(python3 -c 'import json, sys
-print(json.load(open(sys.argv[1]))["description"].split(";")[0].removeprefix("model "))' \
-          "$entry/manifest.json")
         for mode in "--cudnn on" "--cudnn off" "--cudnn on --profile"; do
-          python3 bench/first_call_probe.py "$entry" $mode 2>> "$out/firstcall.log" \
-            | sed "s/^{/{\"model\": \"$model\", /" >> "$out/firstcall.jsonl" \
-            || echo "$model $mode: the probe failed (firstcall.log)"
+          python3 bench/first_call_probe.py "$entry" $mode >> "$out/firstcall.jsonl" \
+            2>> "$out/firstcall.log" || echo "$entry $mode: the probe failed (firstcall.log)"
         done
       done
       python3 - "$out/firstcall.jsonl" <<'PY'
 import json, sys
 for r in map(json.loads, open(sys.argv[1])):
-    print(f"{r['model']:22} cudnn {r['cudnn']:3} profile {bool(r['profile_top'])!s:5} "
+    print(f"{r['model']!s:22} cudnn {r['cudnn']:3} profile {bool(r['profile_top'])!s:5} "
           f"load {r['load_s']:.3f} s  first call {r['first_call_s']:.3f} s  "
           f"later {1000 * r['later_call_s']:.2f} ms")
 PY

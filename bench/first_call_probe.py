@@ -10,7 +10,7 @@ against 0.01-0.10 s for the other models); this probe takes it apart:
                    for the convolution's layout and dtype)
   --profile        the first call under torch.profiler (host and CUDA activity): the ATen ops
                    with the most host time in that call, on stderr
-One JSON line on stdout: {"entry", "device", "cudnn", "load_s", "first_call_s",
+One JSON line on stdout: {"model" (from the entry's manifest), "entry", "device", "cudnn", "load_s", "first_call_s",
 "later_call_s" (median of --calls), "profile_top" (with --profile)}. Run each mode in its own
 process (the first call is once per process).
 Usage: python3 bench/first_call_probe.py ENTRY_DIR [--device cuda|cpu] [--cudnn on|off]
@@ -19,6 +19,7 @@ Usage: python3 bench/first_call_probe.py ENTRY_DIR [--device cuda|cpu] [--cudnn 
   `experiment_runner ... --dynamo=inductor --cache-dir=DIR` (DIR/<key>/).
 """
 import argparse
+import contextlib
 import glob
 import json
 import os
@@ -39,6 +40,17 @@ def find_one(folder, pattern, what):
     return found[0]
 
 
+def entry_model(entry):
+    """The model an entry was compiled from: its manifest's description begins "model NAME;"
+    (None where there is no manifest)."""
+    path = os.path.join(entry, "manifest.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        description = json.load(f).get("description", "")
+    return description.split(";")[0].removeprefix("model ").strip() or None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -56,6 +68,7 @@ def main():
         fail(f"{args.entry} has no package/ folder; expected an inductor cache entry's folder")
     library = find_one(package, "*.so", "wrapper library")
     inputs_path = find_one(args.entry, "inputs.pt", "example inputs")
+    model = entry_model(args.entry)
 
     import torch
 
@@ -80,24 +93,13 @@ def main():
     synchronize()
     load_s = time.perf_counter() - started
 
-    profile_top = None
+    profiler = None
+    if args.profile:
+        from torch.profiler import ProfilerActivity, profile
+        profiler = profile(activities=[ProfilerActivity.CPU] + (
+            [ProfilerActivity.CUDA] if device.type == "cuda" else []))
     with torch.no_grad():
-        if args.profile:
-            from torch.profiler import ProfilerActivity, profile
-            activities = [ProfilerActivity.CPU] + (
-                [ProfilerActivity.CUDA] if device.type == "cuda" else [])
-            with profile(activities=activities) as profiler:
-                started = time.perf_counter()
-                runner.run(inputs)
-                synchronize()
-                first_call_s = time.perf_counter() - started
-            table = profiler.key_averages().table(sort_by="self_cpu_time_total", row_limit=15)
-            print(table, file=sys.stderr)
-            profile_top = [{"op": e.key, "calls": e.count,
-                            "self_host_ms": round(e.self_cpu_time_total / 1000, 3)}
-                           for e in sorted(profiler.key_averages(),
-                                           key=lambda e: -e.self_cpu_time_total)[:10]]
-        else:
+        with profiler if profiler is not None else contextlib.nullcontext():
             started = time.perf_counter()
             runner.run(inputs)
             synchronize()
@@ -108,7 +110,15 @@ def main():
             runner.run(inputs)
             synchronize()
             later.append(time.perf_counter() - started)
-    print(json.dumps({"entry": os.path.abspath(args.entry), "device": str(device),
+    profile_top = None
+    if profiler is not None:
+        averages = profiler.key_averages()
+        print(averages.table(sort_by="self_cpu_time_total", row_limit=15), file=sys.stderr)
+        profile_top = [{"op": e.key, "calls": e.count,
+                        "self_host_ms": round(e.self_cpu_time_total / 1000, 3)}
+                       for e in sorted(averages, key=lambda e: -e.self_cpu_time_total)[:10]]
+    print(json.dumps({"model": model, "entry": os.path.abspath(args.entry),
+                      "device": str(device),
                       "cudnn": args.cudnn, "load_s": round(load_s, 4),
                       "first_call_s": round(first_call_s, 4),
                       "later_call_s": round(statistics.median(later), 5),

@@ -51,6 +51,7 @@ Usage: python3 bench/train_step_anchor.py RUNNER OUT_DIR [--models zoo|a,b] [--r
 """
 import argparse
 import concurrent.futures
+import contextlib
 import json
 import math
 import os
@@ -204,37 +205,49 @@ def runner_command(bench, models, directory, variants, extra, timeout_s):
             f"--subprocess-timeout={timeout_s}", *extra]
 
 
-def run_runner(bench, model, directory, variants, extra, timeout_s):
-    """One experiment_runner invocation over `variants` of `model` into `directory`; returns
-    {variant: record}."""
-    command = runner_command(bench, [model], directory, variants, extra, timeout_s)
+@contextlib.contextmanager
+def runner_process(bench, command, directory):
+    """experiment_runner started on `command` with the bench's environment, its output appended to
+    `directory`.log after the command line; waited for on leaving."""
     os.makedirs(directory, exist_ok=True)
     with open(directory + ".log", "a") as log_file:
         log_file.write(" ".join(command) + "\n")
         log_file.flush()
-        subprocess.run(command, stdout=log_file, stderr=subprocess.STDOUT, env=bench.runner_env,
-                       check=False)
+        process = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT,
+                                   env=bench.runner_env)
+        try:
+            yield process
+        finally:
+            process.wait()
+
+
+def run_runner(bench, model, directory, variants, extra, timeout_s):
+    """One experiment_runner invocation over `variants` of `model` into `directory`; returns
+    {variant: record}."""
+    with runner_process(bench, runner_command(bench, [model], directory, variants, extra,
+                                              timeout_s), directory):
+        pass
     return read_records(os.path.join(directory, "results.jsonl"))
 
 
 def read_records(path):
-    """{variant: record} of a results file (none when it is missing)."""
-    return read_records_by_model(path).get(None, {})
+    """{variant: record} of a one-model results file (none when it is missing)."""
+    return {variant: record for records in read_records_by_model(path).values()
+            for variant, record in records.items()}
 
 
 def read_records_by_model(path):
-    """{model: {variant: record}} of a results file, and under None every model's records
-    together (the last of a variant wins; none when the file is missing)."""
-    by_model = {None: {}}
+    """{model: {variant: record}} of a results file (the last record of a variant wins; none when
+    the file is missing)."""
+    by_model = {}
     if os.path.exists(path):
         with open(path) as f:
             for line in f:
                 if line.strip():
                     record = json.loads(line)
                     if variant_of(record):
-                        model = record["model"]["model_name"]
-                        by_model.setdefault(model, {})[variant_of(record)] = record
-                        by_model[None][variant_of(record)] = record
+                        by_model.setdefault(record["model"]["model_name"], {})[
+                            variant_of(record)] = record
     return by_model
 
 
@@ -286,7 +299,6 @@ def warm_ours_sweep(bench, models, on_model_warm):
         extra.append("--verify")
     directory = bench.path("warm", "sweep")
     command = runner_command(bench, models, directory, variants, extra, timeout_s=1500)
-    os.makedirs(directory, exist_ok=True)
     results = os.path.join(directory, "results.jsonl")
     started = time.monotonic()
     reported = set()
@@ -302,11 +314,7 @@ def warm_ours_sweep(bench, models, on_model_warm):
                     + ", ".join(f"{v} {status_of(r)[0]}" for v, r in records.items()))
                 on_model_warm(model, records)
 
-    with open(directory + ".log", "a") as log_file:
-        log_file.write(" ".join(command) + "\n")
-        log_file.flush()
-        process = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT,
-                                   env=bench.runner_env)
+    with runner_process(bench, command, directory) as process:
         stopped = False
         while process.poll() is None:
             time.sleep(SWEEP_POLL_S)
@@ -316,7 +324,7 @@ def warm_ours_sweep(bench, models, on_model_warm):
                     "(SIGTERM; the next call resumes it)")
                 process.terminate()
                 stopped = True
-        report_new()
+    report_new()
     log(f"warm-up sweep exited {process.returncode} after {time.monotonic() - started:.0f} s; "
         f"{len(reported)} of {len(models)} models warmed")
 
