@@ -23,9 +23,10 @@
 #             (compile_helper_ab.py --keep; ROUNDS=2): runtime_ab.table.md, runtime_ab.jsonl
 #   verify    --verify of every model on the cold step's cache (warm hits of the packages the
 #             cold step built): one line per model with its verification code
-#   firstcall a warm hit's first call taken apart (bench/first_call_probe.py) for every package of
-#             the cold step's cache, in fresh processes: cuDNN on, off, and on under the
-#             profiler (its top ATen ops by host time in firstcall.log): firstcall.jsonl
+#   firstcall a warm hit's first call taken apart: the torchvision originals' eager first call
+#             (contiguous and channels_last, cuDNN on and off; bench/first_call_probe.py), then
+#             the child's warm hit on the cold step's cache as is, with CUDA_MODULE_LOADING=EAGER
+#             and with cuDNN's API log (below)
 #   table     per model: our cold compile_time_s and its breakdown, Python's compile_s, the ratio
 # Usage: bench/compile_time_gpu.sh OUT_DIR STEP...   (MODELS=a,b,c overrides the model list)
 set -euo pipefail
@@ -96,22 +97,63 @@ for line in open(sys.argv[1]):
           r.get("compile", {}).get("cache_hit"))' "$out/verify/results.jsonl"
       ;;
     firstcall)
-      # every package of the cold step's cache, each in fresh processes: cuDNN on, off, on under
-      # the profiler (bench/first_call_probe.py)
-      for entry in "$out"/cache/*/; do
-        [ -d "$entry/package" ] || continue
-        for mode in "--cudnn on" "--cudnn off" "--cudnn on --profile"; do
-          python3 bench/first_call_probe.py "$entry" $mode >> "$out/firstcall.jsonl" \
-            2>> "$out/firstcall.log" || echo "$entry $mode: the probe failed (firstcall.log)"
+      # 1. the torchvision originals of MODELS in eager, contiguous and channels_last (the layout
+      #    Inductor gives a package's convolutions), cuDNN on and off, batch 8 as the packages,
+      #    each in a fresh process (bench/first_call_probe.py --eager): firstcall.jsonl
+      # 2. the child's own warm hit on the cold step's cache under environment variants, each a
+      #    fresh child: as is; CUDA_MODULE_LOADING=EAGER (every kernel module loaded with the
+      #    library, so a lazy-loading cost moves from the first call into the load); cuDNN's API
+      #    log on (CUDNN_LOGLEVEL_DBG=3: its calls during the hit counted per model, the log's
+      #    size the sign of engine builds): firstcall-<variant>/results.jsonl
+      # (The probe's package mode, which loads an entry in Python, died with a segmentation fault
+      # in the CUDA container runner's constructor on an H200 in session 13, so the hit is taken
+      # apart through the child here.)
+      for model in ${models//,/ }; do
+        python3 -c "import sys, torchvision; sys.exit('$model' not in torchvision.models.list_models())" \
+          || continue
+        for layout in contiguous channels_last; do
+          for cudnn in on off; do
+            python3 bench/first_call_probe.py --eager "$model" --memory-format "$layout" \
+              --cudnn "$cudnn" --batch 8 >> "$out/firstcall.jsonl" 2>> "$out/firstcall.log" \
+              || echo "first_call_probe.py --eager $model $layout cuDNN $cudnn: failed (firstcall.log)"
+          done
         done
       done
-      python3 - "$out/firstcall.jsonl" <<'PY'
+      [ ! -f "$out/firstcall.jsonl" ] || python3 - "$out/firstcall.jsonl" <<'PY'
 import json, sys
 for r in map(json.loads, open(sys.argv[1])):
-    print(f"{r['model']!s:22} cudnn {r['cudnn']:3} profile {bool(r['profile_top'])!s:5} "
+    print(f"{r['model']!s:22} {r['source']:24} cudnn {r['cudnn']:3} "
           f"load {r['load_s']:.3f} s  first call {r['first_call_s']:.3f} s  "
           f"later {1000 * r['later_call_s']:.2f} ms")
 PY
+      for variant in as_is module_loading_eager cudnn_log; do
+        case $variant in
+          as_is) env=() ;;
+          module_loading_eager) env=(CUDA_MODULE_LOADING=EAGER) ;;
+          cudnn_log) env=(CUDNN_LOGLEVEL_DBG=3 "CUDNN_LOGDEST_DBG=$out/cudnn-api.log") ;;
+        esac
+        rm -f "$out/cudnn-api.log"
+        env "${env[@]}" "$build/experiment_runner" --suite-name=torchbench --accelerator=cuda \
+          --xla=None --filter="$filter" --dynamo=inductor --test=eval --no-resume --repeat=1 \
+          --cache-dir="$out/cache" --output-dirname="$out/firstcall-$variant" \
+          > "$out/firstcall-$variant.log" 2>&1 || tail -20 "$out/firstcall-$variant.log"
+        python3 - "$out/firstcall-$variant/results.jsonl" "$variant" <<'PY'
+import json, sys
+for r in map(json.loads, open(sys.argv[1])):
+    p = r.get("compile", {}).get("preparation_s", {})
+    print(f"{sys.argv[2]:22} {r['model']['model_name']:22} hit {r.get('compile', {}).get('cache_hit')} "
+          f"load {p.get('load_s', float('nan')):.3f} s  first call "
+          f"{p.get('first_call_s', float('nan')):.3f} s")
+PY
+        if [ "$variant" = cudnn_log ] && [ -f "$out/cudnn-api.log" ]; then
+          # one sweep ran every model: its cuDNN API calls in all (per model needs MODELS=one)
+          # cuDNN 9 logs each call as "function cudnnName() called:"
+          echo "cuDNN API log: $(wc -l < "$out/cudnn-api.log") lines, $(grep -cE 'cudnn[A-Z][A-Za-z_]*\(\)' \
+            "$out/cudnn-api.log" || true) calls; the most frequent:"
+          grep -oE 'cudnn[A-Z][A-Za-z_]*\(\)' "$out/cudnn-api.log" | sort | uniq -c | sort -rn | head
+          gzip -f "$out/cudnn-api.log"
+        fi
+      done
       ;;
     table)
       python3 - "$out" <<'EOF'

@@ -10,11 +10,24 @@ against 0.01-0.10 s for the other models); this probe takes it apart:
                    for the convolution's layout and dtype)
   --profile        the first call under torch.profiler (host and CUDA activity): the ATen ops
                    with the most host time in that call, on stderr
+  --loader package  (default) the entry's model.pt2 through torch's own AOTIModelPackageLoader
+                   (torch._inductor.aoti_load_package: the same runner, the package's weights file
+                   loaded by torch); --loader runner builds the container runner over package/ as
+                   the child does. CPU entries only, so far: on an H200 (session 13) both died
+                   with a segmentation fault in the CUDA runner's constructor for every CUDA
+                   entry, in this Python process, while the C++ child loads the same entries
+                   (bench/compile_time_gpu.sh firstcall takes a CUDA hit apart through the child).
+  --eager NAME     no entry: torchvision's NAME built in this process (random weights, bfloat16,
+                   --batch, 224x224 images) and its eager first forward timed instead, in
+                   --memory-format contiguous or channels_last (Inductor's layout optimisation
+                   gives a package's convolutions channels_last inputs; Python eager's first call,
+                   measured in session 12, was contiguous)
 One JSON line on stdout: {"model" (from the entry's manifest), "entry", "device", "cudnn", "load_s", "first_call_s",
 "later_call_s" (median of --calls), "profile_top" (with --profile)}. Run each mode in its own
 process (the first call is once per process).
 Usage: python3 bench/first_call_probe.py ENTRY_DIR [--device cuda|cpu] [--cudnn on|off]
-         [--profile] [--calls 5]
+         [--profile] [--calls 5] [--loader package|runner]
+       python3 bench/first_call_probe.py --eager NAME [--memory-format channels_last] [--batch 8] ...
   ENTRY_DIR: an inductor eval cache entry (package/ with the *.so, inputs.pt), e.g. from
   `experiment_runner ... --dynamo=inductor --cache-dir=DIR` (DIR/<key>/).
 """
@@ -51,37 +64,22 @@ def entry_model(entry):
     return description.split(";")[0].removeprefix("model ").strip() or None
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("entry", help="an inductor eval cache entry folder")
-    parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
-    parser.add_argument("--cudnn", default="on", choices=["on", "off"])
-    parser.add_argument("--profile", action="store_true",
-                        help="profile the first call; its top ATen ops by host time on stderr")
-    parser.add_argument("--calls", type=int, default=5, help="calls timed after the first")
-    args = parser.parse_args()
-    if args.calls < 1:
-        parser.error("--calls must be at least 1")
-    package = os.path.join(args.entry, "package")
-    if not os.path.isdir(package):
-        fail(f"{args.entry} has no package/ folder; expected an inductor cache entry's folder")
-    library = find_one(package, "*.so", "wrapper library")
-    inputs_path = find_one(args.entry, "inputs.pt", "example inputs")
-    model = entry_model(args.entry)
-
+def load_entry(entry, loader, device):
+    """(model name, a function running the entry's package on a list of tensors, its inputs)."""
     import torch
 
-    torch.backends.cudnn.enabled = args.cudnn == "on"
-    device = torch.device("cuda:0" if args.device == "cuda" else "cpu")
-    inputs = [x.to(device) for x in torch.load(inputs_path, weights_only=True)]
-
-    def synchronize():
-        if device.type == "cuda":
-            torch.cuda.synchronize()
-
-    synchronize()
-    started = time.perf_counter()
+    package = os.path.join(entry, "package")
+    if not os.path.isdir(package):
+        fail(f"{entry} has no package/ folder; expected an inductor cache entry's folder")
+    inputs = [x.to(device) for x in
+              torch.load(find_one(entry, "inputs.pt", "example inputs"), weights_only=True)]
+    if loader == "package":
+        archive = find_one(entry, "model.pt2", "package archive")
+        device_index = (device.index or 0) if device.type == "cuda" else -1
+        compiled = torch._inductor.aoti_load_package(archive, run_single_threaded=True,
+                                                     device_index=device_index)
+        return entry_model(entry), compiled.loader.run, inputs
+    library = find_one(package, "*.so", "wrapper library")
     if device.type == "cuda":
         runner = torch._C._aoti.AOTIModelContainerRunnerCuda(library, 1, str(device), package,
                                                              True)
@@ -90,6 +88,60 @@ def main():
     blobs = glob.glob(os.path.join(package, "*.blob"))
     if blobs and os.path.getsize(blobs[0]) > 0:
         runner.update_constant_buffer_from_blob(blobs[0])
+    return entry_model(entry), runner.run, inputs
+
+
+def build_eager(name, memory_format, batch, device):
+    """(name, torchvision's NAME in bfloat16 on DEVICE as a function of a list of tensors, its
+    inputs): random weights, eval, images of batch x 3 x 224 x 224."""
+    import torch
+    import torchvision
+
+    if name not in torchvision.models.list_models():
+        fail(f"--eager {name}: not a torchvision model (torchvision.models.list_models())")
+    model = torchvision.models.get_model(name).eval().to(device=device, dtype=torch.bfloat16)
+    images = torch.randn(batch, 3, 224, 224, device=device, dtype=torch.bfloat16)
+    if memory_format == "channels_last":
+        model = model.to(memory_format=torch.channels_last)
+        images = images.contiguous(memory_format=torch.channels_last)
+    return name, lambda inputs: model(*inputs), [images]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("entry", nargs="?", help="an inductor eval cache entry folder")
+    parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
+    parser.add_argument("--cudnn", default="on", choices=["on", "off"])
+    parser.add_argument("--profile", action="store_true",
+                        help="profile the first call; its top ATen ops by host time on stderr")
+    parser.add_argument("--calls", type=int, default=5, help="calls timed after the first")
+    parser.add_argument("--loader", default="package", choices=["package", "runner"])
+    parser.add_argument("--eager", metavar="NAME", help="a torchvision model instead of an entry")
+    parser.add_argument("--memory-format", default="contiguous",
+                        choices=["contiguous", "channels_last"])
+    parser.add_argument("--batch", type=int, default=8, help="--eager's batch size")
+    args = parser.parse_args()
+    if args.calls < 1:
+        parser.error("--calls must be at least 1")
+    if (args.entry is None) == (args.eager is None):
+        parser.error("give either an entry folder or --eager NAME")
+
+    import torch
+
+    torch.backends.cudnn.enabled = args.cudnn == "on"
+    device = torch.device("cuda:0" if args.device == "cuda" else "cpu")
+
+    def synchronize():
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+
+    synchronize()
+    started = time.perf_counter()
+    if args.eager:
+        model, run, inputs = build_eager(args.eager, args.memory_format, args.batch, device)
+    else:
+        model, run, inputs = load_entry(args.entry, args.loader, device)
     synchronize()
     load_s = time.perf_counter() - started
 
@@ -101,13 +153,13 @@ def main():
     with torch.no_grad():
         with profiler if profiler is not None else contextlib.nullcontext():
             started = time.perf_counter()
-            runner.run(inputs)
+            run(inputs)
             synchronize()
             first_call_s = time.perf_counter() - started
         later = []
         for _ in range(args.calls):
             started = time.perf_counter()
-            runner.run(inputs)
+            run(inputs)
             synchronize()
             later.append(time.perf_counter() - started)
     profile_top = None
@@ -117,7 +169,9 @@ def main():
         profile_top = [{"op": e.key, "calls": e.count,
                         "self_host_ms": round(e.self_cpu_time_total / 1000, 3)}
                        for e in sorted(averages, key=lambda e: -e.self_cpu_time_total)[:10]]
-    print(json.dumps({"model": model, "entry": os.path.abspath(args.entry),
+    print(json.dumps({"model": model, "source": ("eager " + args.memory_format if args.eager
+                                                 else "package via " + args.loader),
+                      "entry": os.path.abspath(args.entry) if args.entry else None,
                       "device": str(device),
                       "cudnn": args.cudnn, "load_s": round(load_s, 4),
                       "first_call_s": round(first_call_s, 4),
