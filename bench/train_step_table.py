@@ -252,7 +252,8 @@ def render(out_dir, models, meta=None, stream=sys.stdout):
     lines += md + [""] + [f"- {s}" for s in summary]
     lines += ["", "Spread of each variant: (max - min) / median over its counted repeats.", ""]
     lines += spread_md
-    lines += ["", "Verification (our backends, `--verify` in the warm-up phase) and compile "
+    lines += ["", "Verification (our backends, from the warm-up phase's `--verify`; "
+              "VERIFIER_SKIPPED where the bench ran with `--no-verify`) and compile "
               "seconds. Cold compiles ran in the warm-up phase, several at once on one busy "
               "host: upper bounds of an idle cold compile. Python's compile in the timing "
               "process ran with the warm-up's Inductor/Triton caches (hits: FX-graph and "
