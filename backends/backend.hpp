@@ -5,6 +5,7 @@
 #include "backends/capture_memory.hpp"
 #include "core/experiment_config.hpp"
 #include "suites/model.hpp"
+#include "suites/suite_config.hpp"
 #include "torch_support/multi_tensor_optimizer.hpp"
 
 #include <chrono>
@@ -49,7 +50,7 @@ struct step_options {
   /// float16, without a GradScaler, as the original does.
   bool use_amp = false;
   torch::Device device = torch::kCPU;
-  bool use_sgd = false;  // else Adam; both with lr 0.01 (§7.2)
+  optimizer_algorithm optimizer = optimizer_algorithm::adam;  // lr 0.01 (§7.2): train_optimizer
   bool collect_full_output = false;
   train_module_mode module_mode = train_module_mode::train;  // train steps only
 };
@@ -58,8 +59,12 @@ struct step_options {
 /// reduce_to_scalar_loss). Throws std::invalid_argument for other outputs.
 [[nodiscard]] torch::Tensor reduce_to_scalar_loss(const c10::IValue& output);
 
-/// TorchBench models trained with SGD by the original runner (TRAIN_WITH_SGD); others use Adam.
-[[nodiscard]] bool trains_with_sgd(const std::string& model_name);
+/// A model's train-step optimizer: SGD for the TorchBench models the original runner trains with
+/// SGD (TRAIN_WITH_SGD, xla_runner.md §7.2) and the suite YAML's optimizer.sgd (PyTorch's
+/// BENCHMARK_USE_SGD for huggingface and timm_models), none for its optimizer.none (PyTorch's
+/// CI_SKIP_OPTIMIZER: no update, gradients only), Adam otherwise. `config` may be null.
+[[nodiscard]] optimizer_algorithm train_optimizer(const std::string& model_name,
+                                                  const suite_config* config);
 
 /// A model forward: the model's own, or a backend's replacement for it that takes the same inputs
 /// and returns the same structure.

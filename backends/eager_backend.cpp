@@ -35,7 +35,9 @@ torch::Tensor reduce_to_scalar_loss(const c10::IValue& output) {
   return sum / static_cast<double>(parts.size());
 }
 
-bool trains_with_sgd(const std::string& model_name) {
+optimizer_algorithm train_optimizer(const std::string& model_name, const suite_config* config) {
+  if (config && config->skips_optimizer(model_name)) return optimizer_algorithm::none;
+  if (config && config->trains_with_sgd(model_name)) return optimizer_algorithm::sgd;
   // TRAIN_WITH_SGD of PyTorch/XLA's torchbench_model.py (xla_runner.md §7.2).
   static const std::array<const char*, 25> sgd_models = {
       "BERT_pytorch", "LearningToPaint", "alexnet", "dcgan", "demucs", "densenet121", "dlrm",
@@ -44,8 +46,8 @@ bool trains_with_sgd(const std::string& model_name) {
       "stable_diffusion_text_encoder", "timm_efficientdet", "timm_nfnet", "timm_regnet",
       "timm_vision_transformer", "timm_vovnet", "vgg16", "hf_T5", "llama_v2_7b_16h"};
   for (const char* name : sgd_models)
-    if (model_name == name) return true;
-  return false;
+    if (model_name == name) return optimizer_algorithm::sgd;
+  return optimizer_algorithm::adam;
 }
 
 step_function make_eval_step(forward_function forward, const step_options& options) {
@@ -61,7 +63,7 @@ std::shared_ptr<multi_tensor_optimizer> make_optimizer(model_instance& model,
                                                        const step_options& options,
                                                        bool capturable) {
   optimizer_settings settings;
-  settings.algorithm = options.use_sgd ? optimizer_algorithm::sgd : optimizer_algorithm::adam;
+  settings.algorithm = options.optimizer;
   settings.lr = 0.01;
   settings.capturable = capturable;
   return std::make_shared<multi_tensor_optimizer>(model.module->parameters(), settings);

@@ -119,6 +119,15 @@ suite_config suite_config::load_text(const std::string& yaml, const std::string&
     for (const char* list : {"higher", "even_higher", "higher_fp16", "higher_bf16", "cosine"})
       flatten_names(child(tolerance, list, origin), origin + ": tolerance." + list,
                     c.m_tolerance[list]);
+    const auto optimizer = child(root, "optimizer", origin + ": optimizer");
+    flatten_names(child(optimizer, "sgd", origin + ": optimizer"), origin + ": optimizer.sgd",
+                  c.m_optimizer_sgd);
+    flatten_names(child(optimizer, "none", origin + ": optimizer"), origin + ": optimizer.none",
+                  c.m_optimizer_none);
+    for (const auto& model : c.m_optimizer_none)
+      if (c.m_optimizer_sgd.count(model))
+        throw std::runtime_error(origin + ": optimizer: " + model +
+                                 " is in both optimizer.sgd and optimizer.none; expected one");
     const auto accuracy_skip =
         child(child(root, "accuracy", origin + ": accuracy"), "skip", origin + ": accuracy.skip");
     flatten_names(child(accuracy_skip, "large_models", origin),
@@ -186,6 +195,13 @@ bool suite_config::in_tolerance_list(const std::string& list, const std::string&
 
 bool suite_config::skip_verifier(const std::string& model) const {
   return m_verifier_skip.count(model) != 0;
+}
+
+bool suite_config::trains_with_sgd(const std::string& model) const {
+  return m_optimizer_sgd.count(model) != 0;
+}
+bool suite_config::skips_optimizer(const std::string& model) const {
+  return m_optimizer_none.count(model) != 0;
 }
 
 bool suite_config::force_amp(const std::string& model) const { return m_force_amp.count(model); }

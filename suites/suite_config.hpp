@@ -37,6 +37,11 @@ public:
   /// tolerance.<list>: "higher", "even_higher", "higher_fp16", "higher_bf16" or "cosine" (the
   /// verifier's rule: verifier/tolerance.hpp).
   [[nodiscard]] bool in_tolerance_list(const std::string& list, const std::string& model) const;
+  /// optimizer.sgd: the train step's optimizer is SGD instead of Adam (lr 0.01 both; PyTorch's
+  /// BENCHMARK_USE_SGD). optimizer.none: no optimizer, only gradients (PyTorch's
+  /// CI_SKIP_OPTIMIZER). Backends choose with train_optimizer (backends/backend.hpp).
+  [[nodiscard]] bool trains_with_sgd(const std::string& model) const;
+  [[nodiscard]] bool skips_optimizer(const std::string& model) const;
   /// accuracy.skip.large_models or accuracy.skip.eager_not_deterministic: the verifier skips it.
   [[nodiscard]] bool skip_verifier(const std::string& model) const;
 
@@ -55,6 +60,8 @@ private:
   name_set m_force_fp16;
   std::map<std::string, name_set> m_tolerance;  // higher | even_higher | higher_fp16 | ...
   name_set m_verifier_skip;
+  name_set m_optimizer_sgd;
+  name_set m_optimizer_none;
   std::map<std::string, std::vector<deny_rule>> m_deny;
 };
 

@@ -50,12 +50,22 @@ void multi_tensor_optimizer::zero_grad() {
   for (auto& p : m_parameters) p.mutable_grad() = at::Tensor();
 }
 
+const char* optimizer_algorithm_name(optimizer_algorithm algorithm) {
+  switch (algorithm) {
+    case optimizer_algorithm::adam: return "adam";
+    case optimizer_algorithm::sgd: return "sgd";
+    case optimizer_algorithm::none: return "none";
+  }
+  return "unknown";
+}
+
 void multi_tensor_optimizer::step() {
+  if (m_settings.algorithm == optimizer_algorithm::none) return;
   at::NoGradGuard no_grad;  // as Optimizer.step (_use_grad_for_differentiable: torch.no_grad)
   for (const auto& group : group_by_device_and_dtype(m_parameters)) {
     if (m_settings.algorithm == optimizer_algorithm::adam)
       adam_step(group);
-    else
+    else if (m_settings.algorithm == optimizer_algorithm::sgd)
       sgd_step(group);
   }
 }

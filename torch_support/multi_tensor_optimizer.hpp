@@ -25,7 +25,12 @@
 
 namespace benchmatrix {
 
-enum class optimizer_algorithm { adam, sgd };
+/// A train step's optimizer. `none` updates nothing (step() returns at once): PyTorch's harness
+/// creates no optimizer for the models of its CI_SKIP_OPTIMIZER, so only gradients change.
+enum class optimizer_algorithm { adam, sgd, none };
+
+/// "adam", "sgd" or "none".
+[[nodiscard]] const char* optimizer_algorithm_name(optimizer_algorithm algorithm);
 
 struct optimizer_settings {
   optimizer_algorithm algorithm = optimizer_algorithm::adam;

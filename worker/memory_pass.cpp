@@ -112,9 +112,9 @@ json_value model_memory_json(const model_instance& model, const step_options& st
     // torch.optim.Adam's state (torch_support/multi_tensor_optimizer): exp_avg and exp_avg_sq, each
     // the size of its parameter, for every parameter that had a gradient (which, after the timed
     // repeats, every parameter that gets state has); the step counters (4 or 8 bytes each) left
-    // out. SGD without momentum keeps none.
+    // out. SGD without momentum keeps none, nor does a step without an optimizer.
     int64_t state = 0;
-    if (!step.use_sgd) {
+    if (step.optimizer == optimizer_algorithm::adam) {
       std::vector<torch::Tensor> with_gradient;
       for (const auto& p : parameters)
         if (p.grad().defined()) with_gradient.push_back(p);

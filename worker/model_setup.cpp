@@ -132,7 +132,7 @@ prepared_model prepare_model(const model_definition& definition, const child_set
   step.training = training;
   step.use_amp = use_amp;
   step.device = device;
-  step.use_sgd = trains_with_sgd(definition.name);
+  step.optimizer = train_optimizer(definition.name, config);
   step.collect_full_output = o.collect_full_output;
   prepared.precision = plan;
   return prepared;

@@ -5,9 +5,13 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include "backends/backend.hpp"
 #include "suites/model.hpp"
 #include "suites/suite_config.hpp"
+#include "torch_support/multi_tensor_optimizer.hpp"
 #include "worker/model_setup.hpp"
+
+#include <torch/torch.h>
 
 #include <string>
 
@@ -167,4 +171,41 @@ TEST_CASE("prepare_model applies the precision rule to the module and its inputs
 }
 
 }  // namespace
+TEST_CASE("the train step's optimizer: the suite YAML's lists, then TorchBench's SGD list, else Adam") {
+  static const suite_config huggingface = suite_config::load_file(HUGGINGFACE_YAML);
+  // PyTorch's CI_SKIP_OPTIMIZER and BENCHMARK_USE_SGD, as configs/huggingface.yaml lists them
+  CHECK(train_optimizer("MobileBertForMaskedLM", &huggingface) == optimizer_algorithm::none);
+  CHECK(train_optimizer("OPTForCausalLM", &huggingface) == optimizer_algorithm::sgd);
+  CHECK(train_optimizer("BertForMaskedLM", &huggingface) == optimizer_algorithm::adam);
+  // TorchBench: the original runner's TRAIN_WITH_SGD, with or without a YAML
+  CHECK(train_optimizer("resnet18", &torchbench_yaml()) == optimizer_algorithm::sgd);
+  CHECK(train_optimizer("resnet18", nullptr) == optimizer_algorithm::sgd);
+  CHECK(train_optimizer("resnet50", &torchbench_yaml()) == optimizer_algorithm::adam);
+}
+
+TEST_CASE("prepare_model gives the train step its suite YAML's optimizer") {
+  const model_definition* dummy = find_model("dummy", "dummy");
+  REQUIRE(dummy != nullptr);
+  const child_settings options;
+  const auto none = suite_config::load_text("optimizer:\n  none: [dummy]\n", "t.yaml");
+  const auto sgd = suite_config::load_text("optimizer:\n  sgd: [dummy]\n", "t.yaml");
+  CHECK(prepare_model(*dummy, options, &none, experiment("train")).step.optimizer ==
+        optimizer_algorithm::none);
+  CHECK(prepare_model(*dummy, options, &sgd, experiment("train")).step.optimizer ==
+        optimizer_algorithm::sgd);
+  CHECK(prepare_model(*dummy, options, nullptr, experiment("train")).step.optimizer ==
+        optimizer_algorithm::adam);
+}
+
+TEST_CASE("a step without an optimizer leaves the parameters as they were and clears gradients") {
+  auto parameter = torch::ones({3}, torch::requires_grad());
+  multi_tensor_optimizer optimizer({parameter}, {optimizer_algorithm::none});
+  parameter.mutable_grad() = torch::full({3}, 0.5);
+  optimizer.step();
+  CHECK(torch::equal(parameter.detach(), torch::ones({3})));
+  optimizer.zero_grad();
+  CHECK_FALSE(parameter.grad().defined());
+  CHECK(std::string(optimizer_algorithm_name(optimizer_algorithm::none)) == "none");
+}
+
 }  // namespace benchmatrix

@@ -180,7 +180,7 @@ void check_train_step(const model_definition& definition, const model_expectatio
   step_options options;
   options.training = true;
   options.device = torch::kCPU;
-  options.use_sgd = trains_with_sgd(definition.name);
+  options.optimizer = train_optimizer(definition.name, nullptr);
   const auto step = make_eager_step(model, options);
   step(model.example_inputs);
 

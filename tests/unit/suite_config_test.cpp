@@ -95,6 +95,25 @@ TEST_CASE("a malformed dtype list is an error naming the list") {
                        doctest::Contains("t.yaml: dtype: expected a mapping"), std::runtime_error);
 }
 
+TEST_CASE("optimizer lists: SGD and none, nested lists flattened; a model in both is an error") {
+  const auto config = suite_config::load_text(
+      "optimizer:\n  sgd: [OPTForCausalLM, [XGLMForCausalLM]]\n  none: [MobileBertForMaskedLM]\n",
+      "t.yaml");
+  CHECK(config.trains_with_sgd("OPTForCausalLM"));
+  CHECK(config.trains_with_sgd("XGLMForCausalLM"));
+  CHECK_FALSE(config.trains_with_sgd("MobileBertForMaskedLM"));
+  CHECK(config.skips_optimizer("MobileBertForMaskedLM"));
+  CHECK_FALSE(config.skips_optimizer("OPTForCausalLM"));
+  CHECK_FALSE(suite_config::load_text("skip: {all: []}\n", "t.yaml").trains_with_sgd("a"));
+  CHECK_THROWS_WITH_AS(
+      suite_config::load_text("optimizer:\n  sgd: [m]\n  none: [m]\n", "t.yaml"),
+      doctest::Contains("t.yaml: optimizer: m is in both optimizer.sgd and optimizer.none"),
+      std::runtime_error);
+  CHECK_THROWS_WITH_AS(suite_config::load_text("optimizer:\n  sgd: {m: 1}\n", "t.yaml"),
+                       doctest::Contains("t.yaml: optimizer.sgd: expected a list of model names"),
+                       std::runtime_error);
+}
+
 TEST_CASE("malformed YAML is an error naming the file and the key") {
   CHECK_THROWS_WITH_AS(suite_config::load_text("batch_size:\n  training: {dlrm: many}\n", "t.yaml"),
                        doctest::Contains("t.yaml: batch_size.training.dlrm: expected a positive integer"),
