@@ -33,6 +33,7 @@ enum class run_kind { eager, backend };
 struct run_result {
   c10::IValue output;       // the last step's full output, on the CPU
   precision_plan precision;  // what it computed in (sets the tolerance)
+  optimizer_algorithm optimizer = optimizer_algorithm::adam;  // a train step's (train_optimizer)
   std::string package;      // the compiled package the backend ran (inductor), else empty
   std::string random_ops;   // how that package draws random numbers, where the backend says
   // Whether the backend's step came from its compile cache (an inductor package, an openxla
@@ -85,7 +86,7 @@ run_result run_once(const model_definition& definition, const child_job& job,
                         const auto cpu = t.detach().cpu();
                         return cpu.is_sparse() ? cpu.to_dense() : cpu;
                       }),
-          prepared.precision, package, random_ops, cache_hit};
+          prepared.precision, prepared.step.optimizer, package, random_ops, cache_hit};
 }
 
 /// The module mode the verifier runs the references and the backend's train step in.
@@ -190,6 +191,9 @@ void verify(verification& v, const model_definition& definition, const child_job
     return;
   }
   const c10::IValue& eager_output = eager_run.output;
+  // The optimizer every run's step used: its update is part of what is compared (an Adam step
+  // turns a near-zero gradient's last bits into an lr-sized difference; none: gradients only).
+  if (training) v.set_text("optimizer", optimizer_algorithm_name(eager_run.optimizer));
   {
     // Bitwise: tol 0, NaNs equal. A comparison that raises (the two runs' structures or shapes
     // differ) counts as the runs differing, as PyTorch's check_accuracy (eager_two_runs_differ).

@@ -52,6 +52,11 @@ class VerifyTest(OutputDirTest):
                     self.assertIn("rmse_vs_fp64", details)
                     self.assertIn("cosine_similarity", details)
                     self.assertEqual(details["iterations"], 1)
+                    # the train step's optimizer, whose update is compared with the rest
+                    if test == "train":
+                        self.assertEqual(details["optimizer"], "adam")
+                    else:
+                        self.assertNotIn("optimizer", details)
                 if code == "PASS":
                     self.assertNotIn("failed_output", records[("two_outputs", "eval")]["verification"])
                 if code == "FAIL":
