@@ -91,7 +91,10 @@ def skip_all_reasons(config_dir, suite):
 
 
 def chosen_models(config_dir, names):
-    """[(suite, model, list batch)] for names ('all' or comma-separated), in the lists' order."""
+    """[(suite, model, list batch)] for names: 'all' in the lists' order (huggingface, then
+    timm_models), comma-separated names in the order given (batches run in it, so a call that
+    runs out of time has run the names given first; session 13 gave timm's first and got none,
+    the lists' order putting huggingface's ahead)."""
     lists = {suite: read_list(config_dir, suite) for suite in SUITES}
     if names.strip() == "all":
         return [(s, m, b) for s in SUITES for m, b in lists[s].items()]
@@ -100,7 +103,8 @@ def chosen_models(config_dir, names):
     if unknown:
         sys.exit(f"any_model_coverage: {', '.join(unknown)} in neither "
                  f"{config_dir}/huggingface_models_list.txt nor timm_models_list.txt")
-    return [(s, m, b) for s in SUITES for m, b in lists[s].items() if m in wanted]
+    suite_of = {m: s for s in SUITES for m in lists[s]}
+    return [(suite_of[m], m, lists[suite_of[m]][m]) for m in dict.fromkeys(wanted)]
 
 
 def batch_size(yaml_config, model, test, list_batch):
@@ -151,8 +155,8 @@ def helper_failure(stderr):
 
 
 def batches(args):
-    """The chosen models in groups of --size, one comma-separated line per group, in the lists'
-    order: the GPU bench imports, runs and then removes one group's programs at a time, because
+    """The chosen models in groups of --size, one comma-separated line per group, in
+    chosen_models' order: the GPU bench imports, runs and then removes one group's programs at a time, because
     the whole lists' programs (four per model, two in float64) do not fit a 64 GiB disk."""
     names = [model for _, model, _ in chosen_models(args.config_dir, args.models)]
     for start in range(0, len(names), args.size):

@@ -3,7 +3,8 @@
 # models of configs/huggingface_models_list.txt and timm_models_list.txt run from C++ as loaded
 # TorchScript programs, eager eval and train and inductor eval, each with --verify. Steps, in order:
 #   build     configure and build experiment_runner into build-gpu (bench/build_gpu.sh)
-#   coverage  the chosen models in batches of BATCH (default 4, the lists' order); per batch:
+#   coverage  the chosen models in batches of BATCH (default 4; MODELS' order, or the lists' for
+#             "all"); per batch:
 #             1. prefetch: for each model, whether it can be built offline (its constructor
 #                on the meta device), and its four TorchScript programs (eval bfloat16, train
 #                float32, each also float64 for the verifier) built by python -m benchmatrix_import,
