@@ -391,6 +391,12 @@ def table(args):
         with open(path) as f:
             for line in f:
                 row = json.loads(line)
+                earlier = rows.get((row["suite"], row["model"]))
+                if earlier:  # cell by cell: a column the later call left out keeps its figure
+                    for backend, test in COLUMNS:
+                        column = f"{backend}_{test}"
+                        if row[column]["status"] in ("NOT_ASKED", "NOT_RUN"):
+                            row[column] = earlier[column]
                 rows[(row["suite"], row["model"])] = row
     width = 36
     header = f"{'model':40} {'suite':11} " + " ".join(
@@ -479,7 +485,9 @@ def main(argv):
                    choices=[f"{b}_{t}" for b, t in COLUMNS], help="a column the sweeps left out")
     s.add_argument("results", nargs="*", help="the sweeps' results.jsonl files")
     t = commands.add_parser("table")
-    t.add_argument("coverage", nargs="+", help="summarize outputs; later lines win")
+    t.add_argument("coverage", nargs="+",
+                   help="summarize outputs; a later line's cell wins unless it is NOT_ASKED or "
+                        "NOT_RUN (so calls that ran different columns merge)")
     args = parser.parse_args(argv)
     {"prefetch": prefetch, "import-model": import_model, "batches": batches,
      "summarize": summarize, "table": table}[args.command](args)

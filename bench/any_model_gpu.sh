@@ -10,7 +10,8 @@
 #                float32, each also float64 for the verifier) built by python -m benchmatrix_import,
 #                IMPORT_JOBS at a time, into the sweeps' cache (bench/any_model_coverage.py)
 #             2. eager eval and train of the batch's models, huggingface then timm_models
-#             3. inductor eval of the same (unless INDUCTOR=0)
+#             3. inductor eval of the same (unless INDUCTOR=0), the packages compiled ahead
+#                COMPILE_AHEAD at once
 #             4. the batch's programs removed from the cache (KEEP_IMPORTS=1 keeps them): the whole
 #                lists' programs do not fit the GPU machine's 64 GiB disk (session 8: every import
 #                after the disk filled died in torch.jit.save, status -6; 8 models at once with
@@ -36,12 +37,17 @@
 #                machine: finished batches are not run again, the runner resumes its results
 #                files, the prefetch skips what it imported before);
 #   INDUCTOR=0   leaves the inductor sweeps out (its column says "-"): eager breadth in one call;
+#   EAGER=0      leaves the eager sweeps out: the inductor column of models whose eager columns an
+#                earlier call ran (`any_model_coverage.py table` merges the calls cell by cell);
 #   DEVICES      the runner's --devices (e.g. all): one child per GPU at a time, the imports
 #                spread over the same GPUs; on a several-GPU machine (nvidia-h200-x4: DEVICES=all
 #                BATCH=8, 235 GB of disk) the lists' eager coverage takes about a quarter of the
 #                one-GPU time, which was about 50 minutes on an H100 in session 8. Step times of
 #                children running beside each other share the host: coverage, not timing;
 #   CHILD_TIMEOUT_S  seconds per child (default 300; an inductor compile of a large model is long);
+#   COMPILE_AHEAD  the inductor sweeps' --compile-ahead: packages compiled this many at once before
+#                the suite's timed children (default 4; the runner retries alone a compile that
+#                ran out of memory beside others; 0 compiles in each child);
 #   CONFIG_DIR   the lists and YAMLs (default configs; tests/e2e/fixtures/imported_configs holds
 #                reduced models) and ACCELERATOR (default cuda; cpu, with BUILD_DIR=build and those
 #                reduced models, runs this script on a machine without a GPU).
@@ -142,11 +148,15 @@ for step in "$@"; do
         stopped=0
         # the imports are done ahead: no compile service for the eager sweeps (an import the
         # prefetch left runs as a helper process of its child)
-        for suite in huggingface timm_models; do
-          sweep $suite --dynamo=None --test=eval --test=train --no-compile-service
-        done
+        if [ "${EAGER:-1}" != 0 ]; then
+          for suite in huggingface timm_models; do
+            sweep $suite --dynamo=None --test=eval --test=train --no-compile-service
+          done
+        fi
         if [ "${INDUCTOR:-1}" != 0 ]; then
-          for suite in huggingface timm_models; do sweep $suite --dynamo=inductor --test=eval; done
+          for suite in huggingface timm_models; do
+            sweep $suite --dynamo=inductor --test=eval --compile-ahead="${COMPILE_AHEAD:-4}"
+          done
         fi
         if [ "$stopped" = 0 ]; then
           # the batch's programs out of the cache (KEEP_IMPORTS=1 keeps them): see batches
@@ -157,7 +167,8 @@ for step in "$@"; do
                  --size="${BATCH:-4}")
       models=$all_models
       not_asked=()
-      [ "${INDUCTOR:-1}" != 0 ] || not_asked=(--not-asked=inductor_eval)
+      [ "${INDUCTOR:-1}" != 0 ] || not_asked+=(--not-asked=inductor_eval)
+      [ "${EAGER:-1}" != 0 ] || not_asked+=(--not-asked=eager_eval --not-asked=eager_train)
       prefetched=()
       for f in "$work"/run/prefetch-*.jsonl; do [ ! -f "$f" ] || prefetched+=(--prefetch="$f"); done
       results=$(ls "$work"/run/*/results.jsonl 2>/dev/null || true)
