@@ -133,9 +133,8 @@ PY
           cudnn_log) env=(CUDNN_LOGLEVEL_DBG=3 "CUDNN_LOGDEST_DBG=$out/cudnn-api.log") ;;
         esac
         rm -f "$out/cudnn-api.log"
-        env "${env[@]}" "$build/experiment_runner" --suite-name=torchbench --accelerator=cuda \
-          --xla=None --filter="$filter" --dynamo=inductor --test=eval --no-resume --repeat=1 \
-          --cache-dir="$out/cache" --output-dirname="$out/firstcall-$variant" \
+        (for setting in "${env[@]}"; do export "$setting"; done
+         runner --repeat=1 --cache-dir="$out/cache" --output-dirname="$out/firstcall-$variant") \
           > "$out/firstcall-$variant.log" 2>&1 || tail -20 "$out/firstcall-$variant.log"
         python3 - "$out/firstcall-$variant/results.jsonl" "$variant" <<'PY'
 import json, sys
