@@ -1,6 +1,6 @@
 """Where a warm hit's first call goes (issue 22): loads an inductor cache entry's AOTInductor
-library the way the runner's child does (backends/aoti_package.cpp: the container runner over the
-extracted package/ folder, then the weights from the .blob beside it) and times, in this fresh
+library (--loader below; `runner` as the runner's child does, backends/aoti_package.cpp: the
+container runner over the extracted package/ folder, then the weights from the .blob) and times, in this fresh
 process, the load, the first call and the calls after it. The timed child records only their
 sum (`compile.preparation_s.first_call`: mobilenet_v3_large's was 3.30 s on an H100 in session 6
 against 0.01-0.10 s for the other models); this probe takes it apart:
@@ -22,8 +22,9 @@ against 0.01-0.10 s for the other models); this probe takes it apart:
                    --memory-format contiguous or channels_last (Inductor's layout optimisation
                    gives a package's convolutions channels_last inputs; Python eager's first call,
                    measured in session 12, was contiguous)
-One JSON line on stdout: {"model" (from the entry's manifest), "entry", "device", "cudnn", "load_s", "first_call_s",
-"later_call_s" (median of --calls), "profile_top" (with --profile)}. Run each mode in its own
+One JSON line on stdout: {"model" (from the entry's manifest, or --eager's NAME), "source"
+("package via <loader>" or "eager <memory format>"), "entry", "device", "cudnn", "load_s",
+"first_call_s", "later_call_s" (median of --calls), "profile_top" (with --profile)}. Run each mode in its own
 process (the first call is once per process).
 Usage: python3 bench/first_call_probe.py ENTRY_DIR [--device cuda|cpu] [--cudnn on|off]
          [--profile] [--calls 5] [--loader package|runner]
