@@ -16,7 +16,11 @@ Inputs, as the hand-written models take them (suites/torchbench/*.cpp): resnet50
 [B, 3, 224, 224] (eval and train batch 32); hf_Bert BertForMaskedLM(BertConfig()) and hf_GPT2
 GPT2LMHeadModel(GPT2Config()) int64 ids [B, 512] (eval batch 1, train batch 4), eager attention,
 no cache, the logits as the output.
-Usage: python3 bench/handwritten_twins.py OUT_DIR [--models resnet50,hf_Bert,hf_GPT2]
+Traced on DEVICE (default cuda where there is one, else cpu), the device the runner loads them on:
+transformers' mask code creates tensors with the trace's device baked in (torch.arange(...,
+device=cpu) in hf_Bert's program), so a CPU trace fails on CUDA with "Expected all tensors to be
+on the same device" (session 14's first GPU run). The inputs are saved on the CPU.
+Usage: python3 bench/handwritten_twins.py OUT_DIR [--models resnet50,hf_Bert,hf_GPT2] [--device D]
 """
 import argparse
 import os
@@ -66,6 +70,7 @@ def main():
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("out_dir")
     parser.add_argument("--models", default=",".join(BATCHES))
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     args = parser.parse_args()
     torch.manual_seed(1337)
     for name in [m for m in args.models.split(",") if m]:
@@ -73,15 +78,16 @@ def main():
         for test, batch in zip(("eval", "train"), BATCHES[name]):
             model.train(test == "train")
             dtype = torch.float32 if test == "train" else torch.bfloat16
-            model.to(dtype)
-            inputs = tuple(t.to(dtype) if t.is_floating_point() else t for t in make_inputs(batch))
+            model.to(device=args.device, dtype=dtype)
+            inputs = tuple((t.to(dtype) if t.is_floating_point() else t).to(args.device)
+                           for t in make_inputs(batch))
             # check_trace off: a train-mode trace has dropout, whose reruns differ by design.
             with torch.no_grad():
                 traced = torch.jit.trace(model, inputs, check_trace=False)
             folder = os.path.join(args.out_dir, test)
             os.makedirs(folder, exist_ok=True)
             traced.save(os.path.join(folder, name + ".pt"))
-            torch.save(inputs, os.path.join(folder, name + ".inputs.pt"))
+            torch.save(tuple(t.cpu() for t in inputs), os.path.join(folder, name + ".inputs.pt"))
             print(f"{test}/{name}.pt: {type(model).__name__}, inputs "
                   f"{[tuple(t.shape) for t in inputs]}", flush=True)
     return 0

@@ -30,7 +30,7 @@ for step in "$@"; do
     pairs)
       rm -rf "$work" && mkdir -p "$work"
       models=${MODELS:-resnet50,hf_Bert,hf_GPT2}
-      python3 bench/handwritten_twins.py "$work/programs" --models="$models"
+      python3 bench/handwritten_twins.py "$work/programs" --models="$models" --device="$accelerator"
       filter="^(${models//,/|})$"
       common=(--accelerator="$accelerator" --xla=None --dynamo=None --repeat="${REPEAT:-6}"
               --iterations-per-run="${ITERS:-10}" --no-resume --no-memory-pass
