@@ -370,8 +370,15 @@ def summarize(args):
                    "build_note": known.get("build_note", "")}
             for backend, test in COLUMNS:
                 column = f"{backend}_{test}"
-                row[column] = {"status": "NOT_ASKED"} if column in args.not_asked else \
-                    cell(records.get((suite, model, backend, test)), reasons[suite])
+                record = records.get((suite, model, backend, test))
+                if column in args.not_asked:
+                    row[column] = {"status": "NOT_ASKED"}
+                elif record is None and model in reasons[suite]:
+                    # the runner writes no record for a model its filter never reached; the
+                    # YAML's skip.all is its answer all the same (not a gap in the time budget)
+                    row[column] = {"status": "SKIP", "reason": f"skip.all: {reasons[suite][model]}"}
+                else:
+                    row[column] = cell(record, reasons[suite])
             f.write(json.dumps(row) + "\n")
 
 
@@ -404,8 +411,12 @@ def table(args):
     print(header)
     print("-" * len(header))
     details = []
-    for (suite, model), row in rows.items():
+    for (suite, model), row in sorted(rows.items()):
         cells = [row[f"{b}_{t}"] for b, t in COLUMNS]
+        if row.get("buildable") is False:
+            # no record because it cannot be built offline (older files said NOT_RUN there)
+            cells = [{"status": "SKIP", "reason": "not buildable offline"}
+                     if c["status"] == "NOT_RUN" else c for c in cells]
         print(f"{model[:40]:40} {suite:11} " +
               " ".join(f"{short(c, width):{width}}" for c in cells))
         if row.get("buildable") is False:
@@ -413,7 +424,7 @@ def table(args):
         said = set()
         for (b, t), c in zip(COLUMNS, cells):
             if (c["status"] in ("FAIL", "ERROR", "SKIP", "UNVERIFIED")
-                    and c.get("reason") not in said):
+                    and c.get("reason") not in said and c.get("reason") != "not buildable offline"):
                 said.add(c.get("reason"))
                 details.append(f"{model} {b} {t}: {c['status']} {c.get('reason')}")
     if details:
@@ -440,7 +451,7 @@ def table(args):
                                       for status in asked(row))]
         passes = [row for row in runnable
                   if asked(row) and all(status == "PASS" for status in asked(row))]
-        not_run = sum(row[f"{b}_{t}"]["status"] == "NOT_RUN" for row in chosen for b, t in COLUMNS)
+        not_run = sum(row[f"{b}_{t}"]["status"] == "NOT_RUN" for row in buildable for b, t in COLUMNS)
 
         def share(part):
             return f"{len(part)}/{len(runnable)}" + (
