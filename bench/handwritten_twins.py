@@ -14,8 +14,9 @@ torchbench name, so the two suites' records of one model and test line up.
 
 Inputs, as the hand-written models take them (suites/torchbench/*.cpp): resnet50 randn
 [B, 3, 224, 224] (eval and train batch 32); hf_Bert BertForMaskedLM(BertConfig()) and hf_GPT2
-GPT2LMHeadModel(GPT2Config()) int64 ids [B, 512] (eval batch 1, train batch 4), eager attention,
-no cache, the logits as the output.
+GPT2LMHeadModel(GPT2Config()) int64 ids [B, 512] (eval batch 1, train batch 4), transformers'
+default attention (SDPA, as the ports and benchmatrix_import's programs), no cache, the logits as
+the output.
 Traced on DEVICE (default cuda where there is one, else cpu), the device the runner loads them on:
 transformers' mask code creates tensors with the trace's device baked in (torch.arange(...,
 device=cpu) in hf_Bert's program), so a CPU trace fails on CUDA with "Expected all tensors to be
@@ -52,11 +53,11 @@ def build(name):
         return torchvision.models.resnet50(), lambda b: (torch.randn(b, 3, 224, 224),)
     import transformers
     if name == "hf_Bert":
-        config = transformers.BertConfig(attn_implementation="eager")
+        config = transformers.BertConfig()
         model = transformers.BertForMaskedLM(config)
         vocab = config.vocab_size
     elif name == "hf_GPT2":
-        config = transformers.GPT2Config(use_cache=False, attn_implementation="eager")
+        config = transformers.GPT2Config(use_cache=False)
         model = transformers.GPT2LMHeadModel(config)
         vocab = config.vocab_size
     else:
