@@ -83,8 +83,20 @@ class VerifyTest(OutputDirTest):
         record, details = self.verify_one("--verify-deterministic", model="nondeterministic_kernel")
         self.assertEqual(record["verification_code"], "PASS", details)
         self.assertIs(details["deterministic_algorithms"], True)
+        # strict, as PyTorch's harness: a kernel with a deterministic path only in strict mode
+        # (memory-efficient attention's backward) takes it
+        self.assertIs(details["deterministic_warn_only"], False)
         # only the verifier: the timing child runs as it would without the flag
         self.assertEqual(len(record["metrics"]["total_time"]), 1)
+
+    def test_verify_deterministic_fails_an_op_without_a_deterministic_kernel_as_pytorch_does(self):
+        record, details = self.verify_one(model="no_deterministic_kernel")
+        self.assertEqual(record["verification_code"], "PASS", details)
+        record, details = self.verify_one("--verify-deterministic", model="no_deterministic_kernel")
+        self.assertEqual(record["verification_code"], "EAGER_FAILED", details)
+        self.assertIn("no_deterministic_kernel's test op", details["error"])
+        self.assertIn("deterministic", details["error"])
+        self.assertEqual(len(record["metrics"]["total_time"]), 1)  # the timing child's run stands
 
     def test_faulty_models_and_backends_get_their_codes(self):
         records = self.sweep("--test=eval", "--subprocess-timeout=20", "--filter=^(two_outputs|"

@@ -98,12 +98,22 @@ model_definition nondeterministic() {
   });
 }
 model_definition nondeterministic_kernel() {
-  // As an op whose default kernel accumulates with atomics but which has a deterministic one
-  // (CUDA's embedding backward): runs differ unless PyTorch's deterministic algorithms are on.
+  // As an op whose default kernel accumulates with atomics but which has a deterministic path
+  // taken only under strict deterministic algorithms (memory-efficient attention's backward on
+  // CUDA): runs differ unless PyTorch's deterministic algorithms are on and not warn-only.
   return two_heads_model("nondeterministic_kernel", [](c10::IValue out) {
     static int calls = 0;
-    if (at::globalContext().deterministicAlgorithms()) return out;
+    const auto& context = at::globalContext();
+    if (context.deterministicAlgorithms() && !context.deterministicAlgorithmsWarnOnly()) return out;
     return add_to_last(out, 1e-3 * ++calls);
+  });
+}
+model_definition no_deterministic_kernel() {
+  // As an op without a deterministic kernel (adaptive_avg_pool2d's backward on CUDA): strict
+  // deterministic algorithms make it raise, as ATen's own such kernels do.
+  return two_heads_model("no_deterministic_kernel", [](c10::IValue out) {
+    at::globalContext().alertNotDeterministic("no_deterministic_kernel's test op");
+    return out;
   });
 }
 model_definition structure_changes() {
@@ -193,6 +203,7 @@ const bool test_backend_installed = [] {
 BENCHMATRIX_REGISTER_MODEL("verifier_checks", deterministic);
 BENCHMATRIX_REGISTER_MODEL("verifier_checks", nondeterministic);
 BENCHMATRIX_REGISTER_MODEL("verifier_checks", nondeterministic_kernel);
+BENCHMATRIX_REGISTER_MODEL("verifier_checks", no_deterministic_kernel);
 BENCHMATRIX_REGISTER_MODEL("verifier_checks", structure_changes);
 BENCHMATRIX_REGISTER_MODEL("verifier_checks", eager_throws);
 BENCHMATRIX_REGISTER_MODEL("verifier_checks", hangs_in_verifier);
