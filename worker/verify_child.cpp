@@ -15,6 +15,7 @@
 #include "worker/model_setup.hpp"
 #include "worker/timing_loop.hpp"
 
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
@@ -166,6 +167,17 @@ struct verification {
   }
 };
 
+/// verification.run_seconds.<run>: the wall seconds of one verifier run since `started` (its model
+/// built or loaded, then verify_iterations steps): where a slow verification goes.
+void record_run_seconds(verification& v, const char* run,
+                        std::chrono::steady_clock::time_point started) {
+  auto& a = v.details.GetAllocator();
+  if (!v.details.HasMember("run_seconds")) v.set("run_seconds", json_value(rapidjson::kObjectType));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  v.details["run_seconds"].AddMember(json_value(run, a), json_value(seconds), a);
+}
+
 void verify(verification& v, const model_definition& definition, const child_job& job,
             const suite_config* config) {
   const child_settings& o = job.settings;
@@ -183,9 +195,13 @@ void verify(verification& v, const model_definition& definition, const child_job
   }
 
   run_result eager_run, second_run;
+  auto started = std::chrono::steady_clock::now();
   try {
     eager_run = run_once(definition, job, config, eager, run_kind::eager, mode);
+    record_run_seconds(v, "eager", started);
+    started = std::chrono::steady_clock::now();
     second_run = run_once(definition, job, config, eager, run_kind::eager, mode);
+    record_run_seconds(v, "eager_rerun", started);
   } catch (const std::exception& e) {
     v.code = "EAGER_FAILED";
     v.set_text("error", message_of(e));
@@ -233,6 +249,7 @@ void verify(verification& v, const model_definition& definition, const child_job
   const tolerance_choice tolerance = choose_tolerance(tolerance_in, config);
   bool cosine = tolerance.cosine;
   c10::IValue fp64_output;
+  started = std::chrono::steady_clock::now();
   try {
     fp64_output =
         run_once(definition, job, config, eager, run_kind::eager, mode, torch::kDouble).output;
@@ -241,10 +258,13 @@ void verify(verification& v, const model_definition& definition, const child_job
     v.set_text("fp64_error", message_of(e));
     cosine = true;
   }
+  record_run_seconds(v, "fp64", started);
   // --backend-library: the references above ran without its overrides; the backend runs with them.
   if (!o.backend_library.empty()) load_kernel_library(o.backend_library);
+  started = std::chrono::steady_clock::now();
   const run_result backend_run =
       run_once(definition, job, config, experiment, run_kind::backend, mode);
+  record_run_seconds(v, "backend", started);
   const c10::IValue& actual = backend_run.output;
   if (!backend_run.package.empty()) v.set_text("package", backend_run.package);
   if (!backend_run.random_ops.empty()) v.set_text("random_ops", backend_run.random_ops);

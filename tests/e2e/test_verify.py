@@ -105,6 +105,12 @@ class VerifyTest(OutputDirTest):
         code = {model: r["verification_code"] for (model, _), r in records.items()}
         self.assertEqual(code["two_outputs"], "PASS")
         self.assertEqual(code["nondeterministic_output"], "NONDETERMINISTIC_EAGER_RUN")
+        # where the verifier's time went: each of its runs, as far as it got
+        seconds = records[("two_outputs", "eval")]["verification"]["run_seconds"]
+        self.assertEqual(set(seconds), {"eager", "eager_rerun", "fp64", "backend"})
+        self.assertTrue(all(0 < s < 60 for s in seconds.values()), seconds)
+        seconds = records[("nondeterministic_output", "eval")]["verification"]["run_seconds"]
+        self.assertEqual(set(seconds), {"eager", "eager_rerun"})
         # how far apart the two eager runs are, without a rerun: the leaf that differs and its figures
         apart = records[("nondeterministic_output", "eval")]["verification"]
         self.assertEqual(apart["worst_output"], apart["failed_output"])
