@@ -9,7 +9,9 @@ OUT_DIR/train/<model>.pt + .inputs.pt traced in train mode in float32 (a trace b
 and BatchNorm's mode into the program, so each test gets its own file; the eval program is traced
 in the dtype the runner's precision rule casts eval to, as benchmatrix_import's eval programs are:
 a float32 trace cast afterwards keeps the float32 tensors it creates inside, e.g. GPT2's attention
-mask, and fails on mixed dtypes). The file stem is the
+mask, and fails on mixed dtypes). Each trace then gets benchmatrix_import's own passes
+(traced_sizes_as_constants, and float16_fill_values for the float32 train programs), so that the
+imported side is what the imported suites run. The file stem is the
 torchbench name, so the two suites' records of one model and test line up.
 
 Inputs, as the hand-written models take them (suites/torchbench/*.cpp): resnet50 randn
@@ -28,6 +30,9 @@ import os
 import sys
 
 import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from benchmatrix_import.__main__ import float16_fill_values, traced_sizes_as_constants  # noqa: E402
 
 # torchbench name -> (eval batch, train batch): the hand-written models' defaults (configs and
 # suites/torchbench), which the exported suite reads from the inputs' first dimension.
@@ -85,6 +90,13 @@ def main():
             # check_trace off: a train-mode trace has dropout, whose reruns differ by design.
             with torch.no_grad():
                 traced = torch.jit.trace(model, inputs, check_trace=False)
+            # what benchmatrix_import does to every program it writes, so that this side is what
+            # the imported suites run: shape arithmetic folded to the traced sizes (else each
+            # aten::Int of a traced size is an item() call per forward: 100 in hf_Bert's eval on
+            # the CPU, 251 in hf_GPT2's), float32 mask fills made float16's for CUDA's autocast
+            traced_sizes_as_constants(traced)
+            if dtype == torch.float32:
+                float16_fill_values(traced)
             folder = os.path.join(args.out_dir, test)
             os.makedirs(folder, exist_ok=True)
             traced.save(os.path.join(folder, name + ".pt"))
