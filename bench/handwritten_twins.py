@@ -16,7 +16,8 @@ torchbench name, so the two suites' records of one model and test line up.
 
 Inputs, as the hand-written models take them (suites/torchbench/*.cpp): resnet50 randn
 [B, 3, 224, 224] (eval and train batch 32); hf_Bert BertForMaskedLM(BertConfig()) and hf_GPT2
-GPT2LMHeadModel(GPT2Config()) int64 ids [B, 512] (eval batch 1, train batch 4), transformers'
+GPT2LMHeadModel(GPT2Config()) int64 ids [B, L] (eval batch 1, train batch 4; L 512, but 1024
+for hf_GPT2's eval, 256 on the CPU, as the ports take them: SEQUENCES), transformers'
 default attention (SDPA, as the ports and benchmatrix_import's programs), no cache, the logits as
 the output.
 Traced on DEVICE (default cuda where there is one, else cpu), the device the runner loads them on:
@@ -37,7 +38,11 @@ from benchmatrix_import.__main__ import float16_fill_values, traced_sizes_as_con
 # torchbench name -> (eval batch, train batch): the hand-written models' defaults (configs and
 # suites/torchbench), which the exported suite reads from the inputs' first dimension.
 BATCHES = {"resnet50": (32, 32), "hf_Bert": (1, 4), "hf_GPT2": (1, 4)}
-SEQUENCE = 512  # TorchBench's hf_Bert and hf_GPT2 context length
+# torchbench name -> (eval tokens, train tokens): the ports' input lengths (suites/torchbench/
+# hf_Bert.cpp, hf_GPT2.cpp: TorchBench's HUGGINGFACE_MODELS max_length, 512 for hf_Bert; hf_GPT2
+# 1024 in eval and 512 in train), hf_GPT2's eval a quarter on the CPU (CPU_INPUT_SLICE)
+SEQUENCES = {"hf_Bert": (512, 512), "hf_GPT2": (1024, 512)}
+CPU_EVAL_SLICE = {"hf_GPT2": 4}
 
 
 class LogitsOnly(torch.nn.Module):
@@ -55,7 +60,7 @@ def build(name):
     """The pip original of `name`, random weights, float32, on the CPU."""
     if name == "resnet50":
         import torchvision
-        return torchvision.models.resnet50(), lambda b: (torch.randn(b, 3, 224, 224),)
+        return torchvision.models.resnet50(), lambda b, _: (torch.randn(b, 3, 224, 224),)
     import transformers
     if name == "hf_Bert":
         config = transformers.BertConfig()
@@ -68,7 +73,7 @@ def build(name):
     else:
         raise SystemExit(f"handwritten_twins.py: unknown model {name!r}; expected some of "
                          f"{', '.join(BATCHES)}")
-    return LogitsOnly(model), lambda b: (torch.randint(0, vocab, (b, SEQUENCE)),)
+    return LogitsOnly(model), lambda b, tokens: (torch.randint(0, vocab, (b, tokens)),)
 
 
 def main():
@@ -81,12 +86,15 @@ def main():
     torch.manual_seed(1337)
     for name in [m for m in args.models.split(",") if m]:
         model, make_inputs = build(name)
-        for test, batch in zip(("eval", "train"), BATCHES[name]):
+        for index, (test, batch) in enumerate(zip(("eval", "train"), BATCHES[name])):
+            tokens = SEQUENCES.get(name, (None, None))[index]
+            if test == "eval" and tokens and args.device == "cpu":
+                tokens //= CPU_EVAL_SLICE.get(name, 1)
             model.train(test == "train")
             dtype = torch.float32 if test == "train" else torch.bfloat16
             model.to(device=args.device, dtype=dtype)
             inputs = tuple((t.to(dtype) if t.is_floating_point() else t).to(args.device)
-                           for t in make_inputs(batch))
+                           for t in make_inputs(batch, tokens))
             # check_trace off: a train-mode trace has dropout, whose reruns differ by design.
             with torch.no_grad():
                 traced = torch.jit.trace(model, inputs, check_trace=False)
