@@ -156,8 +156,9 @@ def helper_failure(stderr):
 
 def batches(args):
     """The chosen models in groups of --size, one comma-separated line per group, in
-    chosen_models' order: the GPU bench imports, runs and then removes one group's programs at a time, because
-    the whole lists' programs (four per model, two in float64) do not fit a 64 GiB disk."""
+    chosen_models' order: the GPU bench imports, runs and then removes one group's programs at a
+    time, because the whole lists' programs (four per model, two in float64) do not fit a 64 GiB
+    disk."""
     names = [model for _, model, _ in chosen_models(args.config_dir, args.models)]
     for start in range(0, len(names), args.size):
         print(",".join(names[start:start + args.size]))
@@ -451,7 +452,8 @@ def table(args):
                                       for status in asked(row))]
         passes = [row for row in runnable
                   if asked(row) and all(status == "PASS" for status in asked(row))]
-        not_run = sum(row[f"{b}_{t}"]["status"] == "NOT_RUN" for row in buildable for b, t in COLUMNS)
+        not_run = sum(row[f"{b}_{t}"]["status"] == "NOT_RUN"
+                      for row in buildable for b, t in COLUMNS)
 
         def share(part):
             return f"{len(part)}/{len(runnable)}" + (

@@ -45,6 +45,16 @@ SEQUENCES = {"hf_Bert": (512, 512), "hf_GPT2": (1024, 512)}
 CPU_EVAL_SLICE = {"hf_GPT2": 4}
 
 
+def sequence_length(name, test, device):
+    """The token count of `name`'s port for `test` on `device` (None for image models)."""
+    if name not in SEQUENCES:
+        return None
+    eval_tokens, train_tokens = SEQUENCES[name]
+    if test == "train":
+        return train_tokens
+    return eval_tokens // CPU_EVAL_SLICE.get(name, 1) if device == "cpu" else eval_tokens
+
+
 class LogitsOnly(torch.nn.Module):
     """A transformers model returning its logits alone (the hand-written ports' output)."""
 
@@ -86,15 +96,12 @@ def main():
     torch.manual_seed(1337)
     for name in [m for m in args.models.split(",") if m]:
         model, make_inputs = build(name)
-        for index, (test, batch) in enumerate(zip(("eval", "train"), BATCHES[name])):
-            tokens = SEQUENCES.get(name, (None, None))[index]
-            if test == "eval" and tokens and args.device == "cpu":
-                tokens //= CPU_EVAL_SLICE.get(name, 1)
+        for test, batch in zip(("eval", "train"), BATCHES[name]):
             model.train(test == "train")
             dtype = torch.float32 if test == "train" else torch.bfloat16
             model.to(device=args.device, dtype=dtype)
             inputs = tuple((t.to(dtype) if t.is_floating_point() else t).to(args.device)
-                           for t in make_inputs(batch, tokens))
+                           for t in make_inputs(batch, sequence_length(name, test, args.device)))
             # check_trace off: a train-mode trace has dropout, whose reruns differ by design.
             with torch.no_grad():
                 traced = torch.jit.trace(model, inputs, check_trace=False)

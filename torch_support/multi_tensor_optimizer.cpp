@@ -65,7 +65,7 @@ void multi_tensor_optimizer::step() {
   for (const auto& group : group_by_device_and_dtype(m_parameters)) {
     if (m_settings.algorithm == optimizer_algorithm::adam)
       adam_step(group);
-    else if (m_settings.algorithm == optimizer_algorithm::sgd)
+    else
       sgd_step(group);
   }
 }
