@@ -9,6 +9,7 @@
 #include "core/record.hpp"
 #include "core/results_file.hpp"
 #include "core/text_file.hpp"
+#include "core/verifier_progress.hpp"
 #include "process/child_pool.hpp"
 #include "runner/child_environment.hpp"
 #include "runner/child_job_options.hpp"
@@ -513,11 +514,16 @@ std::string sweep::verified_record(running_child& child, const child_exit& exit,
       return record.to_line();
     }
   }
+  // where it was when it was killed or died, from the progress file it rewrites at each step
+  std::string where;
+  if (const auto progress = read_verifier_progress(verifier_progress_path(result_path)))
+    where = " " + describe_verifier_progress(*progress);
   std::string why;
   if (timed_out) {
-    why = "the verifier timed out after " + std::to_string(m_o.subprocess_timeout) + " seconds";
+    why = "the verifier timed out after " + std::to_string(m_o.subprocess_timeout) + " seconds" +
+          where;
   } else {
-    why = "the verifier " + exit.describe() + "\n" +
+    why = "the verifier " + exit.describe() + where + "\n" +
           read_file_tail(child.directory / "stderr", stderr_tail_bytes, "stderr");
   }
   log_error("VERIFIER_DIDNT_RUN: " + child.config.model_label(m_o) + " " +

@@ -5,6 +5,7 @@
 #include "backends/xla_pjrt_backend.hpp"
 #include "core/log.hpp"
 #include "core/python_json.hpp"
+#include "core/verifier_progress.hpp"
 #include "ops/kernel_library.hpp"
 #include "torch_support/ivalue_tensors.hpp"
 #include "verifier/determinism_exemptions.hpp"
@@ -167,16 +168,62 @@ struct verification {
   }
 };
 
-/// verification.run_seconds.<run>: the wall seconds of one verifier run since `started` (its model
-/// built or loaded, then verify_iterations steps): where a slow verification goes.
-void record_run_seconds(verification& v, const char* run,
-                        std::chrono::steady_clock::time_point started) {
-  auto& a = v.details.GetAllocator();
-  if (!v.details.HasMember("run_seconds")) v.set("run_seconds", json_value(rapidjson::kObjectType));
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  v.details["run_seconds"].AddMember(json_value(run, a), json_value(seconds), a);
-}
+/// Where the verifier's time goes: verification.run_seconds.<run> (the wall seconds of each run: its
+/// model built or loaded, then verify_iterations steps) and verification.compare_seconds (its
+/// comparisons of outputs, on the CPU in float64), and, for the parent, the progress file beside the
+/// result file (core/verifier_progress.hpp): the step it is in, so that a record of a verifier
+/// killed at --subprocess-timeout says where.
+class verifier_steps {
+public:
+  verifier_steps(verification& v, const child_job& job) : m_v(v) {
+    if (!job.result_path.empty()) m_progress_path = verifier_progress_path(job.result_path);
+  }
+
+  /// Begins a step ("eager run", "comparison of the two eager runs", ...).
+  void start(const char* step) {
+    m_started = std::chrono::steady_clock::now();
+    m_progress.step = step;
+    write_progress();
+  }
+
+  /// Ends a run step: run_seconds.<run>.
+  void finish_run(const char* run) {
+    const double seconds = elapsed();
+    auto& a = m_v.details.GetAllocator();
+    if (!m_v.details.HasMember("run_seconds"))
+      m_v.set("run_seconds", json_value(rapidjson::kObjectType));
+    m_v.details["run_seconds"].AddMember(json_value(run, a), json_value(seconds), a);
+    m_progress.finished.emplace_back(run, seconds);
+  }
+
+  /// Ends a comparison step: its seconds add to compare_seconds.
+  void finish_comparison() {
+    m_compare_seconds += elapsed();
+    if (m_v.details.HasMember("compare_seconds"))
+      m_v.details["compare_seconds"].SetDouble(m_compare_seconds);
+    else
+      m_v.set("compare_seconds", json_value(m_compare_seconds));
+  }
+
+private:
+  double elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count();
+  }
+  void write_progress() {
+    if (m_progress_path.empty()) return;  // run by hand: no parent to tell
+    try {
+      write_verifier_progress(m_progress_path, m_progress);
+    } catch (const std::exception& e) {  // the verdict does not depend on it
+      log_warning(std::string("cannot write the verifier's progress: ") + e.what());
+    }
+  }
+
+  verification& m_v;
+  std::filesystem::path m_progress_path;
+  verifier_progress m_progress;
+  double m_compare_seconds = 0;
+  std::chrono::steady_clock::time_point m_started = std::chrono::steady_clock::now();
+};
 
 void verify(verification& v, const model_definition& definition, const child_job& job,
             const suite_config* config) {
@@ -187,6 +234,8 @@ void verify(verification& v, const model_definition& definition, const child_job
   eager.xla.reset();
   eager.dynamo.reset();
   v.set("iterations", json_value(o.verify_iterations));
+  verifier_steps steps(v, job);
+  steps.start("choice of the module mode");
   const std::optional<module_mode_choice> choice = choose_module_mode(definition, job, config);
   const train_module_mode mode = choice ? choice->mode : train_module_mode::train;
   if (choice) {
@@ -195,13 +244,13 @@ void verify(verification& v, const model_definition& definition, const child_job
   }
 
   run_result eager_run, second_run;
-  auto started = std::chrono::steady_clock::now();
   try {
+    steps.start("eager run");
     eager_run = run_once(definition, job, config, eager, run_kind::eager, mode);
-    record_run_seconds(v, "eager", started);
-    started = std::chrono::steady_clock::now();
+    steps.finish_run("eager");
+    steps.start("eager rerun");
     second_run = run_once(definition, job, config, eager, run_kind::eager, mode);
-    record_run_seconds(v, "eager_rerun", started);
+    steps.finish_run("eager_rerun");
   } catch (const std::exception& e) {
     v.code = "EAGER_FAILED";
     v.set_text("error", message_of(e));
@@ -219,6 +268,7 @@ void verify(verification& v, const model_definition& definition, const child_job
     exact.tol = 0;
     exact.equal_nan = true;
     bool deterministic = false;
+    steps.start("comparison of the two eager runs");
     try {
       deterministic = same(eager_output, second_run.output, c10::IValue(), exact, &why, &where);
     } catch (const std::exception& e) {
@@ -235,8 +285,10 @@ void verify(verification& v, const model_definition& definition, const child_job
         v.set("max_rel_error", json_value(worst->max_rel_error));
         v.set("cosine_similarity", json_value(worst->cosine_similarity));
       }
+      steps.finish_comparison();
       return;
     }
+    steps.finish_comparison();
   }
 
   tolerance_inputs tolerance_in;
@@ -249,7 +301,7 @@ void verify(verification& v, const model_definition& definition, const child_job
   const tolerance_choice tolerance = choose_tolerance(tolerance_in, config);
   bool cosine = tolerance.cosine;
   c10::IValue fp64_output;
-  started = std::chrono::steady_clock::now();
+  steps.start("float64 reference run");
   try {
     fp64_output =
         run_once(definition, job, config, eager, run_kind::eager, mode, torch::kDouble).output;
@@ -258,13 +310,13 @@ void verify(verification& v, const model_definition& definition, const child_job
     v.set_text("fp64_error", message_of(e));
     cosine = true;
   }
-  record_run_seconds(v, "fp64", started);
+  steps.finish_run("fp64");
   // --backend-library: the references above ran without its overrides; the backend runs with them.
   if (!o.backend_library.empty()) load_kernel_library(o.backend_library);
-  started = std::chrono::steady_clock::now();
+  steps.start("backend run");
   const run_result backend_run =
       run_once(definition, job, config, experiment, run_kind::backend, mode);
-  record_run_seconds(v, "backend", started);
+  steps.finish_run("backend");
   const c10::IValue& actual = backend_run.output;
   if (!backend_run.package.empty()) v.set_text("package", backend_run.package);
   if (!backend_run.random_ops.empty()) v.set_text("random_ops", backend_run.random_ops);
@@ -275,6 +327,7 @@ void verify(verification& v, const model_definition& definition, const child_job
   options.cos_similarity = cosine;
   options.equal_nan = true;
   std::string why, where;
+  steps.start("comparison with the references");
   const bool passed = same(eager_output, actual, fp64_output, options, &why, &where);
   v.code = passed ? "PASS" : "FAIL";
   v.set("tolerance", json_value(tolerance.tolerance));
@@ -294,6 +347,7 @@ void verify(verification& v, const model_definition& definition, const child_job
       v.set("eager_rmse_vs_fp64", json_value(*worst->ref_rmse_vs_fp64));
     v.set("cosine_similarity", json_value(worst->cosine_similarity));
   }
+  steps.finish_comparison();
 }
 
 /// --verify-deterministic: PyTorch's accuracy harness's setup_determinism (dynamo_bench.md §1.4).

@@ -109,6 +109,8 @@ class VerifyTest(OutputDirTest):
         seconds = records[("two_outputs", "eval")]["verification"]["run_seconds"]
         self.assertEqual(set(seconds), {"eager", "eager_rerun", "fp64", "backend"})
         self.assertTrue(all(0 < s < 60 for s in seconds.values()), seconds)
+        # and its comparisons of outputs (CPU, float64)
+        self.assertGreater(records[("two_outputs", "eval")]["verification"]["compare_seconds"], 0)
         seconds = records[("nondeterministic_output", "eval")]["verification"]["run_seconds"]
         self.assertEqual(set(seconds), {"eager", "eager_rerun"})
         # how far apart the two eager runs are, without a rerun: the leaf that differs and its figures
@@ -127,11 +129,15 @@ class VerifyTest(OutputDirTest):
         # the verifier hung and was killed, or crashed; the timing record survives and the sweep went on
         hung = records[("hangs_in_verifier", "eval")]
         self.assertEqual(hung["verification_code"], "VERIFIER_DIDNT_RUN")
-        self.assertIn("timed out", hung["verification"]["error"])
+        # where it hung, and what it had finished: where a slow verifier's time went
+        self.assertRegex(hung["verification"]["error"],
+                         r"^the verifier timed out after 20 seconds in its float64 reference run; "
+                         r"finished: eager [0-9.e-]+ s, eager_rerun [0-9.e-]+ s$")
         self.assertEqual(len(hung["metrics"]["total_time"]), 2)
         crashed = records[("crashes_in_verifier", "eval")]
         self.assertEqual(crashed["verification_code"], "VERIFIER_DIDNT_RUN")
         self.assertIn("killed by signal SIGABRT", crashed["verification"]["error"])
+        self.assertIn(") in its eager run\n", crashed["verification"]["error"])
         self.assertEqual(len(crashed["metrics"]["total_time"]), 2)
         self.assertNotIn("error", crashed["metrics"])
 

@@ -1,7 +1,7 @@
 // Test-only suite "verifier_checks" and test backend for the --verify end-to-end tests: a model with
 // two outputs; one whose output changes from run to run; one whose output changes structure from
-// run to run; models that fail only in the verifier child (eager throws, it hangs, it aborts, its
-// second step throws); one without a float64 kernel; one that hangs in every child. When
+// run to run; models that fail only in the verifier child (eager throws, it hangs in its float64 run, it
+// aborts, its second step throws); one without a float64 kernel; one that hangs in every child. When
 // BENCHMATRIX_TEST_BACKEND is set, a backend that perturbs the last output by a given amount
 // ("perturb:<amount>"), throws ("throw"), or throws only in the verifier child
 // ("throw-in-verifier"). Linked only into experiment_runner_with_faults.
@@ -132,10 +132,19 @@ model_definition eager_throws() {
   });
 }
 model_definition hangs_in_verifier() {
-  return before_build(two_heads_model("hangs_in_verifier"), [] {
-    if (in_verifier())
-      for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
-  });
+  // Hangs in the verifier's float64 reference run (its float64 inputs), after two eager runs that
+  // finish: the record says where the verifier was when it was killed.
+  model_definition d = two_heads_model("hangs_in_verifier");
+  d.build = [build = d.build](const model_build_options& o) {
+    model_instance m = build(o);
+    m.forward = [forward = m.forward](const model_inputs& in) {
+      if (in_verifier() && in[0].toTensor().scalar_type() == torch::kDouble)
+        for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+      return forward(in);
+    };
+    return m;
+  };
+  return d;
 }
 model_definition hangs_always() {
   return before_build(two_heads_model("hangs_always"), [] {
