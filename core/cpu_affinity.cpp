@@ -83,4 +83,17 @@ std::string cpu_affinity_text() {
   return cpus.empty() ? "unknown" : cpu_list_text(cpus);
 }
 
+std::vector<std::vector<int>> cpu_shares(const std::vector<int>& cpus, size_t jobs) {
+  jobs = std::min(jobs, cpus.size());
+  std::vector<std::vector<int>> shares;
+  size_t next = 0;
+  for (size_t i = 0; i < jobs; ++i) {
+    const size_t size = cpus.size() / jobs + (i < cpus.size() % jobs ? 1 : 0);
+    shares.emplace_back(cpus.begin() + static_cast<std::ptrdiff_t>(next),
+                        cpus.begin() + static_cast<std::ptrdiff_t>(next + size));
+    next += size;
+  }
+  return shares;
+}
+
 }  // namespace benchmatrix

@@ -27,6 +27,11 @@ namespace benchmatrix {
 /// cgroup's cpuset, say).
 void set_cpu_affinity(const std::vector<int>& cpus);
 
+/// `cpus` split into `jobs` contiguous shares as even as can be (the first ones one CPU larger):
+/// what --compile-ahead's children and --devices' slots each run on. At most cpus.size() shares;
+/// for `jobs` 0 or no CPUs, none.
+[[nodiscard]] std::vector<std::vector<int>> cpu_shares(const std::vector<int>& cpus, size_t jobs);
+
 /// cpu_list_text(cpu_affinity()), or "unknown" when it cannot be read.
 [[nodiscard]] std::string cpu_affinity_text();
 

@@ -238,19 +238,6 @@ bool compiles_into_cache(const experiment_config& experiment) {
   return backend && backend->compiles_into_cache;
 }
 
-std::vector<std::vector<int>> cpu_shares(const std::vector<int>& cpus, size_t jobs) {
-  jobs = std::min(jobs, cpus.size());
-  std::vector<std::vector<int>> shares;
-  size_t next = 0;
-  for (size_t i = 0; i < jobs; ++i) {
-    const size_t size = cpus.size() / jobs + (i < cpus.size() % jobs ? 1 : 0);
-    shares.emplace_back(cpus.begin() + static_cast<std::ptrdiff_t>(next),
-                        cpus.begin() + static_cast<std::ptrdiff_t>(next + size));
-    next += size;
-  }
-  return shares;
-}
-
 std::map<std::string, std::string> compile_ahead(const std::vector<compile_ahead_config>& configs,
                                                  const runner_options& options,
                                                  const std::string& self_exe, child_pool& pool,

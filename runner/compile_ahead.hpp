@@ -39,10 +39,6 @@ struct compile_ahead_config {
 /// Whether `experiment`'s backend builds artifacts a later child reuses (worth compiling ahead).
 [[nodiscard]] bool compiles_into_cache(const experiment_config& experiment);
 
-/// `cpus` split into `jobs` contiguous shares as even as can be (the first ones one CPU larger);
-/// jobs is at most cpus.size(). For `jobs` 0 or no CPUs, nothing.
-[[nodiscard]] std::vector<std::vector<int>> cpu_shares(const std::vector<int>& cpus, size_t jobs);
-
 /// Runs the configs' compile-only children, options.compile_ahead at a time (fewer when there are
 /// fewer configs or CPUs), each on one share of this process's CPUs, in `pool` (which must hold no
 /// other child). Returns, per key of a config that compiled, the JSON object its timing record gets

@@ -2,6 +2,7 @@
 
 #include "backends/availability.hpp"
 #include "core/child_job.hpp"
+#include "core/cpu_affinity.hpp"
 #include "core/directory_tree.hpp"
 #include "core/file_naming.hpp"
 #include "core/host_info.hpp"
@@ -137,6 +138,7 @@ private:
   void start_verifier(pending_config c, std::string timing_record,
                       std::chrono::steady_clock::time_point config_started);
   bool launch(running_child& child, bool verifier);
+  void share_cpus_between_devices();
   std::optional<std::filesystem::path> xla_dump_dir(const pending_config& c, bool verifier) const;
   /// After a child started: every running timing child now has m_running.size() - 1 beside it.
   void note_interference();
@@ -155,6 +157,10 @@ private:
   const runner_options& m_o;
   std::map<std::string, std::string> m_accelerator_models;  // accelerator@device -> model name
   std::unique_ptr<device_slots> m_slots;  // --devices; null: one unpinned child at a time
+  // --devices with several children at once: each device's children run on their own contiguous
+  // share of the parent's CPUs, so that they do not oversubscribe the host (each child's intra-op
+  // pool is as large as its share, not the host); empty: unpinned
+  std::map<std::string, std::vector<int>> m_device_cpus;
   std::map<std::string, std::string> m_done;  // fingerprint of a finished config -> its record line
   std::set<std::string> m_rerun;  // --rerun: placement_free_key of the configs that run again
   std::unique_ptr<results_writer> m_writer;
@@ -407,6 +413,29 @@ std::optional<std::filesystem::path> sweep::xla_dump_dir(const pending_config& c
   return hlo_dump_directory(std::filesystem::absolute(m_o.output_dirname), c.experiment, c.model);
 }
 
+/// --devices with several children at once: one contiguous share of this process's CPUs per device
+/// (m_device_cpus). Four verifiers of huggingface train configs beside each other on a 64-CPU host,
+/// each with a 64-thread intra-op pool for its float64 comparisons on the CPU, ran past a 300 s
+/// timeout that one of them alone met in 20 s. Without enough CPUs for a share each, or when they
+/// cannot be read, the children share them all.
+void sweep::share_cpus_between_devices() {
+  const auto& devices = m_slots->devices();
+  if (m_o.exclusive || devices.size() < 2) return;
+  const std::vector<int> cpus = cpu_affinity();
+  if (cpus.size() < devices.size()) {
+    log_warning("--devices: " + std::to_string(cpus.size()) + " CPU(s) for " +
+                std::to_string(devices.size()) + " children at once; they share them all");
+    return;
+  }
+  const auto shares = cpu_shares(cpus, devices.size());
+  std::string described;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    m_device_cpus[devices[i]] = shares[i];
+    described += (i ? ", " : "") + devices[i] + ": " + cpu_list_text(shares[i]);
+  }
+  log_info("--devices: each device's children run on their own CPUs (" + described + ")");
+}
+
 /// Spawns the child's process. On failure writes the config's record and returns false.
 bool sweep::launch(running_child& child, bool verifier) {
   const auto& c = child.config;
@@ -426,13 +455,20 @@ bool sweep::launch(running_child& child, bool verifier) {
     // child's scratch directory, needs nothing of the pool beyond argv, and can be read while the
     // child runs to see exactly what it was given.
     const auto job_path = child.directory / "job.json";
-    write_child_job_file(
-        job_path, make_child_job(m_o, verifier ? child_role::verifier : child_role::timing,
-                                 c.suite, c.experiment, c.model,
-                                 (child.directory / "result.json").string()));
+    child_job job = make_child_job(m_o, verifier ? child_role::verifier : child_role::timing,
+                                   c.suite, c.experiment, c.model,
+                                   (child.directory / "result.json").string());
+    auto environment = child_environment(c.experiment, c.device, xla_dump_dir(c, verifier));
+    if (c.device)
+      if (const auto share = m_device_cpus.find(*c.device); share != m_device_cpus.end()) {
+        job.settings.cpus = cpu_list_text(share->second);
+        // OpenMP sizes its pool when LibTorch loads, before the child narrows its CPUs: the
+        // pool's size comes from the environment (a user's own OMP_NUM_THREADS wins)
+        environment.try_emplace("OMP_NUM_THREADS", std::to_string(share->second.size()));
+      }
+    write_child_job_file(job_path, job);
     child.id = m_pool->start(
-        std::vector<std::string>{m_in.self_exe, "--job=" + job_path.string()},
-        child_environment(c.experiment, c.device, xla_dump_dir(c, verifier)),
+        std::vector<std::string>{m_in.self_exe, "--job=" + job_path.string()}, environment,
         child.directory / "stdout", child.directory / "stderr",
         std::chrono::seconds(m_o.subprocess_timeout));
   } catch (const std::exception& e) {
@@ -575,6 +611,7 @@ int sweep::run() {
       log_warning("--devices " + m_o.devices + ": nvidia-smi lists no GPU; " +
                   std::to_string(m_slots->devices().size()) +
                   " children run at once, pinned to nothing");
+    share_cpus_between_devices();
   }
   if (!m_o.expected_times.empty()) {
     const auto durations = expected_durations::load(m_o.expected_times, m_o.batch_size);

@@ -10,6 +10,17 @@ COMMON = ["--suite-name=faulty", "--accelerator=cpu", "--xla=None", "--dynamo=No
           "--repeat=2", "--subprocess-grace-period=0.5"]
 
 
+def text(cpus):
+    """The kernel's cpulist form of ascending CPUs: [0, 1, 2, 5] -> "0-2,5"."""
+    runs = []
+    for cpu in cpus:
+        if runs and cpu == runs[-1][1] + 1:
+            runs[-1][1] = cpu
+        else:
+            runs.append([cpu, cpu])
+    return ",".join(f"{a}-{b}" if a != b else str(a) for a, b in runs)
+
+
 class ConcurrentSweepTest(OutputDirTest):
     def test_two_children_at_once_with_planted_faults_keep_every_record_exactly_once(self):
         proc = run(FAULTY_RUNNER, *COMMON, "--devices=0,1", "--subprocess-timeout=3",
@@ -61,6 +72,39 @@ class ConcurrentSweepTest(OutputDirTest):
             self.assertNotEqual(r["verification_code"], "VERIFIER_SKIPPED", r)
             self.assertNotEqual(r["verification_code"], "VERIFIER_DIDNT_RUN", r)
             self.assertIn(r["placement"]["device"], ("0", "1"))
+
+    @unittest.skipIf(len(os.sched_getaffinity(0)) < 2, "needs two CPUs to give each slot its own")
+    def test_each_devices_children_run_on_their_own_share_of_the_cpus(self):
+        # Four verifiers at once, each with an intra-op pool as large as the host, ran past their
+        # timeout on a 64-CPU H200 host: each slot's children get a contiguous share of the CPUs
+        # and an OpenMP pool of that size, timing child and verifier alike.
+        cpus = sorted(os.sched_getaffinity(0))
+        env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+        proc = run(FAULTY_RUNNER, *COMMON, "--devices=0,1", "--verify", "-k", "^(a_healthy|z_healthy)$",
+                   f"--output-dirname={self.out}", env=env)
+        half = (len(cpus) + 1) // 2
+        shares = {"0": cpus[:half], "1": cpus[half:]}
+        self.assertIn(f"each device's children run on their own CPUs (0: {text(shares['0'])}, "
+                      f"1: {text(shares['1'])})", proc.stderr)
+        records = read_records(self.results)
+        self.assertEqual(len(records), 2)
+        for r in records:
+            share = shares[r["placement"]["device"]]
+            self.assertEqual(r["run_environment"]["cpu_affinity"], text(share), r["run_environment"])
+            self.assertEqual(r["run_environment"]["threads"]["OMP_NUM_THREADS"], str(len(share)))
+            self.assertEqual(r["run_environment"]["threads"]["intra_op"], len(share))
+            self.assertEqual(r["verification_code"], "PASS", r["verification"])
+        # a user's own OMP_NUM_THREADS wins; one slot (or --exclusive) pins nothing
+        os.remove(self.results)
+        run(FAULTY_RUNNER, *COMMON, "--devices=0,1", "-k", "^a_healthy$",
+            f"--output-dirname={self.out}", env=dict(env, OMP_NUM_THREADS="3"))
+        self.assertEqual(read_records(self.results)[0]["run_environment"]["threads"]["OMP_NUM_THREADS"],
+                         "3")
+        os.remove(self.results)
+        proc = run(FAULTY_RUNNER, *COMMON, "--devices=0", "-k", "^a_healthy$",
+                   f"--output-dirname={self.out}", env=env)
+        self.assertNotIn("their own CPUs", proc.stderr)
+        self.assertEqual(read_records(self.results)[0]["run_environment"]["cpu_affinity"], text(cpus))
 
     def test_exclusive_runs_one_child_at_a_time(self):
         run(FAULTY_RUNNER, *COMMON, "--devices=0,1", "--exclusive",

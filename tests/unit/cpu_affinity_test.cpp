@@ -46,3 +46,12 @@ TEST_CASE("set_cpu_affinity narrows this thread's CPUs and says why it cannot") 
   CHECK_THROWS_WITH_AS(set_cpu_affinity({4095}), doctest::Contains("cannot run on CPUs 4095"),
                        std::runtime_error);
 }
+
+TEST_CASE("cpu_shares splits CPUs into contiguous shares, the first ones one larger") {
+  CHECK(cpu_shares({0, 1, 2, 3, 4, 5, 6, 7}, 4) ==
+        std::vector<std::vector<int>>{{0, 1}, {2, 3}, {4, 5}, {6, 7}});
+  CHECK(cpu_shares({0, 1, 2, 8, 9}, 2) == std::vector<std::vector<int>>{{0, 1, 2}, {8, 9}});
+  CHECK(cpu_shares({0, 1}, 4) == std::vector<std::vector<int>>{{0}, {1}});  // at most one each
+  CHECK(cpu_shares({0, 1}, 0).empty());
+  CHECK(cpu_shares({}, 2).empty());
+}
