@@ -96,6 +96,10 @@ bool same_tensor(torch::Tensor ref, torch::Tensor res, torch::Tensor fp64_ref,
   }
 
   if (!o.exact_dtype) ref = ref.to(res.scalar_type());
+  // equal tensors are allclose at any tolerance: one pass without temporaries (an eager
+  // experiment's every leaf) before allclose's several
+  if (ref.scalar_type() == res.scalar_type() && ref.sizes() == res.sizes() && torch::equal(ref, res))
+    return true;
   if (allclose(ref, res, o.tol, o.equal_nan)) return true;
 
   if (fp64_ref.scalar_type() == torch::kDouble) {
