@@ -14,13 +14,25 @@
 #          (reduce_to_scalar_loss of the logits); the hand-written side's weights are its own
 #          init, the program's the pip original's (random: step time does not depend on them).
 #          Files in OUT_DIR: pairs.table.md, pairs.jsonl (every record).
-# Usage: bench/handwritten_vs_imported_gpu.sh OUT_DIR STEP...
+#   profile  where a pair's gap is (session 15: imported hf_Bert 2x in eval, its program 316 ATen
+#          nodes with no item() or mask arithmetic, and the interpreter adds 0.03 us per op on the
+#          CPU, bench/interpreter_overhead.cpp): per side and test one experiment_runner run with
+#          --profile-cupti --profile-cuda-cpu-individual-ops (the programs of `pairs`, traced
+#          again when it did not run), then profile.table.md: per model, test and side the
+#          kernels per iteration, kernel time, device busy time, wall time of the traced
+#          iterations, the ATen calls per iteration and the five longest kernels; and
+#          profile.jsonl (every record).
+# Usage: bench/handwritten_vs_imported_gpu.sh OUT_DIR STEP...   (MODELS, REPEAT, ITERS, ROUNDS as above)
 set -euo pipefail
 out=$1; shift
 mkdir -p "$out"
 build=${BUILD_DIR:-build-gpu}
 work=${WORK:-$build/handwritten_pairs}
 accelerator=${ACCELERATOR:-cuda}
+models=${MODELS:-resnet50,hf_Bert,hf_GPT2}
+filter="^(${models//,/|})$"
+common=(--accelerator="$accelerator" --xla=None --dynamo=None --no-memory-pass
+        --cache-dir="$work/cache")
 for step in "$@"; do
   echo "=== $step $(date +%T)"
   case $step in
@@ -29,19 +41,16 @@ for step in "$@"; do
       ;;
     pairs)
       rm -rf "$work" && mkdir -p "$work"
-      models=${MODELS:-resnet50,hf_Bert,hf_GPT2}
       python3 bench/handwritten_twins.py "$work/programs" --models="$models" --device="$accelerator"
-      filter="^(${models//,/|})$"
-      common=(--accelerator="$accelerator" --xla=None --dynamo=None --repeat="${REPEAT:-6}"
-              --iterations-per-run="${ITERS:-10}" --no-resume --no-memory-pass
-              --cache-dir="$work/cache")
+      timed=(--repeat="${REPEAT:-6}" --iterations-per-run="${ITERS:-10}" --no-resume)
       for round in $(seq 1 "${ROUNDS:-3}"); do
         for test in eval train; do
           "$build/experiment_runner" --suite-name=torchbench --filter="$filter" --test="$test" \
-            "${common[@]}" --output-dirname="$work/runs/$round-$test-handwritten" \
+            "${common[@]}" "${timed[@]}" --output-dirname="$work/runs/$round-$test-handwritten" \
             >> "$work/runs.log" 2>&1 || echo "round $round $test hand-written: exit $?"
           "$build/experiment_runner" --suite-name=exported --model-path="$work/programs/$test" \
-            --test="$test" "${common[@]}" --output-dirname="$work/runs/$round-$test-imported" \
+            --test="$test" "${common[@]}" "${timed[@]}" \
+            --output-dirname="$work/runs/$round-$test-imported" \
             >> "$work/runs.log" 2>&1 || echo "round $round $test imported: exit $?"
         done
       done
@@ -75,6 +84,51 @@ for model, test in sorted({(m, t) for m, t, _ in list(counted) + list(errors)}):
                  f"{', '.join(f'{v:.2f}' for v in per_round[a])} | "
                  f"{', '.join(f'{v:.2f}' for v in per_round[b])} | "
                  f"{spread(a, ma)} / {spread(b, mb)} |")
+open(sys.argv[2], "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+PY
+      ;;
+    profile)
+      [ -d "$work/programs" ] ||
+        python3 bench/handwritten_twins.py "$work/programs" --models="$models" --device="$accelerator"
+      rm -rf "$work/profiles"
+      profiled=(--repeat=3 --iterations-per-run="${ITERS:-10}" --no-resume --profile-cupti
+                --profile-cuda-cpu-individual-ops)
+      for test in eval train; do
+        "$build/experiment_runner" --suite-name=torchbench --filter="$filter" --test="$test" \
+          "${common[@]}" "${profiled[@]}" --output-dirname="$work/profiles/$test-handwritten" \
+          >> "$work/profiles.log" 2>&1 || echo "$test hand-written: exit $?"
+        "$build/experiment_runner" --suite-name=exported --model-path="$work/programs/$test" \
+          --test="$test" "${common[@]}" "${profiled[@]}" \
+          --output-dirname="$work/profiles/$test-imported" \
+          >> "$work/profiles.log" 2>&1 || echo "$test imported: exit $?"
+      done
+      cat "$work"/profiles/*/results.jsonl > "$out/profile.jsonl"
+      python3 - "$out/profile.jsonl" "$out/profile.table.md" "${ITERS:-10}" <<'PY'
+import json, sys
+def last(values):
+    return values[-1] if isinstance(values, list) and values else None
+lines = ["| model | test | side | kernels / iter | kernel ms / iter | busy ms / iter | wall ms / iter "
+         "| ATen calls / iter | five longest kernels (calls, ms per iter) |", "|---|---|---|---|---|---|---|---|---|"]
+rows = []
+for r in map(json.loads, open(sys.argv[1])):
+    m, profile = r["metrics"], r.get("profile") or {}
+    side = "imported" if r.get("model_source") else "hand-written"
+    iters = int(sys.argv[3])  # the profiled repeats' steps: counts and top kernels are per repeat
+    ms = lambda key: (f"{last(m.get(key)) * 1e3:.3f}" if last(m.get(key)) is not None else "-")
+    ops = profile.get("eager_ops") or {}
+    calls = sum(o.get("num_of_calls", 0) for o in ops.values()) if isinstance(ops, dict) else 0
+    kernels = sorted(profile.get("cupti_top_kernels") or [], key=lambda k: -k.get("time_s", 0))[:5]
+    top = "; ".join(f"{k.get('name', '?')[:60]} ({k.get('calls') / iters:g}, "
+                    f"{k.get('time_s', 0) * 1e3 / iters:.3f})" for k in kernels)
+    count = last(m.get("cupti_kernel_count"))
+    count = count / iters if count is not None else None
+    rows.append((r["model"]["model_name"], r["experiment"]["test"], side,
+                 f"{count:.0f}" if count is not None else str(m.get("error", "-"))[:80],
+                 ms("cupti_per_iter_kernel_time_s"), ms("cupti_per_iter_busy_time_s"),
+                 ms("cupti_per_iter_time_s"), f"{calls / iters:.0f}" if calls else "-", top))
+for row in sorted(rows):
+    lines.append("| " + " | ".join(row) + " |")
 open(sys.argv[2], "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY
