@@ -43,6 +43,7 @@
 // reduced_inputs (tests only): 16 positions instead of 128 (still room for the 9 real ones).
 
 #include "suites/model.hpp"
+#include "suites/torchbench/torchbench_layers.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -98,9 +99,9 @@ public:
       : m_heads(heads), m_d_k(d_model / heads) {
     linear_layers = register_module("linear_layers", torch::nn::ModuleList());
     for (int i = 0; i < 3; ++i) { // query, key, value
-      linear_layers->push_back(torch::nn::Linear(d_model, d_model));
+      linear_layers->push_back(python_linear(d_model, d_model));
     }
-    output_linear = register_module("output_linear", torch::nn::Linear(d_model, d_model));
+    output_linear = register_module("output_linear", python_linear(d_model, d_model));
     // The original's DropoutWrapper holds an nn.Dropout under "dropout.dropout" (no parameters).
     dropout = register_module("dropout", torch::nn::Dropout(k_dropout));
   }
@@ -132,7 +133,7 @@ public:
   }
 
   torch::nn::ModuleList linear_layers{nullptr};
-  torch::nn::Linear output_linear{nullptr};
+  python_linear output_linear{nullptr};
   torch::nn::Dropout dropout{nullptr};
 
 private:
@@ -145,14 +146,14 @@ TORCH_MODULE_IMPL(multi_headed_attention, multi_headed_attention_impl);
 class positionwise_feed_forward_impl : public torch::nn::Module {
 public:
   positionwise_feed_forward_impl(int64_t d_model, int64_t d_ff) {
-    w_1 = register_module("w_1", torch::nn::Linear(d_model, d_ff));
-    w_2 = register_module("w_2", torch::nn::Linear(d_ff, d_model));
+    w_1 = register_module("w_1", python_linear(d_model, d_ff));
+    w_2 = register_module("w_2", python_linear(d_ff, d_model));
     dropout = register_module("dropout", torch::nn::Dropout(k_dropout));
   }
 
   torch::Tensor forward(const torch::Tensor& x) { return w_2(dropout(torch::gelu(w_1(x)))); }
 
-  torch::nn::Linear w_1{nullptr}, w_2{nullptr};
+  python_linear w_1{nullptr}, w_2{nullptr};
   torch::nn::Dropout dropout{nullptr};
 };
 TORCH_MODULE_IMPL(positionwise_feed_forward, positionwise_feed_forward_impl);
@@ -276,12 +277,12 @@ TORCH_MODULE_IMPL(bert, bert_impl);
 class log_softmax_head_impl : public torch::nn::Module {
 public:
   log_softmax_head_impl(int64_t hidden, int64_t classes) {
-    linear = register_module("linear", torch::nn::Linear(hidden, classes));
+    linear = register_module("linear", python_linear(hidden, classes));
   }
 
   torch::Tensor forward(const torch::Tensor& x) { return torch::log_softmax(linear(x), -1); }
 
-  torch::nn::Linear linear{nullptr};
+  python_linear linear{nullptr};
 };
 TORCH_MODULE_IMPL(log_softmax_head, log_softmax_head_impl);
 

@@ -100,7 +100,7 @@ public:
     layer2 = register_module("layer2", make_layer(128));
     layer3 = register_module("layer3", make_layer(256));
     layer4 = register_module("layer4", make_layer(512));
-    fc = register_module("fc", torch::nn::Linear(512, k_actions));
+    fc = register_module("fc", python_linear(512, k_actions));
   }
 
   torch::Tensor forward(const torch::Tensor& state) {
@@ -114,7 +114,7 @@ public:
   torch::nn::Conv2d conv1{nullptr};
   torch::nn::BatchNorm2d bn1{nullptr};
   torch::nn::Sequential layer1{nullptr}, layer2{nullptr}, layer3{nullptr}, layer4{nullptr};
-  torch::nn::Linear fc{nullptr};
+  python_linear fc{nullptr};
 
 private:
   /// actor.py's _make_layer: strides [2, 1] for every layer.

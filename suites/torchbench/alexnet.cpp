@@ -62,12 +62,12 @@ public:
 
     classifier = register_module("classifier", torch::nn::Sequential());
     classifier->push_back(torch::nn::Dropout(k_dropout));
-    classifier->push_back(torch::nn::Linear(256 * k_pooled_size * k_pooled_size, 4096));
+    classifier->push_back(python_linear(256 * k_pooled_size * k_pooled_size, 4096));
     classifier->push_back(relu_inplace());
     classifier->push_back(torch::nn::Dropout(k_dropout));
-    classifier->push_back(torch::nn::Linear(4096, 4096));
+    classifier->push_back(python_linear(4096, 4096));
     classifier->push_back(relu_inplace());
-    classifier->push_back(torch::nn::Linear(4096, k_imagenet_classes));
+    classifier->push_back(python_linear(4096, k_imagenet_classes));
   }
 
   torch::Tensor forward(const torch::Tensor& x) {

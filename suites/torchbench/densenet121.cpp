@@ -125,7 +125,7 @@ public:
     }
     stack->push_back("norm5", batch_norm(num_features));
     features = register_module("features", stack);
-    classifier = register_module("classifier", torch::nn::Linear(num_features, k_imagenet_classes));
+    classifier = register_module("classifier", python_linear(num_features, k_imagenet_classes));
 
     // torchvision's "official init from torch repo" (conv kaiming_normal_ with its defaults:
     // fan_in, gain sqrt(2); BN 1/0; classifier bias 0); the classifier weight keeps the nn.Linear
@@ -140,7 +140,7 @@ public:
   }
 
   torch::nn::Sequential features{nullptr};
-  torch::nn::Linear classifier{nullptr};
+  python_linear classifier{nullptr};
 };
 TORCH_MODULE_IMPL(densenet121, densenet121_impl);
 

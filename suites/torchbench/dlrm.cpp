@@ -45,6 +45,7 @@
 // gradients of the tables.
 
 #include "suites/model.hpp"
+#include "suites/torchbench/torchbench_layers.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -77,7 +78,7 @@ torch::nn::Sequential create_mlp(const std::vector<int64_t>& widths) {
     const int64_t n = widths[i];
     const int64_t m = widths[i + 1];
     // nn.Linear's default init is drawn first, then overwritten (numpy draws in the original).
-    torch::nn::Linear linear(torch::nn::LinearOptions(n, m).bias(true));
+    python_linear linear(torch::nn::LinearOptions(n, m).bias(true));
     torch::nn::init::normal_(linear->weight, 0.0, std::sqrt(2.0 / static_cast<double>(m + n)));
     torch::nn::init::normal_(linear->bias, 0.0, std::sqrt(1.0 / static_cast<double>(m)));
     layers->push_back(linear);

@@ -69,7 +69,7 @@ torch::nn::LayerNorm layer_norm() {
 }
 
 /// HF _init_weights for a Linear: weight N(0, initializer_range), bias 0.
-void init_linear(torch::nn::Linear& linear) {
+void init_linear(python_linear& linear) {
   torch::NoGradGuard no_grad;
   linear->weight.normal_(0.0, k_initializer_range);
   linear->bias.zero_();
@@ -140,9 +140,9 @@ TORCH_MODULE_IMPL(bert_embeddings, bert_embeddings_impl);
 class bert_self_attention_impl : public torch::nn::Module {
 public:
   bert_self_attention_impl() {
-    query = register_module("query", torch::nn::Linear(k_hidden, k_hidden));
-    key = register_module("key", torch::nn::Linear(k_hidden, k_hidden));
-    value = register_module("value", torch::nn::Linear(k_hidden, k_hidden));
+    query = register_module("query", python_linear(k_hidden, k_hidden));
+    key = register_module("key", python_linear(k_hidden, k_hidden));
+    value = register_module("value", python_linear(k_hidden, k_hidden));
     dropout = register_module("dropout", torch::nn::Dropout(k_dropout));
   }
 
@@ -155,7 +155,7 @@ public:
   torch::Tensor forward(const torch::Tensor& hidden_states) {
     const auto batch = hidden_states.size(0);
     const auto seq_len = hidden_states.size(1);
-    auto heads = [&](torch::nn::Linear& projection) {
+    auto heads = [&](python_linear& projection) {
       return projection(hidden_states).view({batch, seq_len, -1, m_head_size}).transpose(1, 2);
     };
     const auto q = heads(query);
@@ -169,7 +169,7 @@ public:
     return attn.transpose(1, 2).contiguous().reshape({batch, seq_len, -1}).contiguous();
   }
 
-  torch::nn::Linear query{nullptr}, key{nullptr}, value{nullptr};
+  python_linear query{nullptr}, key{nullptr}, value{nullptr};
   torch::nn::Dropout dropout{nullptr};
 
 private:
@@ -181,7 +181,7 @@ TORCH_MODULE_IMPL(bert_self_attention, bert_self_attention_impl);
 class bert_output_impl : public torch::nn::Module {
 public:
   explicit bert_output_impl(int64_t in_features) {
-    dense = register_module("dense", torch::nn::Linear(in_features, k_hidden));
+    dense = register_module("dense", python_linear(in_features, k_hidden));
     LayerNorm = register_module("LayerNorm", layer_norm());
     dropout = register_module("dropout", torch::nn::Dropout(k_dropout));
   }
@@ -192,7 +192,7 @@ public:
     return LayerNorm(dropout(dense(hidden_states)) + input_tensor);
   }
 
-  torch::nn::Linear dense{nullptr};
+  python_linear dense{nullptr};
   torch::nn::LayerNorm LayerNorm{nullptr};
   torch::nn::Dropout dropout{nullptr};
 };
@@ -223,14 +223,14 @@ TORCH_MODULE_IMPL(bert_attention, bert_attention_impl);
 class bert_intermediate_impl : public torch::nn::Module {
 public:
   bert_intermediate_impl() {
-    dense = register_module("dense", torch::nn::Linear(k_hidden, k_intermediate));
+    dense = register_module("dense", python_linear(k_hidden, k_intermediate));
   }
 
   void init_weights() { init_linear(dense); }
 
   torch::Tensor forward(const torch::Tensor& x) { return torch::gelu(dense(x)); }
 
-  torch::nn::Linear dense{nullptr};
+  python_linear dense{nullptr};
 };
 TORCH_MODULE_IMPL(bert_intermediate, bert_intermediate_impl);
 
@@ -296,13 +296,13 @@ TORCH_MODULE_IMPL(bert_model, bert_model_impl);
 class bert_prediction_head_transform_impl : public torch::nn::Module {
 public:
   bert_prediction_head_transform_impl() {
-    dense = register_module("dense", torch::nn::Linear(k_hidden, k_hidden));
+    dense = register_module("dense", python_linear(k_hidden, k_hidden));
     LayerNorm = register_module("LayerNorm", layer_norm());
   }
 
   torch::Tensor forward(const torch::Tensor& x) { return LayerNorm(torch::gelu(dense(x))); }
 
-  torch::nn::Linear dense{nullptr};
+  python_linear dense{nullptr};
   torch::nn::LayerNorm LayerNorm{nullptr};
 };
 TORCH_MODULE_IMPL(bert_prediction_head_transform, bert_prediction_head_transform_impl);
@@ -341,7 +341,7 @@ public:
   }
 
   torch::Tensor forward(const torch::Tensor& hidden_states, const torch::Tensor& decoder_weight) {
-    return torch::nn::functional::linear(transform(hidden_states), decoder_weight, bias);
+    return torch::linear(transform(hidden_states), decoder_weight, bias);
   }
 
   bert_prediction_head_transform transform{nullptr};

@@ -21,6 +21,7 @@
 // parameters are initialised on CPU (the same RNG draws as PyTorch's CPU defaults), then moved.
 
 #include "suites/model.hpp"
+#include "suites/torchbench/torchbench_layers.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -51,8 +52,8 @@ constexpr int64_t k_start_pos = 1; // TorchBench calls model(tokens, 1)
 constexpr double k_rope_theta = 10000.0;
 
 /// nn.Linear(in, out, bias=False); LibTorch's default init is PyTorch's (kaiming_uniform a=sqrt 5).
-torch::nn::Linear linear_no_bias(int64_t in, int64_t out) {
-  return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(false));
+python_linear linear_no_bias(int64_t in, int64_t out) {
+  return python_linear(torch::nn::LinearOptions(in, out).bias(false));
 }
 
 /// x * rsqrt(mean(x^2) + eps), computed in fp32, cast back to x's dtype, then scaled by `weight`.
@@ -151,7 +152,7 @@ public:
     return wo(output);
   }
 
-  torch::nn::Linear wq{nullptr}, wk{nullptr}, wv{nullptr}, wo{nullptr};
+  python_linear wq{nullptr}, wk{nullptr}, wv{nullptr}, wo{nullptr};
 
 private:
   int64_t m_n_heads;
@@ -175,7 +176,7 @@ public:
 
   torch::Tensor forward(const torch::Tensor& x) { return w2(torch::silu(w1(x)) * w3(x)); }
 
-  torch::nn::Linear w1{nullptr}, w2{nullptr}, w3{nullptr};
+  python_linear w1{nullptr}, w2{nullptr}, w3{nullptr};
 };
 TORCH_MODULE_IMPL(feed_forward, feed_forward_impl);
 
@@ -230,7 +231,7 @@ public:
 
   torch::nn::Embedding tok_embeddings{nullptr};
   rms_norm norm{nullptr};
-  torch::nn::Linear output{nullptr};
+  python_linear output{nullptr};
 
 private:
   std::vector<transformer_block> m_layers; // also registered as "layers" (a ModuleList)

@@ -98,7 +98,7 @@ public:
     features = register_module("features", layers);
     classifier = register_module(
         "classifier", torch::nn::Sequential(torch::nn::Dropout(k_dropout),
-                                            torch::nn::Linear(k_last_channel, k_imagenet_classes)));
+                                            python_linear(k_last_channel, k_imagenet_classes)));
 
     // torchvision's MobileNet init: conv kaiming_normal fan_out, bias 0; BN 1/0; Linear N(0, 0.01),
     // bias 0.

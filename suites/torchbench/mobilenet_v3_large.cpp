@@ -154,10 +154,10 @@ public:
     // Pushed one by one: the argument order of a variadic Sequential(...) call is unspecified in
     // C++ (GCC goes right to left), which would reorder the two Linears' CPU RNG draws.
     torch::nn::Sequential head;
-    head->push_back(torch::nn::Linear(lastconv_output, k_last_channel));
+    head->push_back(python_linear(lastconv_output, k_last_channel));
     head->push_back(torch::nn::Functional([](torch::Tensor x) { return torch::hardswish_(x); }));
     head->push_back(torch::nn::Dropout(torch::nn::DropoutOptions(k_dropout).inplace(true)));
-    head->push_back(torch::nn::Linear(k_last_channel, k_imagenet_classes));
+    head->push_back(python_linear(k_last_channel, k_imagenet_classes));
     classifier = register_module("classifier", head);
 
     // torchvision's MobileNet init: conv kaiming_normal fan_out, bias 0; BN 1/0; Linear N(0, 0.01),

@@ -63,8 +63,8 @@ class causal_self_attention_impl : public torch::nn::Module {
 public:
   explicit causal_self_attention_impl(const gpt_config& config)
       : m_n_head(config.n_head), m_n_embd(config.n_embd) {
-    c_attn = register_module("c_attn", torch::nn::Linear(config.n_embd, 3 * config.n_embd));
-    c_proj = register_module("c_proj", torch::nn::Linear(config.n_embd, config.n_embd));
+    c_attn = register_module("c_attn", python_linear(config.n_embd, 3 * config.n_embd));
+    c_proj = register_module("c_proj", python_linear(config.n_embd, config.n_embd));
   }
 
   torch::Tensor forward(const torch::Tensor& x) {
@@ -82,7 +82,7 @@ public:
     return c_proj(y.transpose(1, 2).contiguous().view({b, t, c}));
   }
 
-  torch::nn::Linear c_attn{nullptr}, c_proj{nullptr};
+  python_linear c_attn{nullptr}, c_proj{nullptr};
 
 private:
   int64_t m_n_head;
@@ -93,13 +93,13 @@ TORCH_MODULE_IMPL(causal_self_attention, causal_self_attention_impl);
 class mlp_impl : public torch::nn::Module {
 public:
   explicit mlp_impl(const gpt_config& config) {
-    c_fc = register_module("c_fc", torch::nn::Linear(config.n_embd, 4 * config.n_embd));
-    c_proj = register_module("c_proj", torch::nn::Linear(4 * config.n_embd, config.n_embd));
+    c_fc = register_module("c_fc", python_linear(config.n_embd, 4 * config.n_embd));
+    c_proj = register_module("c_proj", python_linear(4 * config.n_embd, config.n_embd));
   }
 
   torch::Tensor forward(const torch::Tensor& x) { return c_proj(new_gelu(c_fc(x))); }
 
-  torch::nn::Linear c_fc{nullptr}, c_proj{nullptr};
+  python_linear c_fc{nullptr}, c_proj{nullptr};
 };
 TORCH_MODULE_IMPL(mlp, mlp_impl);
 
@@ -180,7 +180,7 @@ private:
     // (the shared weight is drawn twice; the lm_head draw is the one that stays).
     torch::nn::init::normal_(tied, 0.0, k_init_std);
     torch::nn::init::normal_(transformer->wpe->weight, 0.0, k_init_std);
-    auto init_linear = [](const torch::nn::Linear& layer) {
+    auto init_linear = [](const python_linear& layer) {
       torch::nn::init::normal_(layer->weight, 0.0, k_init_std);
       torch::nn::init::zeros_(layer->bias);
     };

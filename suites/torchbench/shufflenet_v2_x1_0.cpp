@@ -129,7 +129,7 @@ public:
     conv5 = register_module("conv5",
                             torch::nn::Sequential(conv1x1(input_channels, output_channels),
                                                   batch_norm(output_channels), relu_inplace()));
-    fc = register_module("fc", torch::nn::Linear(output_channels, k_imagenet_classes));
+    fc = register_module("fc", python_linear(output_channels, k_imagenet_classes));
   }
 
   torch::Tensor forward(const torch::Tensor& x) {
@@ -145,7 +145,7 @@ public:
 
   torch::nn::Sequential conv1{nullptr}, conv5{nullptr};
   std::array<torch::nn::Sequential, 3> stages{nullptr, nullptr, nullptr}; // stage2..stage4
-  torch::nn::Linear fc{nullptr};
+  python_linear fc{nullptr};
 };
 TORCH_MODULE_IMPL(shufflenet_v2_x1_0, shufflenet_v2_x1_0_impl);
 

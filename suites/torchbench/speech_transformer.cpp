@@ -54,6 +54,7 @@
 // CPU too.
 
 #include "suites/model.hpp"
+#include "suites/torchbench/torchbench_layers.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -174,9 +175,9 @@ TORCH_MODULE_IMPL(dot_product_attention, scaled_dot_product_attention_impl);
 class multi_head_attention_impl : public torch::nn::Module {
 public:
   multi_head_attention_impl() {
-    w_qs = register_module("w_qs", torch::nn::Linear(k_d_model, k_n_head * k_d_k));
-    w_ks = register_module("w_ks", torch::nn::Linear(k_d_model, k_n_head * k_d_k));
-    w_vs = register_module("w_vs", torch::nn::Linear(k_d_model, k_n_head * k_d_k));
+    w_qs = register_module("w_qs", python_linear(k_d_model, k_n_head * k_d_k));
+    w_ks = register_module("w_ks", python_linear(k_d_model, k_n_head * k_d_k));
+    w_vs = register_module("w_vs", python_linear(k_d_model, k_n_head * k_d_k));
     const double std = std::sqrt(2.0 / static_cast<double>(k_d_model + k_d_k));
     torch::nn::init::normal_(w_qs->weight, 0.0, std);
     torch::nn::init::normal_(w_ks->weight, 0.0, std);
@@ -185,7 +186,7 @@ public:
         "attention", dot_product_attention(std::pow(static_cast<double>(k_d_k), 0.5), k_dropout));
     layer_norm = register_module("layer_norm",
                                  torch::nn::LayerNorm(torch::nn::LayerNormOptions({k_d_model})));
-    fc = register_module("fc", torch::nn::Linear(k_n_head * k_d_k, k_d_model));
+    fc = register_module("fc", python_linear(k_n_head * k_d_k, k_d_model));
     torch::nn::init::xavier_normal_(fc->weight);
     dropout = register_module("dropout", torch::nn::Dropout(k_dropout));
   }
@@ -215,7 +216,7 @@ public:
     return layer_norm(output + q_in);
   }
 
-  torch::nn::Linear w_qs{nullptr}, w_ks{nullptr}, w_vs{nullptr}, fc{nullptr};
+  python_linear w_qs{nullptr}, w_ks{nullptr}, w_vs{nullptr}, fc{nullptr};
   dot_product_attention attention{nullptr};
   torch::nn::LayerNorm layer_norm{nullptr};
   torch::nn::Dropout dropout{nullptr};
@@ -226,8 +227,8 @@ TORCH_MODULE_IMPL(multi_head_attention, multi_head_attention_impl);
 class positionwise_feed_forward_impl : public torch::nn::Module {
 public:
   positionwise_feed_forward_impl() {
-    w_1 = register_module("w_1", torch::nn::Linear(k_d_model, k_d_inner));
-    w_2 = register_module("w_2", torch::nn::Linear(k_d_inner, k_d_model));
+    w_1 = register_module("w_1", python_linear(k_d_model, k_d_inner));
+    w_2 = register_module("w_2", python_linear(k_d_inner, k_d_model));
     dropout = register_module("dropout", torch::nn::Dropout(k_dropout));
     layer_norm = register_module("layer_norm",
                                  torch::nn::LayerNorm(torch::nn::LayerNormOptions({k_d_model})));
@@ -238,7 +239,7 @@ public:
     return layer_norm(output + x);
   }
 
-  torch::nn::Linear w_1{nullptr}, w_2{nullptr};
+  python_linear w_1{nullptr}, w_2{nullptr};
   torch::nn::Dropout dropout{nullptr};
   torch::nn::LayerNorm layer_norm{nullptr};
 };
@@ -268,7 +269,7 @@ TORCH_MODULE_IMPL(encoder_layer, encoder_layer_impl);
 class encoder_impl : public torch::nn::Module {
 public:
   encoder_impl() {
-    linear_in = register_module("linear_in", torch::nn::Linear(k_input_dim, k_d_model));
+    linear_in = register_module("linear_in", python_linear(k_input_dim, k_d_model));
     layer_norm_in = register_module("layer_norm_in",
                                     torch::nn::LayerNorm(torch::nn::LayerNormOptions({k_d_model})));
     positional_encoding =
@@ -292,7 +293,7 @@ public:
     return enc_output;
   }
 
-  torch::nn::Linear linear_in{nullptr};
+  python_linear linear_in{nullptr};
   torch::nn::LayerNorm layer_norm_in{nullptr};
   sinusoid_table positional_encoding{nullptr};
   torch::nn::Dropout dropout{nullptr};

@@ -194,7 +194,7 @@ public:
     conv_head = register_module("conv_head", conv(in, k_head_channels, 1));
     bn2 = register_module("bn2", batch_norm(k_head_channels));
     classifier =
-        register_module("classifier", torch::nn::Linear(k_head_channels, k_imagenet_classes));
+        register_module("classifier", python_linear(k_head_channels, k_imagenet_classes));
 
     // timm's efficientnet_init_weights: _init_weight_goog over named_modules() (pre-order, the
     // order used here), with fix_group_fanout.
@@ -231,7 +231,7 @@ public:
   torch::nn::Conv2d conv_stem{nullptr}, conv_head{nullptr};
   torch::nn::BatchNorm2d bn1{nullptr}, bn2{nullptr};
   torch::nn::ModuleList blocks{nullptr};
-  torch::nn::Linear classifier{nullptr};
+  python_linear classifier{nullptr};
 
 private:
   std::vector<torch::nn::Sequential> m_stages; // the entries of `blocks`, typed for forward

@@ -81,8 +81,8 @@ TORCH_MODULE_IMPL(patch_embed, patch_embed_impl);
 class attention_impl : public torch::nn::Module {
 public:
   attention_impl() {
-    qkv = register_module("qkv", torch::nn::Linear(k_embed_dim, 3 * k_embed_dim));
-    proj = register_module("proj", torch::nn::Linear(k_embed_dim, k_embed_dim));
+    qkv = register_module("qkv", python_linear(k_embed_dim, 3 * k_embed_dim));
+    proj = register_module("proj", python_linear(k_embed_dim, k_embed_dim));
   }
 
   torch::Tensor forward(const torch::Tensor& x) {
@@ -95,20 +95,20 @@ public:
     return proj(out.transpose(1, 2).reshape({b, n, k_embed_dim}));
   }
 
-  torch::nn::Linear qkv{nullptr}, proj{nullptr};
+  python_linear qkv{nullptr}, proj{nullptr};
 };
 TORCH_MODULE_IMPL(attention, attention_impl);
 
 class mlp_impl : public torch::nn::Module {
 public:
   mlp_impl() {
-    fc1 = register_module("fc1", torch::nn::Linear(k_embed_dim, k_mlp_hidden));
-    fc2 = register_module("fc2", torch::nn::Linear(k_mlp_hidden, k_embed_dim));
+    fc1 = register_module("fc1", python_linear(k_embed_dim, k_mlp_hidden));
+    fc2 = register_module("fc2", python_linear(k_mlp_hidden, k_embed_dim));
   }
 
   torch::Tensor forward(const torch::Tensor& x) { return fc2(torch::gelu(fc1(x))); }
 
-  torch::nn::Linear fc1{nullptr}, fc2{nullptr};
+  python_linear fc1{nullptr}, fc2{nullptr};
 };
 TORCH_MODULE_IMPL(mlp, mlp_impl);
 
@@ -144,7 +144,7 @@ public:
       blocks->push_back(m_blocks.back());
     }
     norm = register_module("norm", layer_norm());
-    head = register_module("head", torch::nn::Linear(k_embed_dim, k_imagenet_classes));
+    head = register_module("head", python_linear(k_embed_dim, k_imagenet_classes));
     init_weights();
   }
 
@@ -162,7 +162,7 @@ public:
   torch::Tensor cls_token, pos_embed;
   torch::nn::Sequential blocks{nullptr}; // holds m_blocks, for the "blocks.N" names
   torch::nn::LayerNorm norm{nullptr};
-  torch::nn::Linear head{nullptr};
+  python_linear head{nullptr};
 
 private:
   /// VisionTransformer.init_weights(mode='', needs_reset=False).
@@ -170,7 +170,7 @@ private:
     torch::NoGradGuard no_grad;
     trunc_normal_(pos_embed, k_init_std);
     torch::nn::init::normal_(cls_token, 0.0, 1e-6);
-    auto init_linear = [](const torch::nn::Linear& layer) {
+    auto init_linear = [](const python_linear& layer) {
       trunc_normal_(layer->weight, k_init_std);
       torch::nn::init::zeros_(layer->bias);
     };

@@ -58,7 +58,7 @@ torchvision_resnet_impl::torchvision_resnet_impl(block_factory make_block, int64
   layer2 = register_module("layer2", make_layer(128, blocks_per_layer[1], 2));
   layer3 = register_module("layer3", make_layer(256, blocks_per_layer[2], 2));
   layer4 = register_module("layer4", make_layer(512, blocks_per_layer[3], 2));
-  fc = register_module("fc", torch::nn::Linear(512 * m_expansion, k_imagenet_classes));
+  fc = register_module("fc", python_linear(512 * m_expansion, k_imagenet_classes));
   // fc keeps the nn.Linear default, drawn at construction above.
   init_torchvision_weights(*this, conv_fan::fan_out, linear_init::pytorch_default);
 }

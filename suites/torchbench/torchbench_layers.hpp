@@ -36,6 +36,21 @@ constexpr int64_t k_reduced_image_size = 64;
 [[nodiscard]] torch::nn::BatchNorm2d batch_norm(int64_t channels, double eps = 1e-5,
                                                 double momentum = 0.1);
 
+/// nn.Linear as Python runs it: torch::nn::Linear with ATen's linear as its forward. LibTorch's C++
+/// torch::nn::Linear calls torch::nn::functional::linear, which for an input of more than two
+/// dimensions (a transformer's [batch, tokens, features]) runs matmul and then adds the bias in a
+/// second kernel; Python's nn.Linear calls ATen's linear, which folds such an input into one addmm
+/// with the bias (on CUDA cuBLASLt's bias epilogue). The ports ran the former until session 15:
+/// another sequence of kernels than the Python model they port and than its imported program
+/// (BENCHMARKS.md, "Hand-written against imported"). Same parameters, names and init as
+/// torch::nn::Linear (it is one: `as<torch::nn::Linear>()` finds it).
+class python_linear_impl : public torch::nn::LinearImpl {
+public:
+  using torch::nn::LinearImpl::LinearImpl;
+  torch::Tensor forward(const torch::Tensor& input) { return torch::linear(input, weight, bias); }
+};
+TORCH_MODULE_IMPL(python_linear, python_linear_impl);
+
 /// nn.ReLU(inplace=True).
 [[nodiscard]] torch::nn::ReLU relu_inplace();
 
@@ -81,7 +96,7 @@ public:
   torch::nn::Conv2d conv1{nullptr};
   torch::nn::BatchNorm2d bn1{nullptr};
   torch::nn::Sequential layer1{nullptr}, layer2{nullptr}, layer3{nullptr}, layer4{nullptr};
-  torch::nn::Linear fc{nullptr};
+  python_linear fc{nullptr};
 
 private:
   /// torchvision's ResNet._make_layer: the downsample is built before the first block (RNG order).

@@ -65,13 +65,13 @@ public:
     // Appended one statement at a time: the arguments of a variadic Sequential(...) are
     // evaluated in an unspecified order (right to left with GCC), which would reorder RNG draws.
     classifier = register_module("classifier", torch::nn::Sequential());
-    classifier->push_back(torch::nn::Linear(512 * k_pooled_size * k_pooled_size, 4096));
+    classifier->push_back(python_linear(512 * k_pooled_size * k_pooled_size, 4096));
     classifier->push_back(relu_inplace());
     classifier->push_back(torch::nn::Dropout(k_dropout));
-    classifier->push_back(torch::nn::Linear(4096, 4096));
+    classifier->push_back(python_linear(4096, 4096));
     classifier->push_back(relu_inplace());
     classifier->push_back(torch::nn::Dropout(k_dropout));
-    classifier->push_back(torch::nn::Linear(4096, k_imagenet_classes));
+    classifier->push_back(python_linear(4096, k_imagenet_classes));
 
     // VGG's init_weights (conv kaiming_normal fan_out/relu, bias 0; Linear N(0, 0.01), bias 0;
     // vgg16 has no BatchNorm).

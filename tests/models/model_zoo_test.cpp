@@ -11,10 +11,14 @@
 
 #include "backends/backend.hpp"
 #include "suites/model.hpp"
+#include "suites/torchbench/torchbench_layers.hpp"
 #include "torch_support/ivalue_tensors.hpp"
 #include "worker/model_setup.hpp"
 #include "worker/timing_loop.hpp"
 
+#include <ATen/record_function.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -228,6 +232,55 @@ TEST_CASE("every expectation names a registered torchbench model") {
     INFO("model " << name);
     CHECK(find_model("torchbench", name) != nullptr);
   }
+}
+
+/// The op counts ops_run_by is collecting (RecordFunction takes plain function pointers).
+thread_local std::map<std::string, int>* t_op_counts = nullptr;
+
+/// How many times each ATen op ran during `work` (RecordFunction's names: "aten::linear").
+std::map<std::string, int> ops_run_by(const std::function<void()>& work) {
+  std::map<std::string, int> counts;
+  t_op_counts = &counts;
+  const auto handle = at::addThreadLocalCallback(
+      at::RecordFunctionCallback(
+          [](const at::RecordFunction& fn) -> std::unique_ptr<at::ObserverContext> {
+            if (t_op_counts) ++(*t_op_counts)[fn.name()];
+            return nullptr;
+          })
+          .scopes({at::RecordScope::FUNCTION}));
+  work();
+  at::removeCallback(handle);
+  t_op_counts = nullptr;
+  return counts;
+}
+
+TEST_CASE("the ports' Linear is Python's: ATen's linear, one addmm for a transformer's 3-D input") {
+  torch::NoGradGuard no_grad;
+  const auto input = torch::rand({2, 5, 8});
+  python_linear ours(8, 4);
+  auto ops = ops_run_by([&] { (void)ours(input); });
+  CHECK(ops["aten::linear"] == 1);
+  CHECK(ops["aten::addmm"] == 1);
+  CHECK(ops["aten::matmul"] == 0);
+  // LibTorch's own torch::nn::Linear, which the ports used until session 15: matmul, then the bias
+  // added by a second op (torch::nn::functional::linear)
+  torch::nn::Linear libtorch(8, 4);
+  ops = ops_run_by([&] { (void)libtorch(input); });
+  CHECK(ops["aten::linear"] == 0);
+  CHECK(ops["aten::matmul"] == 1);
+  CHECK(ops["aten::add_"] == 1);
+  CHECK(torch::allclose(ours(input), torch::linear(input, ours->weight, ours->bias)));
+
+  // hf_Bert's forward: BertForMaskedLM's 74 linears (12 layers x 6, the head's transform and
+  // decoder) as ATen linears, as Python's model and its imported program run them
+  reset_rng_state();
+  const model_definition* hf_bert = find_model("torchbench", "hf_Bert");
+  REQUIRE(hf_bert != nullptr);
+  model_instance model = hf_bert->build(test_options(/*training=*/false));
+  model.module->eval();
+  ops = ops_run_by([&] { (void)model.forward(model.example_inputs); });
+  CHECK(ops["aten::linear"] == 74);
+  CHECK(ops["aten::matmul"] == 0);
 }
 
 }  // namespace
