@@ -10,21 +10,28 @@
 #include <iterator>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_set>
 
 namespace benchmatrix {
 namespace {
 
 /// The program's parameters and buffers, registered under the same hierarchy (so named_parameters
 /// gives the program's dotted names); the tensors are shared, so a cast with set_data or an
-/// optimizer step on them is what the program computes with.
-void mirror_state(torch::nn::Module& target, const torch::jit::Module& source) {
+/// optimizer step on them is what the program computes with. A tensor the program holds under
+/// several names (tied weights: BertForMaskedLM's decoder weight is its word embeddings, its
+/// decoder bias the head's bias) is registered once, under its first name in Python's order (own
+/// attributes, then children), as Python's named_parameters() lists it: LibTorch lists every
+/// registration, so the optimizer would have stepped a tied tensor twice per step.
+void mirror_state(torch::nn::Module& target, const torch::jit::Module& source,
+                  std::unordered_set<const c10::TensorImpl*>& seen) {
   for (const auto& p : source.named_parameters(/*recurse=*/false))
-    target.register_parameter(p.name, p.value, p.value.requires_grad());
+    if (seen.insert(p.value.unsafeGetTensorImpl()).second)
+      target.register_parameter(p.name, p.value, p.value.requires_grad());
   for (const auto& b : source.named_buffers(/*recurse=*/false))
-    target.register_buffer(b.name, b.value);
+    if (seen.insert(b.value.unsafeGetTensorImpl()).second) target.register_buffer(b.name, b.value);
   for (const auto& child : source.named_children()) {
     auto module = std::make_shared<torch::nn::Module>();
-    mirror_state(*module, child.value);
+    mirror_state(*module, child.value, seen);
     target.register_module(child.name, module);
   }
 }
@@ -75,7 +82,8 @@ class torchscript_program_module : public torch::nn::Module {
 public:
   torchscript_program_module(torch::jit::Module program, std::string path)
       : m_program(std::move(program)), m_path(std::move(path)) {
-    mirror_state(*this, m_program);
+    std::unordered_set<const c10::TensorImpl*> seen;
+    mirror_state(*this, m_program, seen);
   }
 
   void train(bool on = true) override {

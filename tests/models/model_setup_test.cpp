@@ -6,14 +6,20 @@
 #include <doctest/doctest.h>
 
 #include "backends/backend.hpp"
+#include "suites/imported/torchscript_program.hpp"
 #include "suites/model.hpp"
 #include "suites/suite_config.hpp"
 #include "torch_support/multi_tensor_optimizer.hpp"
 #include "worker/model_setup.hpp"
 
+#include <torch/script.h>
+#include <torch/serialize.h>
 #include <torch/torch.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <unistd.h>
 
 namespace benchmatrix {
 namespace {
@@ -206,6 +212,34 @@ TEST_CASE("a step without an optimizer leaves the parameters as they were and cl
   optimizer.zero_grad();
   CHECK_FALSE(parameter.grad().defined());
   CHECK(std::string(optimizer_algorithm_name(optimizer_algorithm::none)) == "none");
+}
+
+TEST_CASE("a program's tied weights are one parameter, as Python's named_parameters lists them") {
+  // A transformers LM ties its decoder to its word embeddings: the program holds one tensor under
+  // two names. Registered twice, the optimizer would step it twice per train step.
+  const torch::Tensor shared = torch::rand({4, 4});
+  torch::jit::Module head("head");
+  head.register_parameter("weight", shared, /*is_buffer=*/false);
+  torch::jit::Module program("tied");
+  program.register_parameter("embedding", shared, /*is_buffer=*/false);
+  program.register_parameter("bias", torch::zeros({4}), /*is_buffer=*/false);
+  program.register_module("head", head);
+  program.define("def forward(self, x):\n"
+                 "    return torch.matmul(torch.matmul(x, self.embedding), self.head.weight) + "
+                 "self.bias\n");
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("tied_program_test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  program.save((dir / "tied.pt").string());
+  const auto bytes = torch::pickle_save(c10::ivalue::Tuple::create({torch::rand({2, 4})}));
+  std::ofstream(dir / "tied.inputs.pt", std::ios::binary).write(bytes.data(), bytes.size());
+
+  model_instance model =
+      load_torchscript_program(dir / "tied.pt", dir / "tied.inputs.pt", torch::kCPU);
+  const auto parameters = model.module->named_parameters();
+  CHECK(parameters.keys() == std::vector<std::string>{"embedding", "bias"});
+  CHECK(torch::equal(parameters["embedding"], shared));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace benchmatrix
