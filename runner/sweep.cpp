@@ -414,10 +414,10 @@ std::optional<std::filesystem::path> sweep::xla_dump_dir(const pending_config& c
 }
 
 /// --devices with several children at once: one contiguous share of this process's CPUs per device
-/// (m_device_cpus). Four verifiers of huggingface train configs beside each other on a 64-CPU host,
-/// each with a 64-thread intra-op pool for its float64 comparisons on the CPU, ran past a 300 s
-/// timeout that one of them alone met in 20 s. Without enough CPUs for a share each, or when they
-/// cannot be read, the children share them all.
+/// (m_device_cpus). Four verifiers of huggingface train configs beside each other on a 64-CPU host
+/// (session 15, H200 x4) ran past a 300 s timeout, where one alone took about 40 s; each had an
+/// intra-op pool as large as the host for its float64 comparisons on the CPU, which is the suspect.
+/// Without enough CPUs for a share each, or when they cannot be read, the children share them all.
 void sweep::share_cpus_between_devices() {
   const auto& devices = m_slots->devices();
   if (m_o.exclusive || devices.size() < 2) return;
@@ -610,7 +610,7 @@ int sweep::run() {
     if (gpu_names().empty())
       log_warning("--devices " + m_o.devices + ": nvidia-smi lists no GPU; " +
                   std::to_string(m_slots->devices().size()) +
-                  " children run at once, pinned to nothing");
+                  " children run at once, pinned to no GPU");
     share_cpus_between_devices();
   }
   if (!m_o.expected_times.empty()) {
