@@ -33,6 +33,19 @@ models=${MODELS:-resnet50,hf_Bert,hf_GPT2}
 filter="^(${models//,/|})$"
 common=(--accelerator="$accelerator" --xla=None --dynamo=None --no-memory-pass
         --cache-dir="$work/cache")
+# One run of each side of the pairs for TEST with FLAGS...: the hand-written models
+# (--suite-name=torchbench) into DIR-handwritten, then their programs (--suite-name=exported) into
+# DIR-imported, both runners' output appended to LOG.
+run_both_sides() {
+  local test=$1 dir=$2 log=$3; shift 3
+  "$build/experiment_runner" --suite-name=torchbench --filter="$filter" --test="$test" \
+    "${common[@]}" "$@" --output-dirname="$dir-handwritten" >> "$log" 2>&1 ||
+    echo "$(basename "$dir") hand-written: exit $?"
+  "$build/experiment_runner" --suite-name=exported --model-path="$work/programs/$test" \
+    --test="$test" "${common[@]}" "$@" --output-dirname="$dir-imported" >> "$log" 2>&1 ||
+    echo "$(basename "$dir") imported: exit $?"
+}
+
 for step in "$@"; do
   echo "=== $step $(date +%T)"
   case $step in
@@ -45,13 +58,7 @@ for step in "$@"; do
       timed=(--repeat="${REPEAT:-6}" --iterations-per-run="${ITERS:-10}" --no-resume)
       for round in $(seq 1 "${ROUNDS:-3}"); do
         for test in eval train; do
-          "$build/experiment_runner" --suite-name=torchbench --filter="$filter" --test="$test" \
-            "${common[@]}" "${timed[@]}" --output-dirname="$work/runs/$round-$test-handwritten" \
-            >> "$work/runs.log" 2>&1 || echo "round $round $test hand-written: exit $?"
-          "$build/experiment_runner" --suite-name=exported --model-path="$work/programs/$test" \
-            --test="$test" "${common[@]}" "${timed[@]}" \
-            --output-dirname="$work/runs/$round-$test-imported" \
-            >> "$work/runs.log" 2>&1 || echo "round $round $test imported: exit $?"
+          run_both_sides "$test" "$work/runs/$round-$test" "$work/runs.log" "${timed[@]}"
         done
       done
       cat "$work"/runs/*/results.jsonl > "$out/pairs.jsonl"
@@ -95,13 +102,7 @@ PY
       profiled=(--repeat=3 --iterations-per-run="${ITERS:-10}" --no-resume --profile-cupti
                 --profile-cuda-cpu-individual-ops)
       for test in eval train; do
-        "$build/experiment_runner" --suite-name=torchbench --filter="$filter" --test="$test" \
-          "${common[@]}" "${profiled[@]}" --output-dirname="$work/profiles/$test-handwritten" \
-          >> "$work/profiles.log" 2>&1 || echo "$test hand-written: exit $?"
-        "$build/experiment_runner" --suite-name=exported --model-path="$work/programs/$test" \
-          --test="$test" "${common[@]}" "${profiled[@]}" \
-          --output-dirname="$work/profiles/$test-imported" \
-          >> "$work/profiles.log" 2>&1 || echo "$test imported: exit $?"
+        run_both_sides "$test" "$work/profiles/$test" "$work/profiles.log" "${profiled[@]}"
       done
       cat "$work"/profiles/*/results.jsonl > "$out/profile.jsonl"
       python3 - "$out/profile.jsonl" "$out/profile.table.md" "${ITERS:-10}" <<'PY'
