@@ -168,7 +168,7 @@ std::vector<flag_spec> check_specs() {
       {"accuracy-margin", 0, a::store, t::real, {}, false, "2", "ACCURACY_DRIFT: an error figure above this times the reference nights' largest."},
       {"no-confirm", 0, a::store_true, t::text, {}, false, "", "Fail on a first flag without re-measuring it. By default each SLOWER config is re-measured before the gate fails: its night's command (run_context.json) run again for that config alone (--experiment-config/--model-config) into a scratch directory; the flag stays only if the re-measurement is judged SLOWER too (on the 2-core build machine single nights of one build stray 10-50% now and then; a re-run does not repeat the stray)."},
       {"confirm-with", 0, a::store, t::text, {}, false, "", "Run the confirmation through this shell command template: {} becomes the quoted re-run command (e.g. 'nice -n 5 {}')."},
-      {"confirm-rounds", 0, a::store, t::integer, {}, false, "3", "With --baseline-runner: interleaved rounds (baseline build, then tonight's) per config; a verdict holds only when every round gives it, rounds that disagree make it TOO_NOISY."},
+      {"confirm-rounds", 0, a::store, t::integer, {}, false, "3", "With --baseline-runner: interleaved rounds per config (baseline build, then tonight's; the order swaps every round); a verdict holds only when every round gives it, rounds that disagree make it TOO_NOISY."},
       {"runner", 0, a::store, t::text, {}, false, "", "For confirmation runs: the experiment_runner tonight's confirmation runs use instead of the one in tonight's command (a night recorded on another machine or path)."},
       {"baseline-runner", 0, a::store, t::text, {}, false, "", "For confirmation runs: the baseline build's experiment_runner. Each confirmation then runs the baseline build, then tonight's, and judges tonight's against the baseline's (single-night rule) instead of against the history; TOO_NOISY configs are re-run this way too, and get the A/B run's verdict."},
       {"scratch-dir", 0, a::store, t::text, {}, false, "", "Where confirmation runs write (default: a new directory under the system's temporary directory, removed afterwards)."},
@@ -467,8 +467,12 @@ int run_check(const parsed_flags& flags) {
         continue;
       }
       if (!baseline_runner.empty()) {
-        // Interleaved rounds: the baseline build, then tonight's, at one moment on one machine.
-        // A verdict holds only when every round gives it; rounds that disagree are noise.
+        // Interleaved rounds at one moment on one machine: the baseline build, then tonight's, in
+        // the first round, and the other way round in the next (ABBA...), so that whatever the
+        // second run of a pair gains or loses (a cache the first warmed, a clock that ramped)
+        // does not always fall on one build: a CI run of the planted nights saw dcgan, untouched,
+        // SLOWER in three rounds out of three with the baseline always first. A verdict holds only
+        // when every round gives it; rounds that disagree are noise.
         std::vector<std::string> verdicts;
         std::optional<gate_verdict> agreed;
         bool disagree = false, failed_to_run = false;
@@ -477,10 +481,18 @@ int run_check(const parsed_flags& flags) {
           auto baseline_argv = rerun_argv(tonight.info.command, *row.tonight,
                                           (here / "baseline").string());
           baseline_argv.front() = baseline_runner;
-          const auto base = confirm_once(baseline_argv, confirm_template, here / "baseline",
-                                         row.config);
-          const auto again = confirm_once(tonight_argv_in(here / "tonight"), confirm_template,
-                                          here / "tonight", row.config);
+          const auto run_baseline = [&] {
+            return confirm_once(baseline_argv, confirm_template, here / "baseline", row.config);
+          };
+          const auto run_tonight = [&] {
+            return confirm_once(tonight_argv_in(here / "tonight"), confirm_template,
+                                here / "tonight", row.config);
+          };
+          const bool baseline_first = round % 2 == 0;
+          const auto first = baseline_first ? run_baseline() : run_tonight();
+          const auto second_run = baseline_first ? run_tonight() : run_baseline();
+          const auto& base = baseline_first ? first : second_run;
+          const auto& again = baseline_first ? second_run : first;
           if (!base || !again) {
             failed_to_run = true;
             break;

@@ -25,6 +25,7 @@ timings (metrics, machine_state, noise) and as_recorded.jsonl the records as the
 (fixtures/nights/README.md)."""
 import json
 import os
+import re
 import shutil
 import unittest
 
@@ -136,6 +137,14 @@ class RegressionGateTest(OutputDirTest):
                 if c["config"] in failing:
                     self.assertIn("SLOWER in every round", c["confirmation"])
                     self.assertIn("--model-config=", c["reproduce"])
+            # the A/B order swaps every round (ABBA...): going second favours neither build
+            order = re.findall(r"round-(\d)/(baseline|tonight)", proc.stderr)
+            rounds = {}  # round -> its sides in the order they first ran
+            for round_, side in order:
+                if side not in rounds.setdefault(round_, []):
+                    rounds[round_].append(side)
+            self.assertEqual(rounds.get("1"), ["baseline", "tonight"], proc.stderr[-3000:])
+            self.assertEqual(rounds.get("2"), ["tonight", "baseline"], proc.stderr[-3000:])
 
     def test_a_night_from_elsewhere_is_not_confirmed_and_says_why(self):
         # The recorded nights name /work/main/build/experiment_runner; a copy naming a runner that
