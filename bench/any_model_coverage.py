@@ -94,11 +94,14 @@ def chosen_models(config_dir, names):
     """[(suite, model, list batch)] for names: 'all' in the lists' order (huggingface, then
     timm_models), comma-separated names in the order given (batches run in it, so a call that
     runs out of time has run the names given first; session 13 gave timm's first and got none,
-    the lists' order putting huggingface's ahead)."""
+    the lists' order putting huggingface's ahead); a suite's name among them stands for its whole
+    list ("huggingface,vit_base_patch16_siglip_256")."""
     lists = {suite: read_list(config_dir, suite) for suite in SUITES}
     if names.strip() == "all":
         return [(s, m, b) for s in SUITES for m, b in lists[s].items()]
-    wanted = [n.strip() for n in names.split(",") if n.strip()]
+    wanted = []
+    for n in (n.strip() for n in names.split(",")):
+        wanted += list(lists[n]) if n in lists else [n] if n else []
     unknown = [n for n in wanted if not any(n in lists[s] for s in SUITES)]
     if unknown:
         sys.exit(f"any_model_coverage: {', '.join(unknown)} in neither "

@@ -21,7 +21,9 @@
 #                ERROR with the record's error, NOT_RUN when the time budget ended first) and the
 #                share of the buildable models that run and that PASS
 # Usage: bench/any_model_gpu.sh OUT_DIR STEP...
-#   MODELS=a,b   model names from either list, or "all" (default: two small models of each list);
+#   MODELS=a,b   model names from either list, a suite's name for its whole list
+#                ("huggingface,vit_base_patch16_siglip_256"), or "all" (default: two small models
+#                of each list);
 #   DEADLINE_S   seconds from the script's start after which no sweep or import goes on (default
 #                510: a 9-minute device call with the table and copies after it; a build in the
 #                same call comes out of it);
