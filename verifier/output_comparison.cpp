@@ -84,15 +84,13 @@ std::optional<leaf_comparison> worst_output(const c10::IValue& ref, const c10::I
                   : torch::Tensor();
           if (ref_leaf.scalar_type() == res_leaf.scalar_type() && torch::equal(ref_leaf, res_leaf)) {
             // Equal (every leaf of an eager experiment): no error, cosine 1, one RMSE for both
-            // sides, and same() passes it (allclose of equal tensors): a few passes over the leaf
-            // instead of twenty, on the outputs where this is the verifier's main CPU cost (a train
-            // step's logits, parameters and gradients: 470 million elements for BertForMaskedLM;
-            // bench/verifier_compare.cpp).
+            // sides: a few passes over the leaf instead of twenty, on the outputs where this is the
+            // verifier's main CPU cost (a train step's logits, parameters and gradients: 470
+            // million elements for BertForMaskedLM; bench/verifier_compare.cpp)
             if (golden_leaf.defined()) {
               c.ref_rmse_vs_fp64 = rmse(golden_leaf.to(torch::kDouble), ref_leaf);
               c.res_rmse_vs_fp64 = c.ref_rmse_vs_fp64;
             }
-            if (options) c.passed = true;
           } else {
             const auto x = ref_leaf.to(torch::kDouble);
             const auto y = res_leaf.to(torch::kDouble);
@@ -107,8 +105,9 @@ std::optional<leaf_comparison> worst_output(const c10::IValue& ref, const c10::I
               c.ref_rmse_vs_fp64 = rmse(g, x);
               c.res_rmse_vs_fp64 = rmse(g, y);
             }
-            if (options) c.passed = leaf_passes(a, b, golden, *options);
           }
+          // same()'s own verdict (it takes the same early exit for equal leaves)
+          if (options) c.passed = leaf_passes(a, b, golden, *options);
           if (!worst || outranks(c, *worst)) worst = c;
           return;
         }

@@ -1,4 +1,5 @@
-"""--devices on the CPU: fake device lists (children pinned to no GPU, each slot on its own CPUs), real concurrency."""
+"""--devices on the CPU: fake device lists (children pinned to no GPU, each slot on its own CPUs),
+real concurrency."""
 import json
 import os
 import time
