@@ -5,9 +5,10 @@ bench/any_model_gpu.sh). Commands (import-model and batches serve the GPU bench)
              device: no memory, no download; python -m benchmatrix_import's own build code), and,
              for those the sweep will run, its TorchScript programs built ahead by
              benchmatrix_import's main (one process per model: import-model), --jobs models at a
-             time, into <cache-dir>/imported: the four the
-             CUDA sweep's children ask for (eval bfloat16 and train float32 as timed, and each in
-             float64 for --verify's reference), at the batch size the child resolves (the suite
+             time, into <cache-dir>/imported: those the CUDA sweep's children ask for (IMPORTS:
+             the eager sweeps' eval bfloat16 and train float32 as timed, each also in float64
+             for --verify's reference; the inductor sweep's eval pair, traced as torch.compile
+             sees the model), at the batch size the child resolves (the suite
              YAML's batch_size.<test> entry, else the list's). The children then hit the cache
              instead of building one at a time. Writes a JSON object per model (one per line).
   summarize  joins the prefetch file and the sweeps' results.jsonl files into one line per model:
@@ -39,8 +40,13 @@ SUITES = ("huggingface", "timm_models")
 LIST_FILES = {"huggingface": "huggingface_models_list.txt", "timm_models": "timm_models_list.txt"}
 COLUMNS = (("eager", "eval"), ("eager", "train"), ("inductor", "eval"))
 # (test, dtype) of the programs a sweep's children import (suites/precision_rule: eval casts to
-# bfloat16, train keeps float32, under autocast on CUDA; the verifier's reference is float64)
-IMPORTS = (("eval", "bfloat16"), ("eval", "float64"), ("train", "float32"), ("train", "float64"))
+# bfloat16, train keeps float32, under autocast on CUDA; the verifier's reference is float64), per
+# benchmatrix_import --traced-for: the eager sweeps' programs (eager) and the inductor eval
+# sweep's own, traced as torch.compile sees the model (compiler: with the attention masks
+# transformers builds under a tracer)
+IMPORTS = {"eager": (("eval", "bfloat16"), ("eval", "float64"), ("train", "float32"),
+                     ("train", "float64")),
+           "compiler": (("eval", "bfloat16"), ("eval", "float64"))}
 
 
 def read_list(config_dir, suite):
@@ -160,7 +166,7 @@ def helper_failure(stderr):
 def batches(args):
     """The chosen models in groups of --size, one comma-separated line per group, in
     chosen_models' order: the GPU bench imports, runs and then removes one group's programs at a
-    time, because the whole lists' programs (four per model, two in float64) do not fit a 64 GiB
+    time, because the whole lists' programs (six per model, three in float64) do not fit a 64 GiB
     disk."""
     names = [model for _, model, _ in chosen_models(args.config_dir, args.models)]
     for start in range(0, len(names), args.size):
@@ -206,9 +212,10 @@ def prefetch(args):
                                 "imports": []}
         if not ok or skipped_on_cuda(yamls[suite], model):
             continue
-        for test, dtype in IMPORTS:
-            jobs.append((suite, model, test, dtype,
-                         batch_size(yamls[suite], model, test, list_batch)))
+        for traced_for in args.traced_for or list(IMPORTS):
+            for test, dtype in IMPORTS[traced_for]:
+                jobs.append((suite, model, test, dtype,
+                             batch_size(yamls[suite], model, test, list_batch), traced_for))
     os.makedirs(args.cache_dir, exist_ok=True)
     # An earlier call's imports (this script's --out, rewritten at the end of every call): those
     # that succeeded are in the cache, so a call that continues the coverage step does not pay a
@@ -220,12 +227,13 @@ def prefetch(args):
             for imp in row.get("imports", []):
                 if imp["outcome"].startswith("ok"):
                     done_before[(row["suite"], row["model"], imp["test"], imp["dtype"],
-                                 imp["batch_size"])] = imp
+                                 imp["batch_size"], imp.get("traced_for", "eager"))] = imp
 
     def helper_argv(job, result):
-        suite, model, test, dtype, batch = job
+        suite, model, test, dtype, batch, traced_for = job
         argv = ["--suite", suite, "--model", model, "--batch-size", str(batch), "--test", test,
-                "--device", args.device, "--dtype", dtype, "--cache-dir", args.cache_dir,
+                "--device", args.device, "--dtype", dtype, "--traced-for", traced_for,
+                "--cache-dir", args.cache_dir,
                 "--expect-torch-version", torch_version, "--result", result]
         if overrides_file(args.config_dir, suite):
             argv += ["--overrides", overrides_file(args.config_dir, suite)]
@@ -234,7 +242,7 @@ def prefetch(args):
     def run(model_jobs):
         """One model's programs in one process (import-model), one after another: a helper
         process per program paid the torch and transformers import (about 10 of each import's
-        20-30 s on the H100) four times. Returns [(job, outcome, seconds)]."""
+        20-30 s on the H100) for each program. Returns [(job, outcome, seconds)]."""
         todo = [job for job in model_jobs if job not in done_before]
         results = [(job, "ok (an earlier call)", done_before[job]["seconds"])
                    for job in model_jobs if job in done_before]
@@ -276,12 +284,12 @@ def prefetch(args):
         by_model.setdefault(job[:2], []).append(job)
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         for results in pool.map(run, by_model.values()):
-            for (suite, model, test, dtype, batch), outcome, seconds in results:
+            for (suite, model, test, dtype, batch, traced_for), outcome, seconds in results:
                 rows[(suite, model)]["imports"].append(
-                    {"test": test, "dtype": dtype, "batch_size": batch, "outcome": outcome,
-                     "seconds": round(seconds, 1)})
-                print(f"{suite:12} {model:40} {test:5} {dtype:8} b={batch:<4} {seconds:6.1f}s "
-                      f"{outcome}", flush=True)
+                    {"test": test, "dtype": dtype, "batch_size": batch, "traced_for": traced_for,
+                     "outcome": outcome, "seconds": round(seconds, 1)})
+                print(f"{suite:12} {model:40} {test:5} {dtype:8} {traced_for:8} b={batch:<4} "
+                      f"{seconds:6.1f}s {outcome}", flush=True)
     # An import stopped at the deadline leaves its staging directory (benchmatrix_import renames
     # it into place only when done): a float64 program of a large model is tens of GB, and the
     # GPU machine's disk is 64 GiB. No other import writes here while the prefetch runs.
@@ -483,6 +491,9 @@ def main(argv):
                         "the environment's)")
     p.add_argument("--deadline", type=float, default=0,
                    help="seconds since the epoch: imports not done by then are stopped")
+    p.add_argument("--traced-for", action="append", choices=list(IMPORTS), default=[],
+                   help="whose programs: eager (the eager sweeps') and/or compiler (the "
+                        "inductor eval sweep's); repeatable (default: both)")
     p.add_argument("--out", required=True)
     i = commands.add_parser("import-model", help="(the prefetch's) one model's programs")
     i.add_argument("--programs", required=True,

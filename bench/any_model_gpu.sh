@@ -6,9 +6,11 @@
 #   coverage  the chosen models in batches of BATCH (default 4; MODELS' order, or the lists' for
 #             "all"); per batch:
 #             1. prefetch: for each model, whether it can be built offline (its constructor
-#                on the meta device), and its four TorchScript programs (eval bfloat16, train
-#                float32, each also float64 for the verifier) built by python -m benchmatrix_import,
-#                IMPORT_JOBS at a time, into the sweeps' cache (bench/any_model_coverage.py)
+#                on the meta device), and its TorchScript programs built by python -m
+#                benchmatrix_import, IMPORT_JOBS at a time, into the sweeps' cache
+#                (bench/any_model_coverage.py): the eager sweeps' four (eval bfloat16, train
+#                float32, each also float64 for the verifier) and the inductor sweep's eval pair,
+#                traced as torch.compile sees the model (--traced-for=compiler)
 #             2. eager eval and train of the batch's models, huggingface then timm_models
 #             3. inductor eval of the same (unless INDUCTOR=0), the packages compiled ahead
 #                COMPILE_AHEAD at once
@@ -143,7 +145,11 @@ for step in "$@"; do
         echo "--- batch $n: $batch (disk free $(df -h --output=avail "$work" | tail -1 | tr -d ' '))"
         prefetch_deadline=$(( $(date +%s) + ${PREFETCH_S:-150} ))
         [ "$prefetch_deadline" -le "$deadline" ] || prefetch_deadline=$deadline
+        traced_for=()  # the programs of the sweeps asked for
+        [ "${EAGER:-1}" = 0 ] || traced_for+=(--traced-for=eager)
+        [ "${INDUCTOR:-1}" = 0 ] || traced_for+=(--traced-for=compiler)
         coverage prefetch --config-dir="$config_dir" --models="$batch" --device="$accelerator" \
+          "${traced_for[@]}" \
           --cache-dir="$work/cache/imported" --jobs="${IMPORT_JOBS:-8}" --gpus="$gpus" \
           --deadline="$prefetch_deadline" --out="$work/run/prefetch-$n.jsonl" \
           >> "$out/prefetch.txt" 2>&1 || { echo "prefetch failed:"; tail -20 "$out/prefetch.txt"; }

@@ -19,7 +19,9 @@ Inputs, as the hand-written models take them (suites/torchbench/*.cpp): resnet50
 GPT2LMHeadModel(GPT2Config()) int64 ids [B, L] (eval batch 1, train batch 4; L 512, but 1024
 for hf_GPT2's eval, 256 on the CPU, as the ports take them: SEQUENCES), transformers'
 default attention (SDPA, as the ports and benchmatrix_import's programs), no cache, the logits as
-the output.
+the output, and transformers' eager decision to skip the attention mask (benchmatrix_import's
+eager_mask_decisions: with transformers 5.17 the traced hf_Bert carried a full mask and ran SDPA's
+float32 math kernel, 1.9x its port's eval step on an H200 in session 16).
 Traced on DEVICE (default cuda where there is one, else cpu), the device the runner loads them on:
 transformers' mask code creates tensors with the trace's device baked in (torch.arange(...,
 device=cpu) in hf_Bert's program), so a CPU trace fails on CUDA with "Expected all tensors to be
@@ -33,7 +35,8 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-from benchmatrix_import.__main__ import float16_fill_values, traced_sizes_as_constants  # noqa: E402
+from benchmatrix_import.__main__ import (  # noqa: E402
+    eager_mask_decisions, float16_fill_values, traced_sizes_as_constants)
 
 # torchbench name -> (eval batch, train batch): the hand-written models' defaults (configs and
 # suites/torchbench), which the exported suite reads from the inputs' first dimension.
@@ -103,7 +106,7 @@ def main():
             inputs = tuple((t.to(dtype) if t.is_floating_point() else t).to(args.device)
                            for t in make_inputs(batch, sequence_length(name, test, args.device)))
             # check_trace off: a train-mode trace has dropout, whose reruns differ by design.
-            with torch.no_grad():
+            with torch.no_grad(), eager_mask_decisions():
                 traced = torch.jit.trace(model, inputs, check_trace=False)
             # what benchmatrix_import does to every program it writes, so that this side is what
             # the imported suites run: shape arithmetic folded to the traced sizes (else each

@@ -49,6 +49,11 @@ struct model_build_options {
   std::optional<torch::ScalarType> dtype;
   /// --cache-dir: imported models' archives are cached under <cache_dir>/imported/.
   std::string cache_dir;
+  /// True when a graph backend captures the model (a dynamo backend, torch_xla2): an imported
+  /// transformers model is then traced as torch.compile sees it, with the attention masks
+  /// transformers builds under any tracer; false (eager, default): with the masks its eager
+  /// forward builds, none for the suites' inputs (python/benchmatrix_import: --traced-for).
+  bool graph_capture = false;
 };
 
 /// A model built for one experiment: the module, its example inputs and how to call it.

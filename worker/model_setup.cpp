@@ -118,6 +118,7 @@ prepared_model prepare_model(const model_definition& definition, const child_set
   build.training = training;
   build.dtype = conversion;
   build.cache_dir = o.cache_dir;
+  build.graph_capture = experiment.dynamo.has_value() || experiment.torch_xla2.has_value();
   reset_rng_state();
   prepared_model prepared{definition.build(build), {}};
   auto& model = prepared.model;

@@ -11,24 +11,28 @@ Built as PyTorch builds it, with two differences that keep the run offline and c
     output does not depend on the dropout mask and --verify can compare it.
 
 Output, in <cache-dir>/<key>/ (key: SHA-256 of suite, model, package versions, batch size, dtype,
-device, test, config overrides and this file's source; reused when present):
+device, test, config overrides, --traced-for and this file's source; reused when present):
   model.pt     torch.jit.trace of a wrapper whose forward(*tensors) takes the example inputs
                positionally and returns a tuple of tensors (transformers: the model's
                return_dict=False tuple, the loss first as labels are passed; for train only
                the loss, which PyTorch's compute_loss takes as pred[0]; timm: the logits, whose
                reduce_to_scalar_loss the train step takes, as PyTorch), traced in the test's mode
-               (train/eval) on the device, in the dtype; its shape arithmetic folded to the
+               (train/eval) on the device, in the dtype, with the attention masks of the
+               eager forward (eager_mask_decisions) or, --traced-for=compiler, those
+               torch.compile sees; its shape arithmetic folded to the
                traced sizes (traced_sizes_as_constants); a float32 program's fills with
                float32's lowest value made float16's (float16_fill_values).
   inputs.pt    torch.save'd tuple of the example tensors (CPU), as benchmatrix_compile's --inputs.
   manifest.json  what was built: model, class, versions, batch size, input names and shapes, the
-               loss rule ("first_output" or "reduce_to_scalar_loss"), parameter count.
+               loss rule ("first_output" or "reduce_to_scalar_loss"), parameter count, traced_for
+               (eager or compiler; "either" for timm, whose programs hold no attention masks).
 The entry's directory is written to --result. Exit status 0 on success; 1 on failure (the
 traceback on stderr); 2 for bad arguments; 3 for a model that cannot be built offline; 4 for a
 torch that differs from the child's LibTorch.
 """
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -60,6 +64,11 @@ def parse_arguments(argv):
     parser.add_argument("--device", required=True, choices=["cpu", "cuda"])
     parser.add_argument("--dtype", default="float32",
                         choices=["float32", "float64", "float16", "bfloat16"])
+    parser.add_argument("--traced-for", default="eager", choices=["eager", "compiler"],
+                        help="eager (default): transformers' attention masks as its eager forward "
+                             "builds them for the example inputs (eager_mask_decisions); compiler: "
+                             "as torch.compile sees the model (every mask transformers builds "
+                             "under a tracer), for a graph backend's program")
     parser.add_argument("--overrides", default=None,
                         help="YAML file: <model>: {config or create_model keyword: value}; "
                              "timm also takes input_size: [C, H, W] (for reduced test models)")
@@ -99,6 +108,9 @@ def cache_key(args, versions, overrides):
     fields = {"suite": args.suite, "model": args.model, "versions": versions,
               "batch_size": args.batch_size, "dtype": args.dtype, "device": args.device,
               "test": args.test, "overrides": overrides,
+              # only transformers' masks depend on it: a timm program is the same either way,
+              # and an inductor child hits the eager children's entry
+              "traced_for": args.traced_for if args.suite == "huggingface" else None,
               "helper": hashlib.sha256(source).hexdigest()}
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:32]
 
@@ -246,6 +258,39 @@ def build_timm(model_name, batch_size, device, overrides):
     pixels = torch.randint(256, size=(batch_size,) + tuple(input_size), device=device).float()
     image = (pixels - pixels.mean()) / pixels.std()
     return model, (image,), ["image"], "reduce_to_scalar_loss", type(model).__name__
+
+
+@contextlib.contextmanager
+def eager_mask_decisions():
+    """While a program is traced, transformers' masking_utils decides whether a model can do
+    without its attention mask as the eager forward decides for the example inputs. The suites'
+    inputs, as huggingface.py's, give no padding mask, so in eager no mask is built: the
+    program's aten::scaled_dot_product_attention gets attn_mask=None (is_causal=True for a
+    causal model) and runs a flash or cuDNN kernel, as Python eager does. Under torch.jit.trace
+    masking_utils' is_tracing() is true and it builds a full mask instead (the trace cannot be
+    told the inputs will never change; ours never do): transformers 5.17 for every model, 5.23
+    for the causal ones (its packed-sequence check on the position ids asks is_tracing too). An
+    SDPA given a mask may run its math kernel, which computes bfloat16 attention in float32: the
+    imported hf_Bert's eval ran 371 kernels per step to its hand-written port's 155 on an H200
+    (session 16, transformers 5.17) and took 1.9x its time. Here is_tracing() answers False,
+    so the mask checks (padding_mask.all(), the packed-sequence test) run on the example
+    values and their outcome is baked into the program, which only ever runs on those inputs.
+    A graph backend's program is traced without this (--traced-for=compiler): the graph
+    torch.compile takes of the model holds those masks, and PyTorch's harness compiles that."""
+    try:
+        from transformers import masking_utils
+    except ImportError:  # the timm suite's helper needs no transformers
+        yield
+        return
+    traced_anywhere = getattr(masking_utils, "is_tracing", None)
+    if traced_anywhere is None:  # a transformers whose masks do not ask
+        yield
+        return
+    masking_utils.is_tracing = lambda tensor=None: False
+    try:
+        yield
+    finally:
+        masking_utils.is_tracing = traced_anywhere
 
 
 def first_tensors(output):
@@ -399,7 +444,8 @@ def build_entry(args, overrides, versions, directory):
 
     flat = FlatOutputs(module).train(args.test == "train")
     state = {k: v.clone() for k, v in flat.state_dict().items()}
-    with torch.no_grad():
+    masks = eager_mask_decisions() if args.traced_for == "eager" else contextlib.nullcontext()
+    with torch.no_grad(), masks:
         traced = torch.jit.trace(flat, inputs, check_trace=False, strict=False)
     flat.load_state_dict(state)  # tracing ran one forward: undo BatchNorm's running-stat update
     traced_sizes_as_constants(traced)
@@ -413,6 +459,7 @@ def build_entry(args, overrides, versions, directory):
                 "device": args.device, "test": args.test, "overrides": overrides,
                 "input_names": names, "input_shapes": [list(t.shape) for t in inputs],
                 "loss": loss_rule,
+                "traced_for": args.traced_for if args.suite == "huggingface" else "either",
                 "parameters": sum(p.numel() for p in module.parameters()),
                 "runtime": "TorchScript (torch.jit.trace), run by LibTorch's interpreter"}
     with open(os.path.join(directory, "manifest.json"), "w") as f:

@@ -57,6 +57,7 @@ fs::path import_model(const std::string& suite, const std::string& model,
                                    "--test", o.training ? "train" : "eval",
                                    "--device", o.device.is_cuda() ? "cuda" : "cpu",
                                    "--dtype", dtype_name(o.dtype),
+                                   "--traced-for", o.graph_capture ? "compiler" : "eager",
                                    "--cache-dir", cache.string(),
                                    "--result", result.string(),
                                    "--expect-torch-version", TORCH_VERSION};
@@ -100,7 +101,8 @@ model_instance build_listed(const std::string& suite, const std::string& model,
                      {"runtime", torchscript_runtime},
                      {"program", (entry / "model.pt").string()},
                      {"built_by", "python -m benchmatrix_import (" + entry.string() +
-                                      "/manifest.json says how)"}};
+                                      "/manifest.json says how)"},
+                     {"traced_for", o.graph_capture ? "compiler" : "eager"}};
   return instance;
 }
 

@@ -8,7 +8,12 @@ without overflow"), and give the float32 results it gave before.
 
 check_disk_space: a program larger than the cache's free space is refused with a message that
 says so, before torch.jit.save would die in C++ (SIGABRT, a backtrace; BlenderbotForCausalLM's
-18 GB float64 program on the H100's full disk)."""
+18 GB float64 program on the H100's full disk).
+
+eager_mask_decisions: a transformers model traced without a padding mask holds no attention mask,
+as its eager forward builds none, so that SDPA runs a flash or cuDNN kernel and not the float32
+math kernel a mask can send it to (the imported hf_Bert's eval took 1.9x its hand-written port's
+step on an H200 with transformers 5.17's mask; GPT2 carries a causal mask under any trace)."""
 import io
 import os
 import shutil
@@ -22,7 +27,8 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 
 from benchmatrix_import.__main__ import (  # noqa: E402
-    NotEnoughDisk, check_disk_space, float16_fill_values)
+    NotEnoughDisk, check_disk_space, eager_mask_decisions, float16_fill_values)
+from benchmatrix_import.__main__ import main as import_main  # noqa: E402
 
 
 class MaskedAttention(torch.nn.Module):
@@ -73,6 +79,80 @@ class Float16FillValuesTest(unittest.TestCase):
                      if n.output().type().kind() == "FloatType"]
         self.assertIn(torch.finfo(torch.float32).min, constants)
 
+
+
+class LogitsOf(torch.nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids):
+        return self.model(input_ids=input_ids, return_dict=False)[0]
+
+
+class EagerMaskDecisionsTest(unittest.TestCase):
+    """Reduced models (2 layers, width 64), traced as benchmatrix_import traces them."""
+
+    def attention_calls(self, model_class, config):
+        import transformers
+        torch.manual_seed(0)
+        model = LogitsOf(getattr(transformers, model_class)(config)).eval()
+        ids = torch.randint(0, config.vocab_size, (2, 16))
+        with torch.no_grad(), eager_mask_decisions():
+            traced = torch.jit.trace(model, (ids,), check_trace=False)
+        with torch.no_grad():
+            torch.testing.assert_close(saved_and_loaded(traced)(ids), model(ids))
+        graph = traced.inlined_graph  # held: its nodes live as long as it
+        calls = graph.findAllNodes("aten::scaled_dot_product_attention")
+        self.assertEqual(len(calls), 2)  # one per layer
+        # (query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+        return [(call.inputsAt(3).type().kind(), call.inputsAt(5).toIValue()) for call in calls]
+
+    def test_a_causal_model_traces_is_causal_without_a_mask_tensor(self):
+        import transformers
+        config = transformers.GPT2Config(n_layer=2, n_embd=64, n_head=2, vocab_size=100,
+                                         use_cache=False)
+        self.assertEqual(self.attention_calls("GPT2LMHeadModel", config),
+                         [("NoneType", True)] * 2)
+
+    def test_a_bidirectional_model_traces_without_a_mask(self):
+        import transformers
+        config = transformers.BertConfig(num_hidden_layers=2, hidden_size=64,
+                                         num_attention_heads=2, intermediate_size=128,
+                                         vocab_size=100)
+        self.assertEqual(self.attention_calls("BertForMaskedLM", config),
+                         [("NoneType", False)] * 2)
+
+    def test_the_helper_traces_a_graph_backends_program_with_the_compilers_masks(self):
+        # --traced-for=compiler: the program an inductor child compiles holds the causal mask
+        # transformers builds under torch.compile (PyTorch's harness compiles that graph); the
+        # eager program is_causal=True without one
+        fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e",
+                                "fixtures", "imported_configs", "huggingface_model_overrides.yaml")
+        masks = {}
+        with tempfile.TemporaryDirectory() as cache:
+            for traced_for in ("eager", "compiler"):
+                result = os.path.join(cache, "result-" + traced_for)
+                self.assertEqual(import_main([
+                    "--suite=huggingface", "--model=GPT2ForSequenceClassification",
+                    "--batch-size=2", "--test=eval", "--device=cpu", f"--overrides={fixtures}",
+                    f"--traced-for={traced_for}", f"--cache-dir={cache}",
+                    f"--result={result}"]), 0)
+                with open(result) as f:
+                    entry = f.read()
+                graph = torch.jit.load(os.path.join(entry, "model.pt")).inlined_graph
+                masks[traced_for] = {
+                    (call.inputsAt(3).type().kind(), call.inputsAt(5).toIValue())
+                    for call in graph.findAllNodes("aten::scaled_dot_product_attention")}
+        self.assertEqual(masks["eager"], {("NoneType", True)})
+        self.assertEqual(masks["compiler"], {("TensorType", False)})
+
+    def test_transformers_asks_the_tracer_again_afterwards(self):
+        from transformers import masking_utils
+        before = masking_utils.is_tracing
+        with eager_mask_decisions():
+            self.assertIsNot(masking_utils.is_tracing, before)
+        self.assertIs(masking_utils.is_tracing, before)
 
 
 class CheckDiskSpaceTest(unittest.TestCase):

@@ -92,11 +92,31 @@ class ImportedSuitesTest(OutputDirTest):
         self.assert_pass(records, ["BertForMaskedLM", "GPT2ForSequenceClassification"])
         for (model, test), record in records.items():
             self.assertEqual(record["model_source"]["kind"], "imported")
+            # eager children load the program with the eager forward's attention masks
+            self.assertEqual(record["model_source"]["traced_for"], "eager")
             self.assertEqual(record["experiment"]["batch_size"], 2)
 
     def test_timm_models_run_eval_and_train_and_pass_verify(self):
         records = self.sweep("--suite-name=timm_models", "--filter=deit|mobilenet")
         self.assert_pass(records, ["deit_tiny_patch16_224.fb_in1k", "mobilenetv2_100"])
+
+    def test_a_causal_model_compiles_under_inductor_from_its_compiler_traced_program(self):
+        # An inductor child loads the program traced as torch.compile sees the model (the causal
+        # mask transformers builds under a tracer), not the eager child's (is_causal=True, no
+        # mask): another cache entry, and a PASS against that program's own eager runs.
+        self.sweep("--suite-name=huggingface", "--filter=GPT2", "--dynamo=inductor",
+                   tests=("eval",))  # and COMMON's --dynamo=None
+        records = {r["experiment"]["dynamo"]: r for r in read_records(self.results)}
+        self.assertEqual(sorted(records, key=str), [None, "inductor"], self.output)
+        for dynamo, traced_for in ((None, "eager"), ("inductor", "compiler")):
+            record = records[dynamo]
+            self.assertEqual(record["verification_code"], "PASS", record)
+            self.assertEqual(record["model_source"]["traced_for"], traced_for)
+            entry = os.path.dirname(record["model_source"]["program"])
+            with open(os.path.join(entry, "manifest.json")) as f:
+                self.assertEqual(json.load(f)["traced_for"], traced_for)
+        self.assertNotEqual(records[None]["model_source"]["program"],
+                            records["inductor"]["model_source"]["program"])
 
     def test_a_damaged_import_cache_entry_gives_an_error_record_saying_how_to_rebuild_it(self):
         records = self.sweep("--suite-name=huggingface", "--filter=Bert", tests=("eval",))
