@@ -1,5 +1,7 @@
 #include "verifier/output_comparison.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <limits>
 
@@ -37,14 +39,78 @@ double badness(const leaf_comparison& c) {
   return c.max_abs_error;
 }
 
-/// Cosine similarity of two same-shaped float64 tensors, flattened. Equal tensors (NaNs in the
-/// same places, two all-zero tensors) score 1, as same()'s cosine mode passes them by its allclose
-/// early exit: torch's cosine_similarity of two zero vectors is 0, which would read as "unrelated".
-double cosine_of(const torch::Tensor& x, const torch::Tensor& y) {
-  if (x.numel() == 0 || torch::allclose(x, y, /*rtol=*/0, /*atol=*/0, /*equal_nan=*/true))
-    return 1.0;
-  return torch::cosine_similarity(x.flatten(), y.flatten(), /*dim=*/0, /*eps=*/1e-12)
-      .item<double>();
+/// Elements per chunk of a leaf's figures: 1 Mi, 8 MiB per float64 temporary. The figures were
+/// whole-leaf float64 expressions, about twenty temporaries the size of the leaf, each a fresh
+/// mmap that the kernel zero-fills page by page (glibc maps every block above its mmap threshold,
+/// at most 32 MiB, and unmaps it on free): a 160-million-element leaf took 17-18 s on the build
+/// machine against 3.2-3.4 s in chunks (bench/verifier_compare.cpp; BENCHMARKS.md "Verifier
+/// comparisons on the CPU"), and BlenderbotSmallForCausalLM's inductor verifier compared for
+/// 81 s on an H200 host (session 16). Chunks this size come from the heap, reused.
+constexpr int64_t figure_chunk = int64_t{1} << 20;
+
+/// max that keeps a NaN, as torch's max() of a tensor holding one does.
+double nan_max(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<double>::quiet_NaN();
+  return std::max(a, b);
+}
+
+/// The figures of a leaf whose backend output differs from eager's, one chunk at a time:
+/// max abs and max relative error, the cosine similarity of the flattened leaves (torch's
+/// cosine_similarity: each norm clamped at eps 1e-12; equal leaves, NaNs in the same places and two
+/// all-zero leaves included, score 1, as same()'s cosine mode passes them by its allclose early
+/// exit: torch's cosine of two zero vectors is 0, which would read as "unrelated") and, with a
+/// float64 golden leaf, both RMSEs against it (torch._dynamo.utils.rmse, sums over the chunks).
+void differing_leaf_figures(const torch::Tensor& ref, const torch::Tensor& res,
+                            const torch::Tensor& golden, leaf_comparison& c) {
+  const auto x_all = ref.reshape(-1), y_all = res.reshape(-1);
+  const auto g_all = golden.defined() ? golden.reshape(-1) : torch::Tensor();
+  const int64_t n = x_all.numel();
+  double dot = 0, x_norm2 = 0, y_norm2 = 0, ref_square_error = 0, res_square_error = 0;
+  bool equal = true;
+  for (int64_t start = 0; start < n; start += figure_chunk) {
+    const int64_t length = std::min(figure_chunk, n - start);
+    const auto x = x_all.narrow(0, start, length).to(torch::kDouble);
+    const auto y = y_all.narrow(0, start, length).to(torch::kDouble);
+    const auto difference = (x - y).abs();
+    c.max_abs_error = nan_max(c.max_abs_error, difference.max().item<double>());
+    const auto nonzero = x != 0;
+    if (nonzero.any().item<bool>())
+      c.max_rel_error = nan_max(
+          c.max_rel_error, (difference / x.abs()).masked_select(nonzero).max().item<double>());
+    equal = equal && torch::allclose(x, y, /*rtol=*/0, /*atol=*/0, /*equal_nan=*/true);
+    dot += torch::dot(x, y).item<double>();
+    x_norm2 += torch::dot(x, x).item<double>();
+    y_norm2 += torch::dot(y, y).item<double>();
+    if (g_all.defined()) {
+      const auto g = g_all.narrow(0, start, length).to(torch::kDouble);
+      ref_square_error += torch::square(g - x).sum().item<double>();
+      res_square_error += torch::square(g - y).sum().item<double>();
+    }
+  }
+  constexpr double eps = 1e-12;
+  c.cosine_similarity =
+      n == 0 || equal
+          ? 1.0
+          : dot / (std::max(std::sqrt(x_norm2), eps) * std::max(std::sqrt(y_norm2), eps));
+  if (g_all.defined()) {
+    c.ref_rmse_vs_fp64 = std::sqrt(ref_square_error / static_cast<double>(n));
+    c.res_rmse_vs_fp64 = std::sqrt(res_square_error / static_cast<double>(n));
+  }
+}
+
+/// rmse(golden, leaf), one chunk at a time (differing_leaf_figures says why).
+double chunked_rmse(const torch::Tensor& golden, const torch::Tensor& leaf) {
+  const auto g_all = golden.reshape(-1), x_all = leaf.reshape(-1);
+  const int64_t n = x_all.numel();
+  double square_error = 0;
+  for (int64_t start = 0; start < n; start += figure_chunk) {
+    const int64_t length = std::min(figure_chunk, n - start);
+    square_error += torch::square(g_all.narrow(0, start, length).to(torch::kDouble) -
+                                  x_all.narrow(0, start, length).to(torch::kDouble))
+                        .sum()
+                        .item<double>();
+  }
+  return std::sqrt(square_error / static_cast<double>(n));
 }
 
 /// same() on one leaf; a raise counts as a failure (as PyTorch's check_accuracy counts it).
@@ -88,23 +154,11 @@ std::optional<leaf_comparison> worst_output(const c10::IValue& ref, const c10::I
             // verifier's main CPU cost (a train step's logits, parameters and gradients: 470
             // million elements for BertForMaskedLM; bench/verifier_compare.cpp)
             if (golden_leaf.defined()) {
-              c.ref_rmse_vs_fp64 = rmse(golden_leaf.to(torch::kDouble), ref_leaf);
+              c.ref_rmse_vs_fp64 = chunked_rmse(golden_leaf, ref_leaf);
               c.res_rmse_vs_fp64 = c.ref_rmse_vs_fp64;
             }
           } else {
-            const auto x = ref_leaf.to(torch::kDouble);
-            const auto y = res_leaf.to(torch::kDouble);
-            const auto difference = (x - y).abs();
-            c.max_abs_error = x.numel() ? difference.max().item<double>() : 0.0;
-            const auto nonzero = x != 0;
-            if (nonzero.any().item<bool>())
-              c.max_rel_error = (difference / x.abs()).masked_select(nonzero).max().item<double>();
-            c.cosine_similarity = cosine_of(x, y);
-            if (golden_leaf.defined()) {
-              const auto g = golden_leaf.to(torch::kDouble);
-              c.ref_rmse_vs_fp64 = rmse(g, x);
-              c.res_rmse_vs_fp64 = rmse(g, y);
-            }
+            differing_leaf_figures(ref_leaf, res_leaf, golden_leaf, c);
           }
           // same()'s own verdict (it takes the same early exit for equal leaves)
           if (options) c.passed = leaf_passes(a, b, golden, *options);

@@ -3,6 +3,8 @@
 
 #include "verifier/output_comparison.hpp"
 
+#include <cmath>
+
 namespace benchmatrix {
 namespace {
 
@@ -63,6 +65,35 @@ TEST_CASE("worst_output: with same()'s options, a failing leaf outranks a passin
   CHECK(worst->path == "output[1]");
   CHECK(worst->passed == false);
   CHECK(worst->max_abs_error == doctest::Approx(0.499).epsilon(1e-3));
+}
+
+TEST_CASE("worst_output: a leaf of several chunks gets the whole leaf's figures") {
+  // The figures are summed and maxed over chunks of 2^20 elements; 2.5 chunks here, the largest
+  // error in the last, partial one.
+  torch::manual_seed(0);
+  const int64_t n = (int64_t{5} << 20) / 2;
+  const auto golden = torch::randn({n / 2, 2}, torch::kDouble);
+  const auto ref = (golden + 1e-6 * torch::randn_like(golden)).to(torch::kFloat);
+  auto res = (golden + 1e-4 * torch::randn_like(golden)).to(torch::kFloat);
+  res.view(-1)[n - 3] += 0.25;
+  const auto worst = worst_output(ref, res, golden);
+  REQUIRE(worst);
+  const auto x = ref.to(torch::kDouble), y = res.to(torch::kDouble);
+  CHECK(worst->max_abs_error == (x - y).abs().max().item<double>());
+  CHECK(worst->max_rel_error == ((x - y).abs() / x.abs()).max().item<double>());
+  CHECK(worst->cosine_similarity ==
+        doctest::Approx(torch::cosine_similarity(x.flatten(), y.flatten(), 0).item<double>())
+            .epsilon(1e-12));
+  REQUIRE(worst->ref_rmse_vs_fp64);
+  CHECK(*worst->ref_rmse_vs_fp64 == doctest::Approx(rmse(golden, ref)).epsilon(1e-12));
+  CHECK(*worst->res_rmse_vs_fp64 == doctest::Approx(rmse(golden, res)).epsilon(1e-12));
+  // equal leaves: one RMSE for both sides, over the chunks too
+  const auto equal = worst_output(ref, ref.clone(), golden);
+  CHECK(*equal->ref_rmse_vs_fp64 == doctest::Approx(rmse(golden, ref)).epsilon(1e-12));
+  // a NaN in a later chunk is the max, as torch's max() gives it
+  auto with_nan = res.clone();
+  with_nan.view(-1)[n - 1] = std::nan("");
+  CHECK(std::isnan(worst_output(ref, with_nan, golden)->max_abs_error));
 }
 
 }  // namespace
