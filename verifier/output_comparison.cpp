@@ -48,6 +48,13 @@ double badness(const leaf_comparison& c) {
 /// 81 s on an H200 host (session 16). Chunks this size come from the heap, reused.
 constexpr int64_t figure_chunk = int64_t{1} << 20;
 
+/// Calls visit(start, length) for the consecutive chunks of figure_chunk elements that cover n.
+template <typename Visit>
+void for_each_chunk(int64_t n, Visit&& visit) {
+  for (int64_t start = 0; start < n; start += figure_chunk)
+    visit(start, std::min(figure_chunk, n - start));
+}
+
 /// max that keeps a NaN, as torch's max() of a tensor holding one does.
 double nan_max(double a, double b) {
   if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<double>::quiet_NaN();
@@ -67,8 +74,7 @@ void differing_leaf_figures(const torch::Tensor& ref, const torch::Tensor& res,
   const int64_t n = x_all.numel();
   double dot = 0, x_norm2 = 0, y_norm2 = 0, ref_square_error = 0, res_square_error = 0;
   bool equal = true;
-  for (int64_t start = 0; start < n; start += figure_chunk) {
-    const int64_t length = std::min(figure_chunk, n - start);
+  for_each_chunk(n, [&](int64_t start, int64_t length) {
     const auto x = x_all.narrow(0, start, length).to(torch::kDouble);
     const auto y = y_all.narrow(0, start, length).to(torch::kDouble);
     const auto difference = (x - y).abs();
@@ -86,7 +92,7 @@ void differing_leaf_figures(const torch::Tensor& ref, const torch::Tensor& res,
       ref_square_error += torch::square(g - x).sum().item<double>();
       res_square_error += torch::square(g - y).sum().item<double>();
     }
-  }
+  });
   constexpr double eps = 1e-12;
   c.cosine_similarity =
       n == 0 || equal
@@ -103,13 +109,12 @@ double chunked_rmse(const torch::Tensor& golden, const torch::Tensor& leaf) {
   const auto g_all = golden.reshape(-1), x_all = leaf.reshape(-1);
   const int64_t n = x_all.numel();
   double square_error = 0;
-  for (int64_t start = 0; start < n; start += figure_chunk) {
-    const int64_t length = std::min(figure_chunk, n - start);
+  for_each_chunk(n, [&](int64_t start, int64_t length) {
     square_error += torch::square(g_all.narrow(0, start, length).to(torch::kDouble) -
                                   x_all.narrow(0, start, length).to(torch::kDouble))
                         .sum()
                         .item<double>();
-  }
+  });
   return std::sqrt(square_error / static_cast<double>(n));
 }
 
