@@ -23,6 +23,7 @@ from benchmatrix_compile.compile_timers import CompileTimer
 from benchmatrix_compile.headers_ahead import HeadersAhead
 from benchmatrix_compile import runtime_apart
 from benchmatrix_compile.isa_probe_cache import remembered_isa_probes
+from benchmatrix_compile.shared_constant_reads import shared_constant_reads_merged
 from benchmatrix_compile.switches import switch
 
 
@@ -334,13 +335,16 @@ def main(argv=None):
     # The traced weights are graph constants, which is exactly what Inductor's freezing assumes: on
     # CUDA it folds them (BatchNorm into convolutions, conv weights into channels-last once, instead
     # of a layout copy per call). The CPU keeps the defaults (freezing there repacks for oneDNN).
-    # Freezing's constant folding breaks on some converted graphs (torch 2.11, nanogpt and
-    # mobilenet_v3_large: "references nonexistent attribute _tensor_constantN"): those compile
-    # without it, which the timings line records as "freezing": false.
+    # Freezing's constant folding deletes a constant that another node still reads (torch 2.11;
+    # "references nonexistent attribute _tensor_constantN": nanogpt, mobilenet_v3_large, every
+    # BERT-like huggingface program on CUDA) unless such reads are merged first
+    # (shared_constant_reads.py). A program whose freezing still fails compiles without it, which
+    # the timings line records as "freezing": false with the failure.
     timings["freezing"] = args.device == "cuda"
     timer = CompileTimer()
     with runtime_split(apart), timer.cpp_builds(), timer.freezing_compiler(), \
-            remembered_isa_probes(timer), headers_served(headers_ahead):
+            remembered_isa_probes(timer), headers_served(headers_ahead), \
+            shared_constant_reads_merged():
         try:
             compile_package(exported, args.out, freezing=timings["freezing"])
         except Exception as error:
