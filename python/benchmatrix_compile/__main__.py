@@ -6,7 +6,8 @@ Output: an AOTInductor package (torch._inductor.aoti_compile_and_package) that
 torch::inductor::AOTIModelPackageLoader runs in the child; or, with --format=stablehlo, a StableHLO
 module plus weights and compile options for the XLA/PJRT backend (stablehlo.py says what is written).
 
-Path: torch.jit.load -> torch._export.converter.TS2EPConverter (static shapes) -> ExportedProgram
+Path: torch.jit.load -> in-place ops on unaliased values made out-of-place (mutations_removed.py)
+-> torch._export.converter.TS2EPConverter (static shapes) -> ExportedProgram
 -> aoti_compile_and_package. Exit status 0 on success; on failure the traceback is on stderr and the
 status is 1 (2 for bad arguments, 3 for a torch version that differs from the child's LibTorch,
 4 when --train cannot export the model's train step).
@@ -23,6 +24,7 @@ from benchmatrix_compile.compile_timers import CompileTimer
 from benchmatrix_compile.headers_ahead import HeadersAhead
 from benchmatrix_compile import runtime_apart
 from benchmatrix_compile.isa_probe_cache import remembered_isa_probes
+from benchmatrix_compile.mutations_removed import remove_mutations
 from benchmatrix_compile.shared_constant_reads import shared_constant_reads_merged
 from benchmatrix_compile.switches import switch
 
@@ -313,6 +315,7 @@ def main(argv=None):
     def export():
         module = torch.jit.load(args.torchscript, map_location=load_device)
         example = tuple(x.to(load_device) for x in torch.load(args.inputs, weights_only=True))
+        timings["mutations_removed"] = remove_mutations(module)
         with static_shapes_in_ts2ep(), attention_for(args.format):
             return TS2EPConverter(module, example).convert()
 

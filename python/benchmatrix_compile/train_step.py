@@ -39,6 +39,8 @@ import traceback
 
 import torch
 
+from benchmatrix_compile.mutations_removed import remove_mutations
+
 # The exit status of a --train compile whose export (TorchScript -> ExportedProgram -> joint graph)
 # fails: a limit of the model's forward (data-dependent shapes, an op the export lacks), reported
 # as a SKIP record, apart from a failing compile (status 1).
@@ -334,6 +336,7 @@ def trace_train_step(args, module, example, state, timings):
     from torch._export.converter import TS2EPConverter
 
     started = time.perf_counter()
+    timings["mutations_removed"] = remove_mutations(module)
     exported = TS2EPConverter(module, example + state).convert()
     timings["export_s"] = time.perf_counter() - started
     started = time.perf_counter()
