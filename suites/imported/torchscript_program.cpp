@@ -134,6 +134,35 @@ std::string load_failure_reason(const std::filesystem::path& program,
 }
 
 
+/// Whether every tensor constant of `block` (and of the blocks nested in it) is on `device` or a
+/// zero-dimensional CPU tensor.
+bool constants_on(const torch::jit::Block* block, const torch::Device& device) {
+  for (const torch::jit::Node* node : block->nodes()) {
+    for (const torch::jit::Block* nested : node->blocks())
+      if (!constants_on(nested, device)) return false;
+    if (node->kind() != c10::prim::Constant || !node->output()->type()->cast<c10::TensorType>() ||
+        !node->hasAttribute(c10::attr::value))
+      continue;
+    const at::Tensor& constant = node->t(c10::attr::value);
+    if (constant.device() != device && !(constant.dim() == 0 && constant.is_cpu())) return false;
+  }
+  return true;
+}
+
+/// `program` loaded onto `device` (see load_torchscript_program).
+torch::jit::Module load_onto(const std::filesystem::path& program, const torch::Device& device) {
+  if (!device.is_cpu()) {
+    try {
+      torch::jit::Module as_saved = torch::jit::load(program.string());
+      if (holds_all_on(as_saved, device)) return as_saved;
+    } catch (const c10::Error&) {
+      // Saved on a device this process lacks (another GPU index, or a GPU on a CPU host): the load
+      // below moves it, or says why the file is no program.
+    }
+  }
+  return torch::jit::load(program.string(), device);
+}
+
 std::vector<char> read_bytes(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path.string());
@@ -174,6 +203,19 @@ model_inputs load_inputs(const std::filesystem::path& path, const torch::Device&
 
 }  // namespace
 
+bool holds_all_on(const torch::jit::Module& program, const torch::Device& device) {
+  const torch::Device wanted =
+      device.has_index() || device.is_cpu() ? device : torch::Device(device.type(), 0);
+  for (const auto& parameter : program.parameters())
+    if (parameter.device() != wanted) return false;
+  for (const auto& buffer : program.buffers())
+    if (buffer.device() != wanted) return false;
+  for (const auto& module : program.modules())
+    for (const auto& method : module.get_methods())
+      if (!constants_on(method.graph()->block(), wanted)) return false;
+  return true;
+}
+
 model_instance load_torchscript_program(const std::filesystem::path& program,
                                         const std::filesystem::path& inputs_path,
                                         const torch::Device& device) {
@@ -181,7 +223,7 @@ model_instance load_torchscript_program(const std::filesystem::path& program,
     throw std::runtime_error("TorchScript program " + program.string() + " not found");
   torch::jit::Module loaded;
   try {
-    loaded = torch::jit::load(program.string(), device);
+    loaded = load_onto(program, device);
   } catch (const c10::Error& e) {
     throw std::runtime_error("cannot load " + program.string() +
                              " as a TorchScript archive (expected a torch.jit.trace or "

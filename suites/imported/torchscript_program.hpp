@@ -14,6 +14,10 @@
 #include <filesystem>
 #include <string>
 
+namespace torch::jit {
+struct Module;  // torch/script.h
+}
+
 namespace benchmatrix {
 
 /// The runtime that runs these models, as records and logs name it.
@@ -21,8 +25,20 @@ inline constexpr const char* torchscript_runtime =
     "LibTorch TorchScript interpreter (torch::jit::load), graph optimisation off: the program's "
     "ops run one by one as in eager mode";
 
-/// Loads `program` onto `device` and `inputs` (moved to `device`), checks that the inputs are
-/// tensors matching the forward's argument count, and wraps the program as a model_instance whose
+/// Whether `program`, as torch::jit::load gave it without a device, already holds every tensor on
+/// `device` (no index: index 0): its parameters, its buffers and the tensor constants of its
+/// methods' code, zero-dimensional CPU constants excepted. Those are the numbers of the traced
+/// Python code (`0.5 * x` traces as a multiplication by a 0-dim CPU tensor constant): left on the
+/// CPU they run as eager Python ran them, as scalars of the op (a CUDA kernel's argument), where
+/// moved to the GPU each is a one-element tensor broadcast through a slower kernel (session 17,
+/// H200: the imported hf_GPT2's GELU ran 36 multiplications and 12 additions per eval step in
+/// non-vectorized kernels, 0.65 ms of its 2.42 ms of kernel time; the port's 36 took 0.13 ms).
+[[nodiscard]] bool holds_all_on(const torch::jit::Module& program, const torch::Device& device);
+
+/// Loads `program` onto `device` and `inputs` (moved to `device`): on a GPU as saved when it
+/// holds_all_on(device) (a program traced on the run's device, as benchmatrix_import's are), else
+/// with every tensor moved there (torch::jit::load's map_location; on the CPU always). Checks that
+/// the inputs are tensors matching the forward's argument count, and wraps the program as a model_instance whose
 /// module exposes its parameters and buffers (same tensors, same dotted names) to the optimizer,
 /// the dtype casts and train()/eval(). The batch size is the first input's first dimension (1 for
 /// a scalar first input). Throws std::runtime_error naming the file and what was expected (and,

@@ -242,4 +242,29 @@ TEST_CASE("a program's tied weights are one parameter, as Python's named_paramet
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("a program runs as saved on a GPU when all but its 0-dim CPU constants are there") {
+  // No GPU needed: the decision compares devices. A traced program's numbers (`0.5 * x`) are
+  // 0-dim CPU tensor constants, which run as the op's scalars where they are; anything else a
+  // GPU run needs on the GPU, or the whole program is moved there.
+  const torch::Device gpu(torch::kCUDA, 0);
+  torch::jit::Module program("numbers");
+  program.define("def forward(self, x):\n    return x\n");
+  CHECK(holds_all_on(program, torch::kCPU));
+  CHECK(holds_all_on(program, gpu));
+  const auto graph = program.get_method("forward").graph();
+  graph->insertConstant(torch::tensor(0.5, torch::kFloat64));
+  CHECK(holds_all_on(program, gpu));
+  CHECK(holds_all_on(program, torch::Device(torch::kCUDA)));  // no index: the first GPU
+  CHECK(holds_all_on(program, torch::Device(torch::kCUDA, 1)));  // scalars: any GPU
+  graph->insertConstant(torch::arange(4));
+  CHECK_FALSE(holds_all_on(program, gpu));
+  CHECK(holds_all_on(program, torch::kCPU));
+
+  torch::jit::Module with_weight("weighted");
+  with_weight.register_parameter("weight", torch::ones({2}), /*is_buffer=*/false);
+  with_weight.define("def forward(self, x):\n    return x * self.weight\n");
+  CHECK_FALSE(holds_all_on(with_weight, gpu));
+  CHECK(holds_all_on(with_weight, torch::kCPU));
+}
+
 }  // namespace benchmatrix
