@@ -414,7 +414,9 @@ def table(args):
                 if earlier:  # cell by cell: a column the later call left out keeps its figure
                     for backend, test in COLUMNS:
                         column = f"{backend}_{test}"
-                        if row[column]["status"] in ("NOT_ASKED", "NOT_RUN"):
+                        later, before = row[column]["status"], earlier[column]["status"]
+                        # a later NOT_RUN stays over an earlier NOT_ASKED: asked, not reached
+                        if later == "NOT_ASKED" or (later == "NOT_RUN" and before != "NOT_ASKED"):
                             row[column] = earlier[column]
                 rows[(row["suite"], row["model"])] = row
     width = 36
@@ -473,6 +475,14 @@ def table(args):
               f"{len(skipped)}, runs {share(runs)}, "
               f"PASS {share(passes)}" + (f"; {not_run} configs not run (time budget)"
                                          if not_run else ""))
+        # Per column, over the same models: a column no call asked for counts as not run here.
+        for b, t in COLUMNS:
+            statuses = [row[f"{b}_{t}"]["status"] for row in runnable]
+            ran = sum(status in ("PASS", "FAIL", "UNVERIFIED") for status in statuses)
+            print(f"    {b} {t}: ran {ran}/{len(runnable)}, PASS "
+                  f"{statuses.count('PASS')}, FAIL {statuses.count('FAIL')}, UNVERIFIED "
+                  f"{statuses.count('UNVERIFIED')}, ERROR {statuses.count('ERROR')}, not run "
+                  f"{statuses.count('NOT_RUN')}, not asked {statuses.count('NOT_ASKED')}")
 
 
 def main(argv):
