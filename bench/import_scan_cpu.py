@@ -1,18 +1,22 @@
-"""A CPU pre-flight of the import helper over a whole list (issue 25): before a GPU coverage run,
-check that every model the run would import still traces, runs and converts, after a change to
-python/benchmatrix_import (session 14: transformers' default SDPA attention instead of the eager
-one). Not timings.
+"""A CPU pre-flight of the import helper over the lists (issue 25): before a GPU coverage run,
+check that every model the run would import still traces, runs, converts and exports for
+Inductor, after a change to python/benchmatrix_import or benchmatrix_compile (session 14:
+transformers' default SDPA attention instead of the eager one; session 17: MT5's compile failed
+on the GPU in AOTAutograd, which step 3 now reaches). Not timings.
 
-For each buildable model of configs/huggingface_models_list.txt not in the YAML's skip.all (or
-the models named), with its layer counts cut to 1 (every int config attribute named in
-LAYER_KEYS; the test fixtures' way of shrinking, through the helper's --overrides) at batch 2:
+For each buildable model of configs/huggingface_models_list.txt not in the YAML's skip.all, and
+of timm_models_list.txt (or the models named, either list's), at batch 2; huggingface models with
+their layer counts cut to 1 (every int config attribute named in LAYER_KEYS; the test fixtures'
+way of shrinking, through the helper's --overrides), timm's at full size:
   1. eval and train programs (float32, CPU) built by the helper's own main(), as the child's
-     argv would build them, into a cache of their own;
+     argv would build them, into a cache of their own; the eval program traced as the inductor
+     backend's child has it (--traced-for=compiler);
   2. each loaded back with torch.jit.load and run on its inputs; train: backward of the first
      output's sum;
-  3. the eval program through the inductor backend's first step, TS2EPConverter with
-     benchmatrix_compile's static shapes, its ExportedProgram run and compared with the program
-     (rtol = atol = 1e-4);
+  3. the eval program through the inductor backend's first steps: benchmatrix_compile's
+     remove_mutations, TS2EPConverter with its static shapes, the ExportedProgram run and
+     compared with the program (rtol = atol = 1e-4), then AOTAutograd's export of it
+     (aot_export_module, what aoti_compile_and_package does before lowering);
 and how many aten::scaled_dot_product_attention calls each program holds. Each model's programs
 are removed after its checks. One JSON line per model to OUT (appended) and stdout.
 Usage (from the repository root): python3 bench/import_scan_cpu.py OUT [MODEL ...]
@@ -33,8 +37,10 @@ import torch  # noqa: E402
 import transformers  # noqa: E402
 from any_model_coverage import chosen_models, skip_all_reasons  # noqa: E402
 from benchmatrix_compile.__main__ import static_shapes_in_ts2ep  # noqa: E402
+from benchmatrix_compile.mutations_removed import remove_mutations  # noqa: E402
 from benchmatrix_import.__main__ import run as import_program  # noqa: E402
 from torch._export.converter import TS2EPConverter  # noqa: E402
+from torch._functorch.aot_autograd import aot_export_module  # noqa: E402
 
 # transformers config attributes that count layers (per model family), all cut to 1
 LAYER_KEYS = ("num_hidden_layers", "n_layer", "num_layers", "encoder_layers", "decoder_layers",
@@ -50,11 +56,14 @@ def one_layer_overrides(model_name):
     return overrides
 
 
-def check(model_name, test, work):
-    """(outcome, SDPA call count) of one program: imported, loaded, run, and for eval converted."""
+def check(suite, model_name, test, work):
+    """(outcome, SDPA call count) of one program: imported, loaded, run, and for eval converted
+    and exported for Inductor."""
+    overrides = [f"--overrides={work}/overrides.yaml"] if suite == "huggingface" else []
+    traced_for = ["--traced-for=compiler"] if test == "eval" else []
     status, why = import_program([
-        "--suite=huggingface", f"--model={model_name}", "--batch-size=2", f"--test={test}",
-        "--device=cpu", "--dtype=float32", f"--overrides={work}/overrides.yaml",
+        f"--suite={suite}", f"--model={model_name}", "--batch-size=2", f"--test={test}",
+        "--device=cpu", "--dtype=float32", *overrides, *traced_for,
         f"--cache-dir={work}/cache", f"--result={work}/result"])
     if status:
         return f"import exited {status}: {why}", None
@@ -70,11 +79,13 @@ def check(model_name, test, work):
         return "ok", sdpa
     with torch.no_grad():
         expected = program(*inputs)
+    removed = remove_mutations(program)
     with static_shapes_in_ts2ep():
         exported = TS2EPConverter(program, inputs).convert()
     with torch.no_grad():
         torch.testing.assert_close(exported.module()(*inputs), expected, rtol=1e-4, atol=1e-4)
-    return "ok, TS2EP ok", sdpa
+        aot_export_module(exported.module(), inputs, trace_joint=False)
+    return f"ok, TS2EP ok, AOTAutograd ok ({removed} in-place ops made out-of-place)", sdpa
 
 
 def main(argv):
@@ -84,17 +95,18 @@ def main(argv):
     skipped = skip_all_reasons(CONFIG_DIR, "huggingface")
     with tempfile.TemporaryDirectory(prefix="import-scan-") as work, open(out_path, "a") as out:
         for suite, model_name, _ in chosen_models(CONFIG_DIR, ",".join(named) or "all"):
-            if suite != "huggingface" or model_name in skipped:
-                continue
-            if getattr(transformers, model_name, None) is None:
-                continue  # not buildable here (a hub config or no such class): the table says so
-            with open(f"{work}/overrides.yaml", "w") as f:
-                f.write(f"{model_name}: {json.dumps(one_layer_overrides(model_name))}\n")
-            row = {"model": model_name, "transformers": transformers.__version__}
+            if suite == "huggingface":
+                if model_name in skipped:
+                    continue
+                if getattr(transformers, model_name, None) is None:
+                    continue  # not buildable here (a hub config or no such class): the table says
+                with open(f"{work}/overrides.yaml", "w") as f:
+                    f.write(f"{model_name}: {json.dumps(one_layer_overrides(model_name))}\n")
+            row = {"suite": suite, "model": model_name, "transformers": transformers.__version__}
             for test in ("eval", "train"):
                 started = time.time()
                 try:
-                    row[test], row[f"sdpa_{test}"] = check(model_name, test, work)
+                    row[test], row[f"sdpa_{test}"] = check(suite, model_name, test, work)
                 except Exception as e:  # the row says what failed; the scan goes on
                     first_line = str(e).splitlines()[0][:300] if str(e) else ""
                     row[test] = f"{type(e).__name__}: {first_line}"
