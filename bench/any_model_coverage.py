@@ -7,8 +7,8 @@ bench/any_model_gpu.sh). Commands (import-model and batches serve the GPU bench)
              benchmatrix_import's main (one process per model: import-model), --jobs models at a
              time, into <cache-dir>/imported: those the CUDA sweep's children ask for (IMPORTS:
              the eager sweeps' eval bfloat16 and train float32 as timed, each also in float64
-             for --verify's reference; the inductor sweep's eval pair, traced as torch.compile
-             sees the model), at the batch size the child resolves (the suite
+             for --verify's reference; the inductor sweep's eval bfloat16, traced as
+             torch.compile sees the model, and its verifier's eager eval pair), at the batch size the child resolves (the suite
              YAML's batch_size.<test> entry, else the list's). The children then hit the cache
              instead of building one at a time. Writes a JSON object per model (one per line).
   summarize  joins the prefetch file and the sweeps' results.jsonl files into one line per model:
@@ -39,14 +39,18 @@ import time
 SUITES = ("huggingface", "timm_models")
 LIST_FILES = {"huggingface": "huggingface_models_list.txt", "timm_models": "timm_models_list.txt"}
 COLUMNS = (("eager", "eval"), ("eager", "train"), ("inductor", "eval"))
-# (test, dtype) of the programs a sweep's children import (suites/precision_rule: eval casts to
-# bfloat16, train keeps float32, under autocast on CUDA; the verifier's reference is float64), per
-# benchmatrix_import --traced-for: the eager sweeps' programs (eager) and the inductor eval
-# sweep's own, traced as torch.compile sees the model (compiler: with the attention masks
-# transformers builds under a tracer)
-IMPORTS = {"eager": (("eval", "bfloat16"), ("eval", "float64"), ("train", "float32"),
-                     ("train", "float64")),
-           "compiler": (("eval", "bfloat16"), ("eval", "float64"))}
+# (traced_for, test, dtype) of the programs a sweep's children import, per sweep
+# (suites/precision_rule: eval casts to bfloat16, train keeps float32, under autocast on CUDA; the
+# verifier's reference is float64). benchmatrix_import --traced-for: eager, the program as eager
+# Python runs the model; compiler, as torch.compile sees it (with the attention masks transformers
+# builds under a tracer). An inductor child compiles the compiler program; its verifier
+# (worker/verify_child.cpp) runs the eager baseline, its rerun and the float64 reference with the
+# dynamo axis reset, from the eager programs: without those here, each huggingface inductor
+# config's verifier imported two programs itself (session 17: 19-36 s each, about 40 s a config).
+IMPORTS = {"eager": (("eager", "eval", "bfloat16"), ("eager", "eval", "float64"),
+                     ("eager", "train", "float32"), ("eager", "train", "float64")),
+           "inductor": (("compiler", "eval", "bfloat16"), ("eager", "eval", "bfloat16"),
+                        ("eager", "eval", "float64"))}
 
 
 def read_list(config_dir, suite):
@@ -166,7 +170,7 @@ def helper_failure(stderr):
 def batches(args):
     """The chosen models in groups of --size, one comma-separated line per group, in
     chosen_models' order: the GPU bench imports, runs and then removes one group's programs at a
-    time, because the whole lists' programs (six per model, three in float64) do not fit a 64 GiB
+    time, because the whole lists' programs (five per model, two in float64) do not fit a 64 GiB
     disk."""
     names = [model for _, model, _ in chosen_models(args.config_dir, args.models)]
     for start in range(0, len(names), args.size):
@@ -212,10 +216,11 @@ def prefetch(args):
                                 "imports": []}
         if not ok or skipped_on_cuda(yamls[suite], model):
             continue
-        for traced_for in args.traced_for or list(IMPORTS):
-            for test, dtype in IMPORTS[traced_for]:
-                jobs.append((suite, model, test, dtype,
-                             batch_size(yamls[suite], model, test, list_batch), traced_for))
+        programs = dict.fromkeys(program for sweep in args.sweep or list(IMPORTS)
+                                 for program in IMPORTS[sweep])  # both sweeps: once each
+        for traced_for, test, dtype in programs:
+            jobs.append((suite, model, test, dtype,
+                         batch_size(yamls[suite], model, test, list_batch), traced_for))
     os.makedirs(args.cache_dir, exist_ok=True)
     # An earlier call's imports (this script's --out, rewritten at the end of every call): those
     # that succeeded are in the cache, so a call that continues the coverage step does not pay a
@@ -501,9 +506,10 @@ def main(argv):
                         "the environment's)")
     p.add_argument("--deadline", type=float, default=0,
                    help="seconds since the epoch: imports not done by then are stopped")
-    p.add_argument("--traced-for", action="append", choices=list(IMPORTS), default=[],
-                   help="whose programs: eager (the eager sweeps') and/or compiler (the "
-                        "inductor eval sweep's); repeatable (default: both)")
+    p.add_argument("--sweep", action="append", choices=list(IMPORTS), default=[],
+                   help="whose programs: eager (the eager eval and train sweeps') and/or "
+                        "inductor (the inductor eval sweep's and its verifier's); repeatable "
+                        "(default: both)")
     p.add_argument("--out", required=True)
     i = commands.add_parser("import-model", help="(the prefetch's) one model's programs")
     i.add_argument("--programs", required=True,

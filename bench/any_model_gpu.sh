@@ -9,8 +9,9 @@
 #                on the meta device), and its TorchScript programs built by python -m
 #                benchmatrix_import, IMPORT_JOBS at a time, into the sweeps' cache
 #                (bench/any_model_coverage.py): the eager sweeps' four (eval bfloat16, train
-#                float32, each also float64 for the verifier) and the inductor sweep's eval pair,
-#                traced as torch.compile sees the model (--traced-for=compiler)
+#                float32, each also float64 for the verifier) and the inductor sweep's eval
+#                bfloat16, traced as torch.compile sees the model (--traced-for=compiler), with
+#                the eager eval pair its verifier runs (an EAGER=0 call imports those too)
 #             2. eager eval and train of the batch's models, huggingface then timm_models
 #             3. inductor eval of the same (unless INDUCTOR=0), the packages compiled ahead
 #                COMPILE_AHEAD at once
@@ -145,11 +146,11 @@ for step in "$@"; do
         echo "--- batch $n: $batch (disk free $(df -h --output=avail "$work" | tail -1 | tr -d ' '))"
         prefetch_deadline=$(( $(date +%s) + ${PREFETCH_S:-150} ))
         [ "$prefetch_deadline" -le "$deadline" ] || prefetch_deadline=$deadline
-        traced_for=()  # the programs of the sweeps asked for
-        [ "${EAGER:-1}" = 0 ] || traced_for+=(--traced-for=eager)
-        [ "${INDUCTOR:-1}" = 0 ] || traced_for+=(--traced-for=compiler)
+        sweeps=()  # the programs of the sweeps asked for
+        [ "${EAGER:-1}" = 0 ] || sweeps+=(--sweep=eager)
+        [ "${INDUCTOR:-1}" = 0 ] || sweeps+=(--sweep=inductor)
         coverage prefetch --config-dir="$config_dir" --models="$batch" --device="$accelerator" \
-          "${traced_for[@]}" \
+          "${sweeps[@]}" \
           --cache-dir="$work/cache/imported" --jobs="${IMPORT_JOBS:-8}" --gpus="$gpus" \
           --deadline="$prefetch_deadline" --out="$work/run/prefetch-$n.jsonl" \
           >> "$out/prefetch.txt" 2>&1 || { echo "prefetch failed:"; tail -20 "$out/prefetch.txt"; }
