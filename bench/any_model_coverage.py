@@ -423,7 +423,22 @@ def table(args):
                         # a later NOT_RUN stays over an earlier NOT_ASKED: asked, not reached
                         if later == "NOT_ASKED" or (later == "NOT_RUN" and before != "NOT_ASKED"):
                             row[column] = earlier[column]
+                    # a call whose prefetch did not check the model (null) keeps what one did
+                    if row.get("buildable") is None and earlier.get("buildable") is not None:
+                        row["buildable"] = earlier["buildable"]
+                        row["build_note"] = earlier.get("build_note", "")
                 rows[(row["suite"], row["model"])] = row
+    # An older file's skip.all SKIP of a model the suite YAML skips no longer (GPT-Neo since
+    # session 18) is a gap, not a reason: NOT_RUN until a call runs it.
+    skipped_now = {suite: skip_all_reasons(args.config_dir, suite) for suite in SUITES}
+    for (suite, model), row in rows.items():
+        for backend, test in COLUMNS:
+            c = row[f"{backend}_{test}"]
+            if (c["status"] == "SKIP" and c.get("reason", "").startswith("skip.all:")
+                    and model not in skipped_now[suite]):
+                row[f"{backend}_{test}"] = {
+                    "status": "NOT_RUN",
+                    "reason": f"{args.config_dir}/{suite}.yaml skips it no longer; not run since"}
     width = 36
     header = f"{'model':40} {'suite':11} " + " ".join(
         f"{backend + ' ' + test:{width}}" for backend, test in COLUMNS)
@@ -473,13 +488,15 @@ def table(args):
         not_run = sum(row[f"{b}_{t}"]["status"] == "NOT_RUN"
                       for row in buildable for b, t in COLUMNS)
 
-        def share(part):
-            return f"{len(part)}/{len(runnable)}" + (
-                f" ({100 * len(part) / len(runnable):.0f}%)" if runnable else "")
-        print(f"  {suite:11} chosen {len(chosen)}, buildable {len(buildable)}, skipped "
-              f"{len(skipped)}, runs {share(runs)}, "
-              f"PASS {share(passes)}" + (f"; {not_run} configs not run (time budget)"
-                                         if not_run else ""))
+        def share(part, whole):
+            return f"{len(part)}/{len(whole)}" + (
+                f" ({100 * len(part) / len(whole):.0f}%)" if whole else "")
+        unchecked = sum(row.get("buildable") is None for row in chosen)
+        print(f"  {suite:11} chosen {len(chosen)}, buildable {len(buildable)}"
+              + (f" ({unchecked} not checked: no prefetch chose them)" if unchecked else "")
+              + f", skipped {len(skipped)}, runs {share(runs, runnable)} of those not skipped, "
+              f"{share(runs, buildable)} of the buildable; PASS {share(passes, runnable)}"
+              + (f"; {not_run} configs not run" if not_run else ""))
         # Per column, over the same models: a column no call asked for counts as not run here.
         for b, t in COLUMNS:
             statuses = [row[f"{b}_{t}"]["status"] for row in runnable]
@@ -528,6 +545,8 @@ def main(argv):
                    choices=[f"{b}_{t}" for b, t in COLUMNS], help="a column the sweeps left out")
     s.add_argument("results", nargs="*", help="the sweeps' results.jsonl files")
     t = commands.add_parser("table")
+    t.add_argument("--config-dir", default="configs",
+                   help="the suite YAMLs whose skip.all the table holds older SKIPs against")
     t.add_argument("coverage", nargs="+",
                    help="summarize outputs; a later line's cell wins unless it is NOT_ASKED or "
                         "NOT_RUN (so calls that ran different columns merge)")
