@@ -53,6 +53,9 @@ def one_layer_overrides(model_name):
     overrides = {k: 1 for k in LAYER_KEYS if isinstance(getattr(config, k, None), int)}
     if hasattr(config, "num_hidden_groups"):  # ALBERT: groups may not exceed layers
         overrides["num_hidden_groups"] = 1
+    if hasattr(config, "attention_types"):  # GPT-Neo: one global and one local attention layer
+        overrides = {k: 2 for k in overrides}
+        overrides["attention_types"] = [[["global", "local"], 1]]
     return overrides
 
 
