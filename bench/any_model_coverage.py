@@ -4,12 +4,14 @@ bench/any_model_gpu.sh). Commands (import-model and batches serve the GPU bench)
   prefetch   for each chosen model: can it be built offline (its constructor run on the meta
              device: no memory, no download; python -m benchmatrix_import's own build code), and,
              for those the sweep will run, its TorchScript programs built ahead by
-             benchmatrix_import's main (one process per model: import-model), --jobs models at a
+             benchmatrix_import's main (one process per model, its programs split over several
+             when a batch has fewer models than --jobs: import-model), --jobs processes at a
              time, into <cache-dir>/imported: those the CUDA sweep's children ask for (IMPORTS:
              the eager sweeps' eval bfloat16 and train float32 as timed, each also in float64
              for --verify's reference; the inductor sweep's eval bfloat16, traced as
-             torch.compile sees the model, and its verifier's eager eval pair), at the batch size the child resolves (the suite
-             YAML's batch_size.<test> entry, else the list's). The children then hit the cache
+             torch.compile sees the model, and its verifier's eager eval pair), at the batch
+             size the child resolves (the suite YAML's batch_size.<test> entry, else the
+             list's). The children then hit the cache
              instead of building one at a time. Writes a JSON object per model (one per line).
   summarize  joins the prefetch file and the sweeps' results.jsonl files into one line per model:
              suite, buildable (and why not), and per column (eager eval, eager train, inductor eval)
@@ -202,6 +204,21 @@ def import_model(args):
             torch.cuda.empty_cache()
 
 
+def process_groups(per_model, jobs):
+    """The import processes for per_model (each model's programs, in order): one per model, or,
+    when there are fewer models than jobs, each model's programs dealt round-robin over
+    jobs // models processes. A process pays torch's and transformers' import once (about 10 s)
+    and builds its programs one after another: a batch of one large model took 2.5 minutes for
+    its five programs in one process (GPT-Neo, 1.3e9 parameters, 22-36 s each, session 18),
+    where two processes hold its float64 programs apart from the others."""
+    share = max(1, jobs // max(1, len(per_model)))
+    groups = []
+    for programs in per_model:
+        ways = min(share, len(programs))
+        groups += [programs[i::ways] for i in range(ways)]
+    return groups
+
+
 def prefetch(args):
     deadline = args.deadline or float("inf")
     models = chosen_models(args.config_dir, args.models)
@@ -288,7 +305,7 @@ def prefetch(args):
     for job in jobs:
         by_model.setdefault(job[:2], []).append(job)
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for results in pool.map(run, by_model.values()):
+        for results in pool.map(run, process_groups(list(by_model.values()), args.jobs)):
             for (suite, model, test, dtype, batch, traced_for), outcome, seconds in results:
                 rows[(suite, model)]["imports"].append(
                     {"test": test, "dtype": dtype, "batch_size": batch, "traced_for": traced_for,

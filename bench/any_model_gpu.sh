@@ -30,8 +30,10 @@
 #   DEADLINE_S   seconds from the script's start after which no sweep or import goes on (default
 #                510: a 9-minute device call with the table and copies after it; a build in the
 #                same call comes out of it);
-#   IMPORT_JOBS  models imported at once (default 8; each holds a CUDA context and its model, and in host
-#                memory its float64 copy: 14 at once took an H100 machine down in session 8);
+#   IMPORT_JOBS  import processes at once, one per model; a batch of fewer models splits each
+#                model's programs over IMPORT_JOBS / models processes (default 8; each holds a
+#                CUDA context and its model, and in host memory its float64 copy: 14 at once
+#                took an H100 machine down in session 8);
 #   PREFETCH_S   seconds a batch's prefetch may take (default 150); imports not done by then are left to
 #                the sweeps' children, which import one at a time;
 #   REPEAT       timed repeats per config (default 3);
