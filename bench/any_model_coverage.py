@@ -208,9 +208,9 @@ def process_groups(per_model, jobs):
     """The import processes for per_model (each model's programs, in order): one per model, or,
     when there are fewer models than jobs, each model's programs dealt round-robin over
     jobs // models processes. A process pays torch's and transformers' import once (about 10 s)
-    and builds its programs one after another: a batch of one large model took 2.5 minutes for
-    its five programs in one process (GPT-Neo, 1.3e9 parameters, 22-36 s each, session 18),
-    where two processes hold its float64 programs apart from the others."""
+    and builds its programs one after another: GPT-Neo's (1.3e9 parameters) took 22-36 s each
+    in session 18, so a batch of that one model would wait about 2.5 minutes for its five in one
+    process; in two, its float64 programs are built beside the others."""
     share = max(1, jobs // max(1, len(per_model)))
     groups = []
     for programs in per_model:
