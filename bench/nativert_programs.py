@@ -1,6 +1,7 @@
 """The programs bench_nativert_vs_torchscript runs (issue 25: "an ExportedProgram package (LibTorch
 2.11 ships a C++ runtime for those, torch::nativert; evaluate it)"): one transformers
-BertForMaskedLM with random weights, its logits as the output, written three ways into OUT_DIR:
+BertForMaskedLM with random weights (return_dict off: its output is the tuple (logits,)), written
+three ways into OUT_DIR:
   model.pt             torch.jit.trace of it, what the imported suites load (suites/imported);
   model.pt2            torch.export.export of it (non-strict), packaged with
                        torch.export.pt2_archive's package_pt2 under the name "model", the archive
@@ -8,7 +9,7 @@ BertForMaskedLM with random weights, its logits as the output, written three way
   model.decomposed.pt2 the same after run_decompositions() (core ATen), as PyTorch's own nativert
                        tests package it;
   inputs.pt            the example input ids, a torch.save'd tuple;
-  expected.pt          the eager output, for the bench's agreement check.
+  expected.pt          the eager logits, for the bench's agreement check.
 Usage: python3 bench/nativert_programs.py OUT_DIR [--layers N] [--shape BATCH,TOKENS]
 (default: 2 layers, hidden 128, batch 1 x 8 tokens: a dispatch-bound forward, where a runtime's
 cost per op shows).
@@ -19,17 +20,6 @@ import os
 import torch
 import transformers
 from torch.export.pt2_archive._package import package_pt2
-
-
-class Logits(torch.nn.Module):
-    """The model's logits alone: a tensor output, the same for all three programs."""
-
-    def __init__(self, model):
-        super().__init__()
-        self.model = model
-
-    def forward(self, input_ids):
-        return self.model(input_ids=input_ids).logits
 
 
 def main():
@@ -45,10 +35,11 @@ def main():
     config = transformers.BertConfig(num_hidden_layers=args.layers, hidden_size=128,
                                      num_attention_heads=2, intermediate_size=256,
                                      vocab_size=1000, max_position_embeddings=max(128, tokens))
-    model = Logits(transformers.BertForMaskedLM(config)).eval()
+    config.return_dict = False  # a tuple out, (logits,): what a traced program returns too
+    model = transformers.BertForMaskedLM(config).eval()
     ids = torch.randint(0, config.vocab_size, (batch, tokens))
     with torch.no_grad():
-        expected = model(ids)
+        expected = model(ids)[0]
         torch.jit.trace(model, (ids,), check_trace=False).save(
             os.path.join(args.out_dir, "model.pt"))
         exported = torch.export.export(model, (ids,), strict=False)
