@@ -133,6 +133,10 @@ struct compile_report {
   /// "process" (a Python of its own); empty when the helper did not say (an older entry).
   std::string helper;
   std::string freezing_failure;        // why Inductor freezing failed, if it did (then off)
+  /// What the compile helper compiled (the record's compile.program): "torch.export package"
+  /// (the model's own, compiled as it is) or "TorchScript, converted by TS2EPConverter" (the
+  /// traced forward); empty when the helper did not say (an older entry, other backends).
+  std::string program;
   /// The AOTInductor package the step runs (the compile cache entry's artifact; the record's
   /// compile.package), and how its random ops draw (inductor train; compile.random_ops). The
   /// verifier reports the same two for the package it ran (verification.package, .random_ops).

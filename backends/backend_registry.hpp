@@ -70,6 +70,10 @@ struct backend_descriptor {
   /// XLA executables): --compile-ahead builds them before the timed sweep
   /// (runner/compile_ahead.hpp).
   bool compiles_into_cache = false;
+  /// Its eval step compiles a model's torch.export program where the model has one
+  /// (model_instance::exported_program) instead of tracing the model: the child asks imported
+  /// models for one (model_build_options::exported_program).
+  bool compiles_exported_programs = false;
 };
 
 /// Every backend of this build, in the reports' order (CMakeLists.txt's benchmatrix_backend lines).

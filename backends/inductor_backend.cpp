@@ -45,21 +45,29 @@ std::string device_description(const torch::Device& device) {
 }
 
 /// What a package depends on, hashed into its cache key and kept readable in its manifest. The
-/// key is taken from the traced graph itself (its text and its tensor constants' bytes), not from
-/// the graph serialized as TorchScript: a hit needs only the key, and serializing a model with its
-/// weights (dlrm's 1 GB of embedding tables) cost a warm hit 2 s on the CPU. The TorchScript the
-/// compile helper reads is written only when the package is built (torchscript_bytes).
+/// program compiled is one of two:
+///  - the model's torch.export package (model_instance::exported_program: imported models and a
+///    user's .pt2), which the compile helper hands to AOTInductor as it is; keyed by the file's
+///    bytes;
+///  - else the model's forward traced by LibTorch (`traced`), which the helper converts with
+///    TS2EPConverter first. Keyed by the traced graph itself (its text and its tensor constants'
+///    bytes), not by the graph serialized as TorchScript: a hit needs only the key, and
+///    serializing a model with its weights (dlrm's 1 GB of embedding tables) cost a warm hit 2 s
+///    on the CPU. The TorchScript the helper reads is written only when the package is built
+///    (torchscript_bytes).
 struct package_recipe {
-  std::shared_ptr<const traced_forward> traced;
+  std::shared_ptr<const traced_forward> traced;  // null when compiling `exported_program`
+  std::filesystem::path exported_program;
   std::string inputs;       // the example tensors' pickled bytes (shapes, dtypes, strides, values)
   std::string description;
 
   [[nodiscard]] std::string key() const {
     const std::string helper_source = read_text_file(
         helper_sources_dir() + "/benchmatrix_compile/__main__.py");
-    return sha256_hasher()
-        .add_field("graph", graph_digest(*traced->graph))
-        .add_field("inputs", inputs)
+    sha256_hasher hasher;
+    if (traced) hasher.add_field("graph", graph_digest(*traced->graph));
+    else hasher.add_field("exported_program", file_sha256_hex(exported_program));
+    return hasher.add_field("inputs", inputs)
         .add_field("description", description)
         .add_field("helper", helper_source)
         .add_field("entry", aoti_entry_layout)
@@ -77,6 +85,7 @@ package_recipe make_recipe(std::shared_ptr<const traced_forward> traced, model_i
                            const torch::Device& device, const std::string& model_name) {
   package_recipe recipe;
   recipe.traced = std::move(traced);
+  if (!recipe.traced) recipe.exported_program = model.exported_program;
   std::vector<c10::IValue> cpu_inputs;
   for (const auto& t : tensor_leaves(model.example_inputs)) cpu_inputs.push_back(t.cpu());
   const auto pickled = torch::pickle_save(c10::ivalue::Tuple::create(std::move(cpu_inputs)));
@@ -84,7 +93,8 @@ package_recipe make_recipe(std::shared_ptr<const traced_forward> traced, model_i
   recipe.description = "model " + model_name + "; torch " + TORCH_VERSION + "; " +
                        device_description(device) + "; batch size " +
                        std::to_string(model.batch_size) + "; AOTInductor defaults" +
-                       compile_helper_settings();
+                       compile_helper_settings() +
+                       (recipe.traced ? "" : "; from its torch.export package");
   return recipe;
 }
 
@@ -108,16 +118,20 @@ std::filesystem::path compiler_caches(const std::filesystem::path& cache_root) {
 void compile_package(const package_recipe& recipe, const torch::Device& device,
                      const std::filesystem::path& cache_root,
                      const std::filesystem::path& directory, bool cold_start) {
-  write_file(directory / "traced.pt", recipe.torchscript_bytes());
+  std::vector<std::string> argv = {helper_python(), "-m", "benchmatrix_compile"};
+  if (recipe.traced) {
+    write_file(directory / "traced.pt", recipe.torchscript_bytes());
+    argv.insert(argv.end(), {"--torchscript", (directory / "traced.pt").string()});
+  } else {
+    argv.insert(argv.end(), {"--exported", recipe.exported_program.string()});
+  }
   write_file(directory / "inputs.pt", recipe.inputs);
-  std::vector<std::string> argv = {
-      helper_python(), "-m", "benchmatrix_compile",
-      "--torchscript", (directory / "traced.pt").string(),
+  argv.insert(argv.end(), {
       "--inputs", (directory / "inputs.pt").string(),
       "--device", device.is_cuda() ? "cuda" : "cpu",
       "--out", (directory / package_name).string(),
       "--expect-torch-version", TORCH_VERSION,
-      "--timings-json", (directory / compile_timings_name).string()};
+      "--timings-json", (directory / compile_timings_name).string()});
   if (cold_start) argv.emplace_back("--fresh-caches");  // its caches are removed below
   auto environment = current_environment();
   environment["PYTHONPATH"] = helper_python_path();
@@ -173,15 +187,30 @@ struct phase_clock {
   std::vector<std::pair<std::string, double>> seconds;
 };
 
+/// What the compile helper compiled into the entry whose timings file is `timings` (its "program"),
+/// "" when the file does not say (entries of helpers before the exported-program path).
+std::string compiled_program(const std::filesystem::path& timings) {
+  try {
+    const json_document document = parse_json(read_text_file(timings), timings.string());
+    if (document.HasMember("program") && document["program"].IsString())
+      return document["program"].GetString();
+  } catch (const std::exception&) {
+    // no timings file (an entry written by another backend's helper): nothing to say
+  }
+  return "";
+}
+
 /// The compile figures of a package's lookup (and build), `started` being the step's start.
 compile_report package_report(std::chrono::steady_clock::time_point started,
                               const cache_entry& entry) {
   compile_report report = compile_report_since(started);
   report.cache_hit = entry.hit;
+  const auto timings = entry.artifact.parent_path() / compile_timings_name;
   if (entry.built) {
     report.compiler_s = entry.build_seconds;
-    add_helper_timings(entry.artifact.parent_path() / compile_timings_name, report);
+    add_helper_timings(timings, report);
   }
+  report.program = compiled_program(timings);  // a hit's too: what the package was made from
   report.cache_note = entry.rebuilt_because;
   report.package = entry.artifact.string();
   return report;
@@ -211,9 +240,15 @@ backend_step make_inductor_step(model_instance& model, const step_options& optio
   const auto started = std::chrono::steady_clock::now();
   const auto phases = std::make_shared<phase_clock>(started);  // shared with the first call
   model.module->eval();
-  const auto traced =
-      std::make_shared<traced_forward>(trace_forward(model, /*parameters_as_inputs=*/false, options));
-  phases->end("trace_s");
+  // The model's torch.export package where it has one (it holds no autocast: a float16-autocast
+  // eval, force_amp's, traces the model as before); else the forward traced by LibTorch.
+  const bool from_package = !model.exported_program.empty() && !options.use_amp;
+  std::shared_ptr<const traced_forward> traced;
+  if (!from_package) {
+    traced = std::make_shared<traced_forward>(
+        trace_forward(model, /*parameters_as_inputs=*/false, options));
+    phases->end("trace_s");
+  }
   const package_recipe recipe = make_recipe(traced, model, options.device, context.model_name);
   const std::string key = recipe.key();
   phases->end("cache_key_s");
@@ -231,6 +266,17 @@ backend_step make_inductor_step(model_instance& model, const step_options& optio
     report.preparation_s = phases->seconds;
     return compile_only_step(std::move(report), entry);
   }
+  c10::IValue output_structure;  // from_package: the model's example output (its tensors unused)
+  if (from_package) {
+    torch::NoGradGuard no_grad;
+    output_structure = model.forward(model.example_inputs);
+    phases->end("example_output_s");
+  }
+  // The package's flat outputs put back into the model's output structure.
+  const auto unflatten = [traced, output_structure](const std::vector<torch::Tensor>& leaves) {
+    return traced ? traced->unflatten(leaves)
+                  : with_tensor_leaves({output_structure}, leaves).front();
+  };
 
   const auto package = std::make_shared<extracted_aoti_package>(
       entry.artifact.parent_path() / extracted_package_folder, options.device);
@@ -252,12 +298,12 @@ backend_step make_inductor_step(model_instance& model, const step_options& optio
   if (options.device.is_cuda()) {
     auto graph = std::make_shared<captured_graph>(tensor_leaves(model.example_inputs), run,
                                                   cuda_graph_warm_ups);
-    result.step = [graph, traced, package](const model_inputs& inputs) -> c10::IValue {
-      return traced->unflatten(graph->replay(tensor_leaves(inputs)));
+    result.step = [graph, unflatten, package](const model_inputs& inputs) -> c10::IValue {
+      return unflatten(graph->replay(tensor_leaves(inputs)));
     };
   } else {
-    const forward_function forward = [run, traced](const model_inputs& inputs) -> c10::IValue {
-      return traced->unflatten(run(tensor_leaves(inputs)));
+    const forward_function forward = [run, unflatten](const model_inputs& inputs) -> c10::IValue {
+      return unflatten(run(tensor_leaves(inputs)));
     };
     warm_up(model, forward, options, cpu_warm_ups);
     result.step = make_eval_step(forward, options);
@@ -267,7 +313,10 @@ backend_step make_inductor_step(model_instance& model, const step_options& optio
   compile_report report = package_report(started, entry);
   report.preparation_s = phases->seconds;
   result.compile = report;
-  result.ir_text = "# traced graph (the compile helper's input)\n" + traced->graph->toString();
+  result.ir_text = traced ? "# traced graph (the compile helper's input)\n" +
+                               traced->graph->toString()
+                         : "# the model's torch.export package (the compile helper's input): " +
+                               model.exported_program + "\n";
   result.compiled_package = entry.artifact;
   return result;
 }

@@ -18,6 +18,7 @@ const backend_descriptor& inductor_descriptor() {
       // its package runs as CUDA graphs on CUDA (backends/inductor_backend.cpp)
       .counters = {.one_graph = true, .captures = cuda_graph_captures::on_cuda},
       .compiles_into_cache = true,
+      .compiles_exported_programs = true,  // backends/inductor_backend.cpp's package_recipe
   };
   return inductor;
 }

@@ -26,6 +26,9 @@ namespace {
 /// leaves, then `state`; the forward runs with autograd on where `with_grad`.
 traced_forward trace_with_state(model_instance& model, const std::vector<torch::Tensor>& state,
                                 bool with_grad, const step_options& options, bool settle_first) {
+  if (!model.untraceable_because.empty())
+    throw std::runtime_error("this backend traces the model's forward, but " +
+                             model.untraceable_because);
   traced_forward traced;
   traced.parameters_are_inputs = !state.empty();
   const std::vector<torch::Tensor> input_leaves = tensor_leaves(model.example_inputs);

@@ -39,7 +39,8 @@ struct traced_forward {
 /// parameters stop requiring grad and become graph constants (the tracer's rule for inference).
 /// Train: the parameters are graph inputs after the model inputs, so autograd reaches them. The
 /// tracing run leaves no trace: RNG states and buffers (BatchNorm statistics) are restored.
-/// Throws std::runtime_error (with the tracer's message) for a forward the tracer cannot record.
+/// Throws std::runtime_error (with the tracer's message) for a forward the tracer cannot record, or
+/// one the model says it cannot (model_instance::untraceable_because).
 [[nodiscard]] traced_forward trace_forward(model_instance& model, bool parameters_as_inputs,
                                            const step_options& options, bool settle_first = false);
 

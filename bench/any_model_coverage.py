@@ -45,7 +45,8 @@ COLUMNS = (("eager", "eval"), ("eager", "train"), ("inductor", "eval"))
 # (suites/precision_rule: eval casts to bfloat16, train keeps float32, under autocast on CUDA; the
 # verifier's reference is float64). benchmatrix_import --traced-for: eager, the program as eager
 # Python runs the model; compiler, as torch.compile sees it (with the attention masks transformers
-# builds under a tracer). An inductor child compiles the compiler program; its verifier
+# builds under a tracer). An inductor child compiles the compiler program's torch.export package
+# (benchmatrix_import --exported-program, asked for with every compiler eval program); its verifier
 # (worker/verify_child.cpp) runs the eager baseline, its rerun and the float64 reference with the
 # dynamo axis reset, from the eager programs: without those here, each huggingface inductor
 # config's verifier imported two programs itself (session 17: 19-36 s each, about 40 s a config).
@@ -259,6 +260,8 @@ def prefetch(args):
                 "--expect-torch-version", torch_version, "--result", result]
         if overrides_file(args.config_dir, suite):
             argv += ["--overrides", overrides_file(args.config_dir, suite)]
+        if traced_for == "compiler" and test == "eval":  # as the inductor child asks for it
+            argv.append("--exported-program")
         return argv
 
     def run(model_jobs):

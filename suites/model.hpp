@@ -54,6 +54,10 @@ struct model_build_options {
   /// transformers builds under any tracer; false (eager, default): with the masks its eager
   /// forward builds, none for the suites' inputs (python/benchmatrix_import: --traced-for).
   bool graph_capture = false;
+  /// True when the backend compiles a torch.export program of the model where it has one (the
+  /// inductor backend's eval): an imported model's cache entry then also holds its forward
+  /// exported by torch.export (model_instance::exported_program).
+  bool exported_program = false;
 };
 
 /// A model built for one experiment: the module, its example inputs and how to call it.
@@ -68,6 +72,13 @@ struct model_instance {
   /// Where the model comes from, for the record's "model_source" key: kind (imported, exported),
   /// runtime, program file... Empty for the hand-written C++ models.
   std::map<std::string, std::string> source;
+  /// A torch.export package (.pt2, torch.export.save's archive) of the same forward on the same
+  /// device and dtype, which the inductor backend compiles instead of tracing `forward`; empty
+  /// when the model has none (hand-written models; imported ones unless asked for).
+  std::string exported_program;
+  /// Why LibTorch's tracer cannot record `forward` (a backend that traces the model then fails
+  /// with it); empty when it can.
+  std::string untraceable_because;
 };
 
 /// A model's static description, as TorchBench's Model class attributes give it.

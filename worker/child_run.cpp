@@ -133,6 +133,8 @@ void add_compile_metrics(json_value& metrics, json_value& compile, const compile
   if (report.compile_threads) compile.AddMember("compile_threads", *report.compile_threads, a);
   if (!report.freezing_failure.empty())
     compile.AddMember("freezing_failure", json_value(report.freezing_failure.c_str(), a), a);
+  if (!report.program.empty())
+    compile.AddMember("program", json_value(report.program.c_str(), a), a);
   if (!report.package.empty())
     compile.AddMember("package", json_value(report.package.c_str(), a), a);
   if (!report.random_ops.empty())

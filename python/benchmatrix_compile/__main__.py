@@ -1,14 +1,17 @@
 """Compile helper of experiment_runner's inductor backend (run as `python -m benchmatrix_compile`).
 
 Input: a TorchScript file whose forward(self, *tensors) returns a tuple of tensors (the C++ model
-traced by LibTorch) and the example tensors it was traced with (torch.save'd tuple, CPU).
+traced by LibTorch) and the example tensors it was traced with (torch.save'd tuple, CPU); or, for
+the forward (not --train) as AOTInductor packages, --exported: a torch.export package
+(torch.export.save's archive: an imported model's or a user's .pt2, on the run's device), compiled
+as it is, without the TorchScript round trip.
 Output: an AOTInductor package (torch._inductor.aoti_compile_and_package) that
 torch::inductor::AOTIModelPackageLoader runs in the child; or, with --format=stablehlo, a StableHLO
 module plus weights and compile options for the XLA/PJRT backend (stablehlo.py says what is written).
 
 Path: torch.jit.load -> in-place ops on unaliased values made out-of-place (mutations_removed.py)
 -> torch._export.converter.TS2EPConverter (static shapes) -> ExportedProgram
--> aoti_compile_and_package. Exit status 0 on success; on failure the traceback is on stderr and the
+-> aoti_compile_and_package; --exported: torch.export.load -> aoti_compile_and_package. Exit status 0 on success; on failure the traceback is on stderr and the
 status is 1 (2 for bad arguments, 3 for a torch version that differs from the child's LibTorch,
 4 when --train cannot export the model's train step).
 """
@@ -32,7 +35,11 @@ from benchmatrix_compile.switches import switch
 def parse_arguments(argv):
     parser = argparse.ArgumentParser(prog="python -m benchmatrix_compile", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--torchscript", required=True, help="TorchScript file to compile")
+    program = parser.add_mutually_exclusive_group(required=True)
+    program.add_argument("--torchscript", help="TorchScript file to compile")
+    program.add_argument("--exported",
+                         help="torch.export package (.pt2) to compile as it is (the forward as an "
+                              "AOTInductor package only)")
     parser.add_argument("--inputs", required=True, help="torch.save'd tuple of example tensors")
     parser.add_argument("--device", required=True, choices=["cpu", "cuda"],
                         help="device the package is compiled for")
@@ -65,6 +72,9 @@ def parse_arguments(argv):
     args = parser.parse_args(argv)
     if args.train and (args.state is None or args.parameter_count is None):
         parser.error("--train needs --state and --parameter-count")
+    if args.exported and (args.train or args.format != "aoti"):
+        parser.error("--exported compiles a forward into an AOTInductor package: not with --train "
+                     "or --format=stablehlo")
     return args
 
 
@@ -313,6 +323,10 @@ def main(argv=None):
         load_device = "cpu"
 
     def export():
+        if args.exported:
+            timings["program"] = "torch.export package"
+            return torch.export.load(args.exported)
+        timings["program"] = "TorchScript, converted by TS2EPConverter"
         module = torch.jit.load(args.torchscript, map_location=load_device)
         example = tuple(x.to(load_device) for x in torch.load(args.inputs, weights_only=True))
         timings["mutations_removed"] = remove_mutations(module)

@@ -1,6 +1,8 @@
 """Import helper of experiment_runner (run as `python -m benchmatrix_import`): builds one model of
 the huggingface or timm_models suite as PyTorch's dynamo harness does (benchmarks/dynamo/
-huggingface.py, timm_models.py) and writes what the C++ child loads with torch::jit::load.
+huggingface.py, timm_models.py) and writes what the C++ child loads with torch::jit::load; or,
+--suite=exported, prepares a user's torch.export package (.pt2) for the run's device and dtype
+(exported_package.py).
 
 Built as PyTorch builds it, with two differences that keep the run offline and checkable:
   - random weights and default configs (timm: pretrained=False; transformers: <Class>.config_class()),
@@ -26,6 +28,15 @@ device, test, config overrides, --traced-for and this file's source; reused when
   manifest.json  what was built: model, class, versions, batch size, input names and shapes, the
                loss rule ("first_output" or "reduce_to_scalar_loss"), parameter count, traced_for
                (eager or compiler; "either" for timm, whose programs hold no attention masks).
+  exported.pt2 with --exported-program (eval only): the same forward exported by torch.export
+               (non-strict, static shapes), which the inductor backend compiles without a
+               TorchScript round trip; added to an entry that lacks it. Where torch.export fails,
+               exported.pt2.failed says why instead (the inductor backend then converts the
+               TorchScript program).
+--suite=exported --program FILE.pt2 [--inputs FILE.inputs.pt]: the entry holds exported.pt2 (the
+user's program moved to --device and cast to --dtype, exported again), inputs.pt (its example
+inputs: --inputs, else those the package stores) and manifest.json; the key hashes the files'
+bytes instead of package versions and a batch size.
 The entry's directory is written to --result. Exit status 0 on success; 1 on failure (the
 traceback on stderr); 2 for bad arguments; 3 for a model that cannot be built offline; 4 for a
 torch that differs from the child's LibTorch.
@@ -40,7 +51,11 @@ import shutil
 import sys
 import tempfile
 
-SUITES = ("huggingface", "timm_models")
+from benchmatrix_import.exported_package import (FAILURE_NAME, PACKAGE_NAME, UnusablePackage,
+                                                 convert_user_package,
+                                                 write_exported_program_or_why)
+
+SUITES = ("huggingface", "timm_models", "exported")
 UNBUILDABLE = 3
 
 
@@ -59,7 +74,17 @@ def parse_arguments(argv):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--suite", required=True, choices=SUITES)
     parser.add_argument("--model", required=True, help="model name as the suite's list spells it")
-    parser.add_argument("--batch-size", required=True, type=int)
+    parser.add_argument("--batch-size", type=int, default=None,
+                        help="required for huggingface and timm_models; an exported program's "
+                             "inputs fix its batch")
+    parser.add_argument("--program", default=None,
+                        help="--suite=exported: the user's torch.export package (.pt2)")
+    parser.add_argument("--inputs", default=None,
+                        help="--suite=exported: its example inputs, a torch.save'd tuple of "
+                             "tensors (default: those the package stores)")
+    parser.add_argument("--exported-program", action="store_true",
+                        help="eval: also write exported.pt2, the forward exported by "
+                             "torch.export (exported_package.py), for the inductor backend")
     parser.add_argument("--test", required=True, choices=["eval", "train"])
     parser.add_argument("--device", required=True, choices=["cpu", "cuda"])
     parser.add_argument("--dtype", default="float32",
@@ -75,7 +100,19 @@ def parse_arguments(argv):
     parser.add_argument("--cache-dir", required=True)
     parser.add_argument("--result", required=True, help="file receiving the entry's directory")
     parser.add_argument("--expect-torch-version", default=None)
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.suite == "exported":
+        if not args.program:
+            parser.error("--suite=exported needs --program")
+        if args.test == "train":
+            parser.error("--suite=exported: a torch.export program has no train step here "
+                         "(torch::nativert, which runs it, has no autograd)")
+    elif args.batch_size is None:
+        parser.error(f"--suite={args.suite} needs --batch-size")
+    if args.exported_program and (args.test == "train" or args.traced_for != "compiler"):
+        parser.error("--exported-program is for --test=eval --traced-for=compiler (torch.export "
+                     "sees the model as torch.compile does)")
+    return args
 
 
 def model_overrides(path, model):
@@ -98,20 +135,42 @@ def package_versions(suite):
     nor transformers (seconds each)."""
     from importlib.metadata import version
 
+    if suite == "exported":
+        return {"torch": version("torch")}
     package = "transformers" if suite == "huggingface" else "timm"
     return {"torch": version("torch"), package: version(package)}
 
 
+def file_sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 24), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def helper_sources_digest():
+    """This helper's code: its entries are rebuilt when it changes."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return hashlib.sha256(b"".join(
+        open(os.path.join(here, name), "rb").read()
+        for name in ("__main__.py", "exported_package.py"))).hexdigest()
+
+
 def cache_key(args, versions, overrides):
-    with open(__file__, "rb") as f:
-        source = f.read()
+    if args.suite == "exported":  # the user's files, by their bytes (their path may be reused)
+        fields = {"suite": args.suite, "program": file_sha256(args.program),
+                  "inputs": file_sha256(args.inputs) if args.inputs else None,
+                  "versions": versions, "dtype": args.dtype, "device": args.device,
+                  "helper": helper_sources_digest()}
+        return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:32]
     fields = {"suite": args.suite, "model": args.model, "versions": versions,
               "batch_size": args.batch_size, "dtype": args.dtype, "device": args.device,
               "test": args.test, "overrides": overrides,
               # only transformers' masks depend on it: a timm program is the same either way,
               # and an inductor child hits the eager children's entry
               "traced_for": args.traced_for if args.suite == "huggingface" else None,
-              "helper": hashlib.sha256(source).hexdigest()}
+              "helper": helper_sources_digest()}
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:32]
 
 
@@ -417,7 +476,25 @@ def check_disk_space(traced, inputs, directory):
                             f"free space there, or --cache-dir elsewhere)")
 
 
-def build_entry(args, overrides, versions, directory):
+def flat_outputs(inner, keep=None):
+    """A module whose outputs are inner's as a flat tuple of tensors, the C++ side's convention
+    (the first `keep` of them; None: all)."""
+    import torch
+
+    class FlatOutputs(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, *tensors):
+            return first_tensors(self.inner(*tensors))[:keep]
+
+    return FlatOutputs()
+
+
+def built_model(args, overrides):
+    """The suite's model and example inputs in --dtype on --device, in the test's mode, wrapped by
+    flat_outputs; with the names of its inputs, its loss rule and its class name."""
     import torch
 
     dtype = getattr(torch, args.dtype)
@@ -426,28 +503,25 @@ def build_entry(args, overrides, versions, directory):
                                                          overrides)
     module = module.to(dtype)
     inputs = tuple(t.to(dtype) if t.is_floating_point() else t for t in inputs)
-    module.train(args.test == "train")
-
     # train with the loss first (transformers): only the loss, so that the C++ train step's
     # reduce_to_scalar_loss of the output is the loss itself, as PyTorch's compute_loss = pred[0]
     keep = 1 if args.test == "train" and loss_rule == "first_output" else None
+    flat = flat_outputs(module, keep).train(args.test == "train")
+    return flat, inputs, names, loss_rule, class_name
 
-    class FlatOutputs(torch.nn.Module):
-        """The module's outputs as a flat tuple of tensors, the C++ side's convention."""
 
-        def __init__(self, inner):
-            super().__init__()
-            self.inner = inner
+def build_entry(args, overrides, versions, directory):
+    import torch
 
-        def forward(self, *tensors):
-            return first_tensors(self.inner(*tensors))[:keep]
-
-    flat = FlatOutputs(module).train(args.test == "train")
+    flat, inputs, names, loss_rule, class_name = built_model(args, overrides)
     state = {k: v.clone() for k, v in flat.state_dict().items()}
     masks = eager_mask_decisions() if args.traced_for == "eager" else contextlib.nullcontext()
     with torch.no_grad(), masks:
         traced = torch.jit.trace(flat, inputs, check_trace=False, strict=False)
     flat.load_state_dict(state)  # tracing ran one forward: undo BatchNorm's running-stat update
+    if args.exported_program:
+        check_disk_space(traced, inputs, directory)  # the package holds the same weights
+        write_exported_program_or_why(flat, inputs, directory)
     traced_sizes_as_constants(traced)
     if args.dtype == "float32":  # the program CUDA's train step runs under float16 autocast
         float16_fill_values(traced)
@@ -460,8 +534,29 @@ def build_entry(args, overrides, versions, directory):
                 "input_names": names, "input_shapes": [list(t.shape) for t in inputs],
                 "loss": loss_rule,
                 "traced_for": args.traced_for if args.suite == "huggingface" else "either",
-                "parameters": sum(p.numel() for p in module.parameters()),
+                "parameters": sum(p.numel() for p in flat.parameters()),
                 "runtime": "TorchScript (torch.jit.trace), run by LibTorch's interpreter"}
+    with open(os.path.join(directory, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+
+
+def add_exported_program(args, overrides, entry):
+    """An entry built without --exported-program gets its exported.pt2 (the model built again)."""
+    flat, inputs, _, _, _ = built_model(args, overrides)
+    write_exported_program_or_why(flat, inputs, entry)
+
+
+def build_user_entry(args, versions, directory):
+    """--suite=exported: the user's .pt2 for this device and dtype (exported_package.py)."""
+    import torch
+
+    shapes, parameters = convert_user_package(args.program, args.inputs, args.device,
+                                              getattr(torch, args.dtype), directory)
+    manifest = {"suite": args.suite, "model": args.model, "program": os.path.abspath(args.program),
+                "inputs": os.path.abspath(args.inputs) if args.inputs else "stored in the package",
+                "versions": versions, "dtype": args.dtype, "device": args.device, "test": "eval",
+                "input_shapes": shapes, "parameters": parameters,
+                "runtime": "torch.export package, run by torch::nativert"}
     with open(os.path.join(directory, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
 
@@ -479,7 +574,10 @@ def main(argv):
         os.makedirs(args.cache_dir, exist_ok=True)
         staging = tempfile.mkdtemp(prefix=".staging-", dir=args.cache_dir)
         try:
-            build_entry(args, overrides, versions, staging)
+            if args.suite == "exported":
+                build_user_entry(args, versions, staging)
+            else:
+                build_entry(args, overrides, versions, staging)
             try:
                 os.rename(staging, entry)  # atomic; a concurrent builder's entry wins
             except OSError:
@@ -487,6 +585,9 @@ def main(argv):
                     raise
         finally:
             shutil.rmtree(staging, ignore_errors=True)
+    elif args.exported_program and not any(os.path.exists(os.path.join(entry, name))
+                                           for name in (PACKAGE_NAME, FAILURE_NAME)):
+        add_exported_program(args, overrides, entry)
     with open(args.result, "w") as f:
         f.write(entry)
     return 0
@@ -502,6 +603,8 @@ def run(argv):
         return UNBUILDABLE, f"benchmatrix_import: cannot build offline: {e}"
     except NotEnoughDisk as e:
         return 1, f"benchmatrix_import: not enough disk space: {e}"
+    except UnusablePackage as e:
+        return 1, f"benchmatrix_import: {e}"
 
 
 if __name__ == "__main__":

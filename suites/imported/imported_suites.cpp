@@ -6,6 +6,7 @@
 #include "process/child_process.hpp"
 #include "process/helper_process.hpp"
 #include "process/helper_python.hpp"
+#include "suites/imported/exported_program.hpp"
 #include "suites/imported/torchscript_program.hpp"
 #include "suites/model.hpp"
 
@@ -36,38 +37,46 @@ std::string dtype_name(const std::optional<torch::ScalarType>& dtype) {
   }
 }
 
-/// Runs python -m benchmatrix_import for one model; returns the cache entry's directory.
-fs::path import_model(const std::string& suite, const std::string& model,
-                      const fs::path& overrides, const model_build_options& o) {
+/// The line of the helper's output that says why it failed ("benchmatrix_import: ..."), else "".
+std::string helper_reason(const std::string& output) {
+  const std::string prefix = "benchmatrix_import: ";
+  size_t begin = output.rfind("\n" + prefix);
+  if (begin != std::string::npos) ++begin;
+  else if (output.rfind(prefix, 0) == 0) begin = 0;
+  else return "";
+  begin += prefix.size();
+  const size_t end = output.find('\n', begin);
+  return output.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
+/// Runs python -m benchmatrix_import for one model (`model_arguments`: which one and how, e.g.
+/// --suite huggingface --model X --batch-size 4); returns the cache entry's directory.
+fs::path import_model(const std::string& what, std::vector<std::string> model_arguments,
+                      const model_build_options& o) {
   const fs::path cache = fs::absolute(fs::path(o.cache_dir.empty() ? "." : o.cache_dir) /
                                       "imported");
   fs::create_directories(cache);
   // The helper's result file and log, unique to this build (several children may share a cache).
   const std::string run = sha256_hasher()
-                              .add_field("model", model)
+                              .add_field("model", what)
                               .add_field("pid", std::to_string(::getpid()))
                               .hex()
                               .substr(0, 16);
   const fs::path result = cache / (".result-" + run);
   const fs::path log = cache / (".log-" + run);
-  std::vector<std::string> argv = {helper_python(), "-m", "benchmatrix_import",
-                                   "--suite", suite,
-                                   "--model", model,
-                                   "--batch-size", std::to_string(o.batch_size),
-                                   "--test", o.training ? "train" : "eval",
-                                   "--device", o.device.is_cuda() ? "cuda" : "cpu",
-                                   "--dtype", dtype_name(o.dtype),
-                                   "--traced-for", o.graph_capture ? "compiler" : "eager",
-                                   "--cache-dir", cache.string(),
-                                   "--result", result.string(),
-                                   "--expect-torch-version", TORCH_VERSION};
-  if (fs::exists(overrides)) {
-    argv.push_back("--overrides");
-    argv.push_back(overrides.string());
-  }
+  std::vector<std::string> argv = {helper_python(), "-m", "benchmatrix_import"};
+  argv.insert(argv.end(), model_arguments.begin(), model_arguments.end());
+  for (const std::string& argument :
+       {std::string("--test"), std::string(o.training ? "train" : "eval"),
+        std::string("--device"), std::string(o.device.is_cuda() ? "cuda" : "cpu"),
+        std::string("--dtype"), dtype_name(o.dtype),
+        std::string("--cache-dir"), cache.string(),
+        std::string("--result"), result.string(),
+        std::string("--expect-torch-version"), std::string(TORCH_VERSION)})
+    argv.push_back(argument);
   auto environment = current_environment();
   environment["PYTHONPATH"] = helper_python_path();
-  log_info("importing " + suite + "/" + model + " with python -m benchmatrix_import");
+  log_info("importing " + what + " with python -m benchmatrix_import");
   const helper_result outcome = run_helper(argv, environment, log);
   std::error_code ignored;
   fs::remove(log, ignored);
@@ -75,20 +84,32 @@ fs::path import_model(const std::string& suite, const std::string& model,
     fs::remove(result, ignored);
     const bool unbuildable =
         !outcome.exit.signaled && outcome.exit.exit_code == unbuildable_status;
+    const std::string reason = helper_reason(outcome.output_tail);
     throw std::runtime_error(std::string(unbuildable ? "cannot build offline: " : "") +
+                             (reason.empty() ? "" : reason + "\n") +
                              "the import helper (" + helper_python() + " -m benchmatrix_import) " +
-                             outcome.exit.describe() + " for " + suite + "/" + model + ":\n" +
+                             outcome.exit.describe() + " for " + what + ":\n" +
                              outcome.output_tail);
   }
   const std::string entry = read_text_file(result.string());
   fs::remove(result, ignored);
-  log_info("imported " + model + " in " + std::to_string(outcome.seconds) + " s: " + entry);
+  log_info("imported " + what + " in " + std::to_string(outcome.seconds) + " s: " + entry);
   return entry;
 }
 
 model_instance build_listed(const std::string& suite, const std::string& model,
                             const fs::path& overrides, const model_build_options& o) {
-  const fs::path entry = import_model(suite, model, overrides, o);
+  std::vector<std::string> arguments = {"--suite", suite,
+                                        "--model", model,
+                                        "--batch-size", std::to_string(o.batch_size),
+                                        "--traced-for", o.graph_capture ? "compiler" : "eager"};
+  const bool with_exported_program = o.exported_program && o.graph_capture && !o.training;
+  if (with_exported_program) arguments.emplace_back("--exported-program");
+  if (fs::exists(overrides)) {
+    arguments.emplace_back("--overrides");
+    arguments.push_back(overrides.string());
+  }
+  const fs::path entry = import_model(suite + "/" + model, std::move(arguments), o);
   model_instance instance;
   try {
     instance = load_torchscript_program(entry / "model.pt", entry / "inputs.pt", o.device);
@@ -103,6 +124,18 @@ model_instance build_listed(const std::string& suite, const std::string& model,
                      {"built_by", "python -m benchmatrix_import (" + entry.string() +
                                       "/manifest.json says how)"},
                      {"traced_for", o.graph_capture ? "compiler" : "eager"}};
+  if (with_exported_program) {
+    if (fs::is_regular_file(entry / "exported.pt2")) {
+      instance.exported_program = (entry / "exported.pt2").string();
+      instance.source["exported_program"] = instance.exported_program;
+    } else {  // torch.export failed on the model: its TorchScript program is compiled instead
+      std::string why = read_text_file((entry / "exported.pt2.failed").string());
+      while (!why.empty() && why.back() == '\n') why.pop_back();
+      log_warning(suite + "/" + model + " has no torch.export package (" + why +
+                  "): the inductor backend compiles its traced program");
+      instance.source["exported_program_failure"] = why;
+    }
+  }
   return instance;
 }
 
@@ -144,27 +177,69 @@ void register_list(const std::string& suite, const fs::path& list, const fs::pat
   }
 }
 
-/// One model of the exported suite: `program` with `inputs`.
+bool is_inputs_file(const fs::path& path) {
+  const std::string name = path.filename().string();
+  return name.size() > 10 && name.compare(name.size() - 10, 10, ".inputs.pt") == 0;
+}
+
+/// A user's torch.export package: prepared for the run's device and dtype by the import helper
+/// (cached by the files' bytes), then run by torch::nativert (suites/imported/exported_program.hpp).
+model_instance build_exported_package(const std::string& name, const fs::path& package,
+                                      const fs::path& inputs, const model_build_options& o) {
+  if (o.training)
+    throw std::runtime_error(package.string() + " is a torch.export package, run by " +
+                             "torch::nativert, which runs inference only (no autograd): " +
+                             "test=train needs a TorchScript program (FILE.pt, torch.jit.trace)");
+  if (!fs::is_regular_file(package))
+    throw std::runtime_error("torch.export package " + package.string() + " not found");
+  std::vector<std::string> arguments = {"--suite", exported_suite_name, "--model", name,
+                                        "--program", package.string()};
+  if (fs::exists(inputs)) {
+    arguments.emplace_back("--inputs");
+    arguments.push_back(inputs.string());
+  }
+  const fs::path entry = import_model(std::string(exported_suite_name) + "/" + name,
+                                      std::move(arguments), o);
+  model_instance instance = load_exported_program(entry / "exported.pt2", entry / "inputs.pt",
+                                                  o.device);
+  instance.source = {{"kind", "exported"},
+                     {"runtime", nativert_runtime},
+                     {"program", package.string()},
+                     {"inputs", fs::exists(inputs) ? inputs.string() : "stored in the package"},
+                     {"prepared", instance.exported_program + " (on the run's device, in its "
+                                  "dtype: python -m benchmatrix_import; " + entry.string() +
+                                  "/manifest.json says how)"}};
+  return instance;
+}
+
+/// One model of the exported suite: `program` (a TorchScript .pt or a torch.export .pt2) with
+/// `inputs` (for a .pt2 optional: the package's own example inputs otherwise).
 void register_exported(const std::string& name, const fs::path& program, const fs::path& inputs) {
   if (find_model(exported_suite_name, name)) return;
   model_definition definition;
   definition.name = name;
   definition.default_train_batch_size = 1;  // the inputs file fixes the batch
   definition.allow_customize_batch_size = false;
-  definition.build = [program, inputs](const model_build_options& o) {
-    model_instance instance = load_torchscript_program(program, inputs, o.device);
-    instance.source = {{"kind", "exported"},
-                       {"runtime", torchscript_runtime},
-                       {"program", program.string()},
-                       {"inputs", inputs.string()}};
-    return instance;
-  };
+  if (program.extension() == ".pt2") {
+    definition.build = [name, program, inputs](const model_build_options& o) {
+      return build_exported_package(name, program, inputs, o);
+    };
+  } else {
+    definition.build = [program, inputs](const model_build_options& o) {
+      model_instance instance = load_torchscript_program(program, inputs, o.device);
+      instance.source = {{"kind", "exported"},
+                         {"runtime", torchscript_runtime},
+                         {"program", program.string()},
+                         {"inputs", inputs.string()}};
+      return instance;
+    };
+  }
   register_model(exported_suite_name, std::move(definition));
 }
 
-bool is_inputs_file(const fs::path& path) {
-  const std::string name = path.filename().string();
-  return name.size() > 10 && name.compare(name.size() - 10, 10, ".inputs.pt") == 0;
+/// A program file: FILE.pt (not FILE.inputs.pt) or FILE.pt2.
+bool is_program_file(const fs::path& path) {
+  return path.extension() == ".pt2" || (path.extension() == ".pt" && !is_inputs_file(path));
 }
 
 }  // namespace
@@ -180,11 +255,13 @@ void register_listed_suites(const std::string& config_dir) {
 void register_exported_models(const std::string& model_path) {
   const fs::path path = fs::absolute(model_path);
   const std::string expected =
-      " (expected FILE.pt with FILE.inputs.pt beside it, a directory of such pairs, or a "
-      "directory holding model.pt and inputs.pt)";
+      " (expected FILE.pt with FILE.inputs.pt beside it, FILE.pt2 (a torch.export package; "
+      "FILE.inputs.pt beside it is optional), a directory of such files, or a directory holding "
+      "model.pt and inputs.pt)";
   if (fs::is_regular_file(path)) {
-    if (path.extension() != ".pt" || is_inputs_file(path))
-      throw std::runtime_error("--model-path=" + model_path + " is not a .pt program" + expected);
+    if (!is_program_file(path))
+      throw std::runtime_error("--model-path=" + model_path + " is not a .pt or .pt2 program" +
+                               expected);
     fs::path inputs = path;
     inputs.replace_extension(".inputs.pt");
     register_exported(path.stem().string(), path, inputs);
@@ -200,14 +277,15 @@ void register_exported_models(const std::string& model_path) {
   bool any = false;
   for (const auto& item : fs::directory_iterator(path)) {
     const fs::path& file = item.path();
-    if (!item.is_regular_file() || file.extension() != ".pt" || is_inputs_file(file)) continue;
+    if (!item.is_regular_file() || !is_program_file(file)) continue;
     fs::path inputs = file;
     inputs.replace_extension(".inputs.pt");
     register_exported(file.stem().string(), file, inputs);
     any = true;
   }
   if (!any)
-    throw std::runtime_error("--model-path=" + model_path + " holds no .pt program" + expected);
+    throw std::runtime_error("--model-path=" + model_path + " holds no .pt or .pt2 program" +
+                             expected);
 }
 
 }  // namespace benchmatrix

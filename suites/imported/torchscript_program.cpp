@@ -1,13 +1,12 @@
 #include "suites/imported/torchscript_program.hpp"
 
+#include "suites/imported/example_inputs.hpp"
+
 #include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/script.h>
-#include <torch/serialize.h>
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_set>
@@ -44,19 +43,6 @@ std::string last_line(const std::string& text) {
   const auto begin = text.rfind('\n', end);
   return text.substr(begin == std::string::npos ? 0 : begin + 1,
                      end - (begin == std::string::npos ? 0 : begin + 1) + 1);
-}
-
-/// "Float[3, 8], Long[3]": the dtypes and shapes of a call's tensor arguments.
-std::string describe_arguments(const model_inputs& inputs) {
-  std::ostringstream out;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (i) out << ", ";
-    if (inputs[i].isTensor())
-      out << c10::toString(inputs[i].toTensor().scalar_type()) << inputs[i].toTensor().sizes();
-    else
-      out << inputs[i].tagKind();
-  }
-  return out.str();
 }
 
 /// An error the interpreter raised while running `program` (it rethrows every op's error as a
@@ -125,8 +111,9 @@ std::string load_failure_reason(const std::filesystem::path& program,
     return std::find(records.begin(), records.end(), name) != records.end();
   };
   if (has("archive_format") || has("models/model.json"))
-    return "it is a torch.export package (torch.export.save, a .pt2 ExportedProgram), which "
-           "benchmatrix does not run: trace the module with torch.jit.trace instead";
+    return "it is a torch.export package (torch.export.save, a .pt2 ExportedProgram): name it "
+           "FILE.pt2 and torch::nativert runs it (eval only), or save a torch.jit.trace of the "
+           "module as FILE.pt";
   if (has("data.pkl") && !has("constants.pkl"))
     return "it is a torch.save'd object (a pickled module or a state dict), not a program: save "
            "one with torch.jit.trace(model, example_inputs).save(path)";
@@ -163,44 +150,6 @@ torch::jit::Module load_onto(const std::filesystem::path& program, const torch::
   return torch::jit::load(program.string(), device);
 }
 
-std::vector<char> read_bytes(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-model_inputs load_inputs(const std::filesystem::path& path, const torch::Device& device) {
-  if (!std::filesystem::is_regular_file(path))
-    throw std::runtime_error("example inputs " + path.string() +
-                             " not found (expected a torch.save'd tuple of tensors next to the "
-                             "program)");
-  c10::IValue value;
-  try {
-    value = torch::pickle_load(read_bytes(path));
-  } catch (const c10::Error& e) {
-    throw std::runtime_error("example inputs " + path.string() +
-                             " are not a torch.save'd file: " + e.what_without_backtrace());
-  }
-  std::vector<c10::IValue> elements;
-  if (value.isTuple()) elements = value.toTupleRef().elements().vec();
-  else if (value.isList()) elements = value.toList().vec();
-  else if (value.isTensor()) elements = {value};
-  else
-    throw std::runtime_error("example inputs " + path.string() + " hold a " + value.tagKind() +
-                             "; expected a tuple of tensors");
-  model_inputs inputs;
-  for (size_t i = 0; i < elements.size(); ++i) {
-    if (!elements[i].isTensor())
-      throw std::runtime_error("example inputs " + path.string() + ": element " +
-                               std::to_string(i) + " is a " + elements[i].tagKind() +
-                               "; expected a tuple of tensors");
-    inputs.emplace_back(elements[i].toTensor().to(device));
-  }
-  if (inputs.empty())
-    throw std::runtime_error("example inputs " + path.string() + " hold no tensor");
-  return inputs;
-}
-
 }  // namespace
 
 bool holds_all_on(const torch::jit::Module& program, const torch::Device& device) {
@@ -232,7 +181,7 @@ model_instance load_torchscript_program(const std::filesystem::path& program,
   }
   if (!loaded.find_method("forward"))
     throw std::runtime_error("TorchScript program " + program.string() + " has no forward method");
-  model_inputs inputs = load_inputs(inputs_path, device);
+  model_inputs inputs = load_example_inputs(inputs_path, device);
   const auto& schema = loaded.get_method("forward").function().getSchema();
   const size_t expected = schema.arguments().size() - 1;  // without self
   if (!schema.is_vararg() && expected != inputs.size()) {

@@ -13,7 +13,11 @@ says so, before torch.jit.save would die in C++ (SIGABRT, a backtrace; Blenderbo
 eager_mask_decisions: a transformers model traced without a padding mask holds no attention mask,
 as its eager forward builds none, so that SDPA runs a flash or cuDNN kernel and not the float32
 math kernel a mask can send it to (the imported hf_Bert's eval took 1.9x its hand-written port's
-step on an H200 with transformers 5.17's mask; GPT2 carries a causal mask under any trace)."""
+step on an H200 with transformers 5.17's mask; GPT2 carries a causal mask under any trace).
+
+write_exported_program_or_why: the torch.export package the inductor backend compiles computes what
+the module does; where torch.export fails on a model, the entry says why instead of the helper
+failing, so that the inductor backend still compiles the model's TorchScript program."""
 import io
 import os
 import shutil
@@ -29,6 +33,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from benchmatrix_import.__main__ import (  # noqa: E402
     NotEnoughDisk, check_disk_space, eager_mask_decisions, float16_fill_values)
 from benchmatrix_import.__main__ import main as import_main  # noqa: E402
+from benchmatrix_import.exported_package import (  # noqa: E402
+    FAILURE_NAME, PACKAGE_NAME, write_exported_program_or_why)
 
 
 class MaskedAttention(torch.nn.Module):
@@ -170,6 +176,34 @@ class CheckDiskSpaceTest(unittest.TestCase):
             self.assertIn("0.02 GB", str(raised.exception))  # 263 KB + 1% + 16 MiB
             self.assertIn("0.01 GB are free", str(raised.exception))
             self.assertIn(directory, str(raised.exception))
+
+
+class DataDependentBranch(torch.nn.Module):
+    def forward(self, x):
+        return x * 2 if x.sum() > 0 else x  # export cannot guard on a value
+
+
+class ExportedProgramTest(unittest.TestCase):
+    def test_the_package_computes_what_the_module_does(self):
+        module = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.ReLU()).eval()
+        x = torch.randn(3, 8)
+        with tempfile.TemporaryDirectory() as directory:
+            write_exported_program_or_why(module, (x,), directory)
+            self.assertEqual(sorted(os.listdir(directory)), [PACKAGE_NAME])  # no partial left
+            loaded = torch.export.load(os.path.join(directory, PACKAGE_NAME))
+            torch.testing.assert_close(loaded.module()(x), module(x))
+
+    def test_a_model_export_fails_on_leaves_why_instead_of_a_package(self):
+        with tempfile.TemporaryDirectory() as directory:
+            with mock.patch("sys.stderr", new_callable=io.StringIO) as stderr:
+                write_exported_program_or_why(DataDependentBranch(), (torch.randn(3),), directory)
+            self.assertEqual(os.listdir(directory), [FAILURE_NAME])
+            with open(os.path.join(directory, FAILURE_NAME)) as f:
+                why = f.read()
+            self.assertTrue(why.startswith("torch.export failed: "), why)
+            self.assertIn("data-dependent", why.lower())
+            self.assertEqual(why.count("\n"), 1)  # one line, read into the record
+            self.assertIn("benchmatrix_import: warning: torch.export failed", stderr.getvalue())
 
 
 if __name__ == "__main__":

@@ -28,6 +28,20 @@ torch.jit.trace(model, (x,)).save(sys.argv[1] + "/mlp.pt")
 torch.save((x,), sys.argv[1] + "/mlp.inputs.pt")
 """
 
+# A user's torch.export packages of the same MLP: one with its example inputs stored in the package
+# (torch.export.save keeps those it was exported with), one with other inputs beside it, one with
+# inputs its static shapes refuse (batch 5 for batch 3); and a file that only claims to be one.
+MAKE_PACKAGES = MAKE_PROGRAM + """
+exported = torch.export.export(model, (x,))
+torch.export.save(exported, sys.argv[1] + "/mlp_stored_inputs.pt2")
+torch.export.save(exported, sys.argv[1] + "/mlp_inputs_beside.pt2")
+torch.save((torch.randn(3, 8),), sys.argv[1] + "/mlp_inputs_beside.inputs.pt")
+torch.export.save(exported, sys.argv[1] + "/wrong_batch.pt2")
+torch.save((torch.randn(5, 8),), sys.argv[1] + "/wrong_batch.inputs.pt")
+with open(sys.argv[1] + "/not_a_package.pt2", "wb") as f:
+    f.write(b"this is not a torch.export archive")
+"""
+
 # What users bring by mistake, each with good inputs beside it: a pickled module (torch.save), an
 # archive cut short, a torch.export package named .pt.
 MAKE_WRONG_FILES = MAKE_PROGRAM + """
@@ -100,7 +114,7 @@ class ImportedSuitesTest(OutputDirTest):
         records = self.sweep("--suite-name=timm_models", "--filter=deit|mobilenet")
         self.assert_pass(records, ["deit_tiny_patch16_224.fb_in1k", "mobilenetv2_100"])
 
-    def test_a_causal_model_compiles_under_inductor_from_its_compiler_traced_program(self):
+    def test_a_causal_model_compiles_under_inductor_from_its_exported_program(self):
         # An inductor child loads the program traced as torch.compile sees the model (the causal
         # mask transformers builds under a tracer), not the eager child's (is_causal=True, no
         # mask): another cache entry, and a PASS against that program's own eager runs.
@@ -117,6 +131,13 @@ class ImportedSuitesTest(OutputDirTest):
                 self.assertEqual(json.load(f)["traced_for"], traced_for)
         self.assertNotEqual(records[None]["model_source"]["program"],
                             records["inductor"]["model_source"]["program"])
+        # Inductor compiled the forward torch.export took of the model, from the same entry,
+        # not the TorchScript program converted back (TS2EPConverter)
+        inductor = records["inductor"]
+        self.assertEqual(inductor["compile"]["program"], "torch.export package", inductor)
+        self.assertEqual(os.path.dirname(inductor["model_source"]["exported_program"]),
+                         os.path.dirname(inductor["model_source"]["program"]))
+        self.assertNotIn("exported_program", records[None]["model_source"])
 
     def test_a_damaged_import_cache_entry_gives_an_error_record_saying_how_to_rebuild_it(self):
         records = self.sweep("--suite-name=huggingface", "--filter=Bert", tests=("eval",))
@@ -210,7 +231,8 @@ torch.testing.assert_close(exported.module()(*inputs), program(*inputs))
                "pickled": "it is a torch.save'd object (a pickled module or a state dict), not a "
                           "program: save one with torch.jit.trace(model, example_inputs)",
                "export_package": "it is a torch.export package (torch.export.save, a .pt2 "
-                                 "ExportedProgram), which benchmatrix does not run"}
+                                 "ExportedProgram): name it FILE.pt2 and torch::nativert runs "
+                                 "it"}
         for test in ("eval", "train"):
             good = records[("mlp", test)]
             self.assertEqual(good["verification_code"], "PASS", good)
@@ -223,6 +245,52 @@ torch.testing.assert_close(exported.module()(*inputs), program(*inputs))
                 self.assertIn(f"cannot load {os.path.join(models, name)}.pt as a TorchScript "
                               "archive", error)
                 self.assertIn(reason, error)
+
+    def test_own_export_package_runs_eval_in_nativert_and_under_inductor(self):
+        models = tempfile.mkdtemp(dir=self.out)
+        subprocess.run([sys.executable, "-c", MAKE_PACKAGES, models], check=True)
+        os.remove(os.path.join(models, "mlp.pt"))  # the packages only
+        records = self.sweep("--suite-name=exported", f"--model-path={models}")
+        self.assertEqual(sorted(records), sorted((m, t) for t in ("eval", "train") for m in
+                                                 ("mlp_inputs_beside", "mlp_stored_inputs",
+                                                  "not_a_package", "wrong_batch")), self.output)
+        for name in ("mlp_stored_inputs", "mlp_inputs_beside"):
+            record = records[(name, "eval")]
+            self.assertEqual(record["verification_code"], "PASS", record)
+            self.assertEqual(record["experiment"]["batch_size"], 3)
+            source = record["model_source"]
+            self.assertEqual(source["kind"], "exported")
+            self.assertIn("torch::nativert", source["runtime"])
+            self.assertEqual(source["program"], os.path.join(models, name + ".pt2"))
+            # train: an error record saying why, for each package
+            error = records[(name, "train")]["metrics"]["error"]
+            self.assertIn(f"{models}/{name}.pt2 is a torch.export package, run by torch::nativert, "
+                          "which runs inference only (no autograd): test=train needs a "
+                          "TorchScript program", error)
+        self.assertEqual(records[("mlp_inputs_beside", "eval")]["model_source"]["inputs"],
+                         os.path.join(models, "mlp_inputs_beside.inputs.pt"))
+        self.assertEqual(records[("mlp_stored_inputs", "eval")]["model_source"]["inputs"],
+                         "stored in the package")
+        error = records[("not_a_package", "eval")]["metrics"]["error"]
+        self.assertIn(f"cannot load {models}/not_a_package.pt2 as a torch.export package "
+                      "(expected the archive torch.export.save writes)", error)
+        # the reason first, the helper's output after it
+        error = records[("wrong_batch", "eval")]["metrics"]["error"]
+        first = next(line for line in error.splitlines() if "experiment_runner: error:" in line)
+        self.assertIn(f"{models}/wrong_batch.pt2 does not run on its example inputs "
+                      f"(bfloat16[5, 8], from {models}/wrong_batch.inputs.pt; cast to bfloat16 on "
+                      "cpu): AssertionError: Guard failed: input.size()[0] == 3", first)
+
+        # the inductor backend compiles the package itself (no TorchScript conversion); a
+        # backend that traces the model says why it cannot
+        self.sweep("--suite-name=exported", f"--model-path={models}/mlp_stored_inputs.pt2",
+                   "--dynamo=inductor", "--dynamo=torchscript", tests=("eval",))
+        records = {r["experiment"]["dynamo"]: r for r in read_records(self.results)}
+        inductor = records["inductor"]
+        self.assertEqual(inductor["verification_code"], "PASS", inductor)
+        self.assertEqual(inductor["compile"]["program"], "torch.export package")
+        self.assertIn("this backend traces the model's forward, but it runs in torch::nativert",
+                      records["torchscript"]["metrics"]["error"])
 
     def test_inputs_that_do_not_match_the_program_give_clear_error_records(self):
         models = tempfile.mkdtemp(dir=self.out)
