@@ -139,6 +139,20 @@ class ImportedSuitesTest(OutputDirTest):
                          os.path.dirname(inductor["model_source"]["program"]))
         self.assertNotIn("exported_program", records[None]["model_source"])
 
+    def test_the_torchscript_backend_runs_imported_models_eval_and_train(self):
+        # LibTorch's tracer records the loaded program's ops as it records a hand-written model's
+        # (the XLA backend's export of the same: test_xla_export; cudagraphs: the GPU's bench)
+        self.sweep("--suite-name=huggingface,timm_models", "--filter=mobilenet|GPT2",
+                   "--dynamo=torchscript")  # and COMMON's None
+        torchscript = {(r["model"]["model_name"], r["experiment"]["test"]): r
+                       for r in read_records(self.results)
+                       if r["experiment"]["dynamo"] == "torchscript"}
+        self.assertEqual(sorted(torchscript), [(m, t) for m in ("GPT2ForSequenceClassification",
+                                                                "mobilenetv2_100")
+                                               for t in ("eval", "train")], self.output)
+        for key, record in torchscript.items():
+            self.assertEqual(record["verification_code"], "PASS", (key, record))
+
     def test_a_damaged_import_cache_entry_gives_an_error_record_saying_how_to_rebuild_it(self):
         records = self.sweep("--suite-name=huggingface", "--filter=Bert", tests=("eval",))
         entry = os.path.dirname(records[("BertForMaskedLM", "eval")]["model_source"]["program"])

@@ -1,5 +1,5 @@
-"""The XLA backend's export half on the CPU (no PJRT plugin exists for the CPU): for dummy and four
-torchbench models, experiment_runner --xla=PJRT --dynamo=openxla with BENCHMATRIX_XLA_EXPORT_ONLY=1
+"""The XLA backend's export half on the CPU (no PJRT plugin exists for the CPU): for dummy, four
+torchbench models and two imported ones (a timm and a transformers program), experiment_runner --xla=PJRT --dynamo=openxla with BENCHMATRIX_XLA_EXPORT_ONLY=1
 traces the model and has the compile helper export StableHLO + weights + compile options into the
 compile cache; JAX's CPU client then compiles that module the way the C++ PJRT backend does
 (bytecode, compile options, weights.bin, the kept arguments in order) and runs it on the inputs that
@@ -33,6 +33,10 @@ except ImportError:
 # dlrm: embedding bags decomposed (torchax's lowering needs concrete offsets).
 MODELS = [("dummy", "dummy"), ("torchbench", "resnet18"), ("torchbench", "dcgan"),
           ("torchbench", "nanogpt"), ("torchbench", "dlrm")]
+# Loaded programs of the imported suites, reduced (fixtures/imported_configs): the XLA backend
+# exports their traced forward as a hand-written model's.
+MODELS += [("timm_models", "mobilenetv2_100"), ("huggingface", "GPT2ForSequenceClassification")]
+IMPORTED_CONFIGS = os.path.join(HERE, "fixtures", "imported_configs")
 # The train step's: dummy (the plain path) and dcgan (convolutions, BatchNorm buffers).
 TRAIN_MODELS = [("dummy", "dummy"), ("torchbench", "dcgan")]
 TOLERANCE = 1e-2  # --verify-tolerance's eval default
@@ -65,12 +69,15 @@ class XlaExportTest(OutputDirTest):
         exported = os.path.join(self.out, "eager")
         for suite, model in MODELS:
             common = ["--accelerator=cpu", "--test=eval", "--repeat=1", f"--suite-name={suite}",
-                      f"--filter=^{model}$", f"--output-dirname={self.out}"]
+                      f"--filter=^{model}$", f"--output-dirname={self.out}",
+                      f"--cache-dir={SHARED_CACHE}"]  # the imported suites' programs too
+            suite_env = dict(os.environ)
+            if suite in ("huggingface", "timm_models"):
+                suite_env["BENCHMATRIX_CONFIG_DIR"] = IMPORTED_CONFIGS
             run(RUNNER, *common, "--xla=None", "--dynamo=None", "--export", "both",
-                "--export-dir", exported)
-            env = dict(os.environ, BENCHMATRIX_XLA_EXPORT_ONLY="1")
-            run(RUNNER, *common, "--xla=PJRT", "--dynamo=openxla", f"--cache-dir={SHARED_CACHE}",
-                env=env, timeout=900)
+                "--export-dir", exported, env=suite_env)
+            env = dict(suite_env, BENCHMATRIX_XLA_EXPORT_ONLY="1")
+            run(RUNNER, *common, "--xla=PJRT", "--dynamo=openxla", env=env, timeout=900)
         records = [r for r in read_records(self.results) if r["experiment"]["xla"] == "PJRT"]
         self.assertEqual(len(records), len(MODELS))
         for record in records:
