@@ -7,8 +7,8 @@ data/sample_inputs/model.pt), which torch.export.load, aoti_compile_and_package 
 torch::nativert::ModelRunnerHandle(path, "model") all read.
   - write_exported_program: an imported model's eval forward (the same module the TorchScript
     program is traced from), exported non-strict with static shapes. Under torch.export
-    transformers builds the attention masks it builds under any tracer, which is what
-    torch.compile sees (--traced-for=compiler's program).
+    transformers builds the attention masks it builds under torch.compile (with torch 2.11 both
+    keep BERT-like models' mask, which a torch.jit.trace lets it skip: BENCHMARKS.md session 19).
   - convert_user_package: a user's .pt2 (--suite-name=exported), moved to the run's device and cast
     to its dtype as PyTorch's harness casts a model (module.to(dtype), the floating inputs too), then
     exported again, so that the child gets the program for its config (the runner's inference runs in
@@ -86,7 +86,7 @@ def load_user_package(program, inputs_file):
             inputs = torch.load(inputs_file, weights_only=True)
         except Exception as e:
             raise UnusablePackage(f"cannot read the example inputs {inputs_file} (expected a "
-                                     f"torch.save'd tuple of tensors): {type(e).__name__}: {e}")
+                                  f"torch.save'd tuple of tensors): {type(e).__name__}: {e}")
         inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     else:
         stored = exported.example_inputs
@@ -103,7 +103,7 @@ def load_user_package(program, inputs_file):
     bad = [type(x).__name__ for x in inputs if not isinstance(x, torch.Tensor)]
     if bad:
         raise UnusablePackage(f"the example inputs of {program} must be tensors; "
-                                 f"got {', '.join(bad)}")
+                              f"got {', '.join(bad)}")
     return exported, tuple(inputs)
 
 

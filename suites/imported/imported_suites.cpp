@@ -66,14 +66,14 @@ fs::path import_model(const std::string& what, std::vector<std::string> model_ar
   const fs::path log = cache / (".log-" + run);
   std::vector<std::string> argv = {helper_python(), "-m", "benchmatrix_import"};
   argv.insert(argv.end(), model_arguments.begin(), model_arguments.end());
-  for (const std::string& argument :
-       {std::string("--test"), std::string(o.training ? "train" : "eval"),
-        std::string("--device"), std::string(o.device.is_cuda() ? "cuda" : "cpu"),
-        std::string("--dtype"), dtype_name(o.dtype),
-        std::string("--cache-dir"), cache.string(),
-        std::string("--result"), result.string(),
-        std::string("--expect-torch-version"), std::string(TORCH_VERSION)})
-    argv.push_back(argument);
+  const std::vector<std::string> run_arguments = {
+      "--test", o.training ? "train" : "eval",
+      "--device", o.device.is_cuda() ? "cuda" : "cpu",
+      "--dtype", dtype_name(o.dtype),
+      "--cache-dir", cache.string(),
+      "--result", result.string(),
+      "--expect-torch-version", TORCH_VERSION};
+  argv.insert(argv.end(), run_arguments.begin(), run_arguments.end());
   auto environment = current_environment();
   environment["PYTHONPATH"] = helper_python_path();
   log_info("importing " + what + " with python -m benchmatrix_import");
