@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -215,6 +216,17 @@ model_instance build_exported_package(const std::string& name, const fs::path& p
 /// One model of the exported suite: `program` (a TorchScript .pt or a torch.export .pt2) with
 /// `inputs` (for a .pt2 optional: the package's own example inputs otherwise).
 void register_exported(const std::string& name, const fs::path& program, const fs::path& inputs) {
+  // The program registered under each name: registering the same one again (the parent and the
+  // child both read --model-path) is a no-op; another program of the same name is refused, not
+  // dropped (FILE.pt and FILE.pt2 side by side).
+  static std::map<std::string, fs::path> programs;
+  if (const auto known = programs.find(name); known != programs.end()) {
+    if (known->second == program) return;
+    throw std::runtime_error("--model-path: two programs would both be model \"" + name + "\": " +
+                             known->second.string() + " and " + program.string() +
+                             " (a model is named after its file; rename one)");
+  }
+  programs.emplace(name, program);
   if (find_model(exported_suite_name, name)) return;
   model_definition definition;
   definition.name = name;

@@ -369,6 +369,13 @@ torch.testing.assert_close(exported.module()(*inputs), program(*inputs))
                        "--accelerator=cpu", "--xla=None", "--dynamo=None", "--test=eval")
             listed = re.findall(r'--model-config=\{"model_name": ("\w+")\}', proc.stderr)
             self.assertEqual(sorted(listed), expected, proc.stderr)
+        # a .pt2 of the same name beside a .pt: refused, not one of them dropped
+        open(os.path.join(models, "second.pt2"), "wb").close()
+        proc = run(RUNNER, "--suite-name=exported", f"--model-path={models}", "--dry-run",
+                   "--accelerator=cpu", "--xla=None", "--dynamo=None", "--test=eval", check=False)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn('--model-path: two programs would both be model "second": ', proc.stderr)
+        self.assertIn("(a model is named after its file; rename one)", proc.stderr)
 
 
 if __name__ == "__main__":
