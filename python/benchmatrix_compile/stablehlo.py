@@ -79,6 +79,7 @@ def export_stablehlo(exported_program, example_inputs, device, out_dir, train=No
         decompositions.update(rand_like_on_its_device())
         decompositions.update(bernoulli_keeping_dtype())
     exported_program = exported_program.run_decompositions(decompositions)
+    zero_dim_constants_as_numbers(exported_program)
     weights, function = torchax_export.exported_program_to_jax(exported_program)
     weights = [numpy.asarray(w) for w in weights]
     input_avals = tuple(jax.ShapeDtypeStruct(tuple(x.shape), torchax_to_numpy(x).dtype)
@@ -339,6 +340,57 @@ def half_to_float_softmaxes():
 
     softmax, log_softmax = torch.ops.aten._softmax.default, torch.ops.aten._log_softmax.default
     return {softmax: on_float32(softmax), log_softmax: on_float32(log_softmax)}
+
+
+def zero_dim_constants_as_numbers(exported_program):
+    """A traced program's Python numbers (`0.5 * x`, GELU's 0.044715) are zero-dimensional float64
+    tensor constants, which TS2EPConverter lifts as constants of the program. In torch a
+    zero-dimensional tensor does not promote a higher-dimensional operand of its category
+    (bfloat16 * float64[] is bfloat16); torchax lowers it as a JAX array, and JAX promotes
+    (bf16 * f64 -> f64): an imported GPT2's GELU ran in float64 and its logits came out float64.
+    Each such constant of mul/add/sub/div (and pow's exponent) whose other operand is a floating
+    tensor of at least one dimension becomes the Python number it was, which both torch and JAX
+    treat as a weak scalar. Returns how many uses were replaced."""
+    import torch
+
+    aten = torch.ops.aten
+    binary = {aten.mul.Tensor: aten.mul.Tensor, aten.add.Tensor: aten.add.Tensor,
+              aten.sub.Tensor: aten.sub.Tensor, aten.div.Tensor: aten.div.Tensor,
+              aten.pow.Tensor_Tensor: aten.pow.Tensor_Scalar}
+    lifted = exported_program.graph_signature.inputs_to_lifted_tensor_constants
+    numbers = {}
+    for node in exported_program.graph_module.graph.nodes:
+        if node.op != "placeholder" or node.name not in lifted:
+            continue
+        value = exported_program.constants.get(lifted[node.name])
+        if isinstance(value, torch.Tensor) and value.dim() == 0 and value.is_floating_point():
+            numbers[node] = float(value)
+
+    def spread_tensor(argument):
+        value = argument.meta.get("val") if isinstance(argument, torch.fx.Node) else None
+        return isinstance(value, torch.Tensor) and value.dim() > 0 and value.is_floating_point()
+
+    replaced = 0
+    for node in exported_program.graph_module.graph.nodes:
+        if node.op != "call_function" or node.target not in binary or len(node.args) != 2:
+            continue
+        first, second = node.args
+        positions = [1] if node.target is aten.pow.Tensor_Tensor else [0, 1]
+        for position in positions:
+            constant, other = (first, second) if position == 0 else (second, first)
+            if constant in numbers and spread_tensor(other):
+                args = list(node.args)
+                args[position] = numbers[constant]
+                if position == 0:  # number first: only the commutative ops keep their meaning
+                    if node.target not in (aten.mul.Tensor, aten.add.Tensor):
+                        break
+                    args.reverse()
+                node.args = tuple(args)
+                node.target = binary[node.target]
+                replaced += 1
+                break
+    exported_program.graph_module.recompile()
+    return replaced
 
 
 def expand_pooling_arguments(exported_program):

@@ -100,6 +100,10 @@ class XlaExportTest(OutputDirTest):
                 load = lambda role: [numpy.load(os.path.join(config[0], t["file"]))
                                      for t in tensors if t["role"] == role]
                 inputs, expected = load("input"), load("output")
+                # the program computes in eager's dtypes (a traced Python number, a 0-dim float64
+                # constant, made GPT2's GELU and logits float64 under torchax's promotion)
+                self.assertEqual([o["dtype"] for o in program["outputs"]],
+                                 [t["dtype"] for t in tensors if t["role"] == "output"])
                 outputs = run_with_jax(directory, inputs)
                 self.assertEqual(len(outputs), len(expected))
                 for i, (actual, reference) in enumerate(zip(outputs, expected)):
