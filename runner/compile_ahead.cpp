@@ -145,11 +145,16 @@ void compile_round::start(const compile_ahead_config& c, size_t share) {
       make_child_job(m_options, child_role::compile_ahead, planned.suite, planned.experiment,
                      planned.model, (child.directory / "result.json").string());
   job.settings.cpus = cpu_list_text(m_shares[share]); // "" for an empty share: inherited
+  auto environment = child_environment(planned.experiment, c.device, std::nullopt);
+  // OpenMP sizes its pool when LibTorch loads, before the child narrows its CPUs: sized to the
+  // share, as the sweep's timing children (a user's own OMP_NUM_THREADS wins). The child's own
+  // work (an import, the trace, the example forward) and its helpers' then stay in the share.
+  if (!m_shares[share].empty())
+    environment.try_emplace("OMP_NUM_THREADS", std::to_string(m_shares[share].size()));
   const auto job_path = child.directory / "job.json";
   try {
     write_child_job_file(job_path, job);
-    const auto id = m_pool.start({m_self_exe, "--job=" + job_path.string()},
-                                 child_environment(planned.experiment, c.device, std::nullopt),
+    const auto id = m_pool.start({m_self_exe, "--job=" + job_path.string()}, environment,
                                  child.directory / "stdout", child.directory / "stderr",
                                  std::chrono::seconds(m_options.subprocess_timeout));
     m_children.emplace(id, std::move(child));

@@ -33,7 +33,7 @@ class CompileAheadTest(OutputDirTest):
 
     def test_cold_compiles_run_ahead_in_parallel_on_their_own_cpus_and_are_loaded(self):
         log = os.path.join(self.out, "compiles.log")
-        env = dict(os.environ,
+        env = dict({k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"},
                    BENCHMATRIX_PYTHON=os.path.join(HERE, "cpu_recording_compile_helper.sh"),
                    REAL_PYTHON=os.environ.get("BENCHMATRIX_PYTHON", sys.executable),
                    COMPILE_CPU_LOG=log)
@@ -51,6 +51,12 @@ class CompileAheadTest(OutputDirTest):
         if available >= 2:  # one CPU each on a 2-core machine, disjoint shares on any
             cpu_sets = [set(map(int, share.replace("-", ",").split(","))) for share in shares]
             self.assertFalse(cpu_sets[0] & cpu_sets[1], shares)
+            # OpenMP's pool sized to the share (it is sized before the child narrows its CPUs)
+            for line in compiles:
+                cpus = line.split()[0].removeprefix("cpus=")
+                count = sum(int(b) - int(a) + 1 if "-" in part else 1
+                            for part in cpus.split(",") for a, _, b in [part.partition("-")])
+                self.assertIn(f"omp={count} ", line)
         records = read_records(self.results)
         compiled = by_test(r for r in records if r["experiment"]["dynamo"] == "inductor")
         for test, record in compiled.items():
