@@ -10,7 +10,8 @@
 #                benchmatrix_import, IMPORT_JOBS at a time, into the sweeps' cache
 #                (bench/any_model_coverage.py): the eager sweeps' four (eval bfloat16, train
 #                float32, each also float64 for the verifier) and the inductor sweep's eval
-#                bfloat16, traced as torch.compile sees the model (--traced-for=compiler), with
+#                bfloat16, traced as torch.compile sees the model (--traced-for=compiler) and
+#                exported by torch.export (--exported-program: what inductor compiles), with
 #                the eager eval pair its verifier runs (an EAGER=0 call imports those too)
 #             2. eager eval and train of the batch's models, huggingface then timm_models
 #             3. inductor eval of the same (unless INDUCTOR=0), the packages compiled ahead
