@@ -1,6 +1,7 @@
 // experiment_runner: parent mode expands and runs a sweep; child mode (--job=<file>, the job the
 // parent wrote) runs one config. The same binary is both, and --experiment-config with
 // --model-config runs one config by hand as a sweep's child would.
+#include "backends/inductor_program.hpp"
 #include "core/child_job.hpp"
 #include "core/cpu_affinity.hpp"
 #include "core/log.hpp"
@@ -137,6 +138,7 @@ int main(int argc, char** argv) {
     }
     set_log_level(options.log_level);
     if (!options.model_path.empty()) register_exported_models(options.model_path);
+    (void)inductor_program_choice();  // a bad BENCHMATRIX_INDUCTOR_PROGRAM ends the run, not each child
     if (options.runs_one_config_by_hand()) return run_job(hand_run_job(options));
     sweep_inputs inputs;
     std::vector<std::unique_ptr<suite_config>> configs_of_suites;  // outlive the sweep

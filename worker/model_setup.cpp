@@ -1,12 +1,12 @@
 #include "worker/model_setup.hpp"
 
 #include "backends/backend_registry.hpp"
+#include "backends/inductor_program.hpp"
 #include "core/log.hpp"
 #include "suites/precision_rule.hpp"
 #include "torch_support/ivalue_tensors.hpp"
 #include "worker/timing_loop.hpp"
 
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -33,20 +33,6 @@ cast_dtype cast_dtype_of(torch::ScalarType type) {
                                 c10::toString(type) +
                                 " (supported: float16, bfloat16, float64)");
   }
-}
-
-/// BENCHMATRIX_INDUCTOR_PROGRAM: "exported" (unset or empty: the default) or "traced": what the
-/// inductor backend compiles of an imported model, its forward exported by torch.export (by the
-/// import helper) or its TorchScript program traced by LibTorch and converted by TS2EPConverter
-/// (the path before session 19): for an A/B of the two (BENCHMARKS.md), and a way around a
-/// package Inductor fails on. A user's .pt2 has only its package.
-bool imported_models_export_for_inductor() {
-  const char* value = std::getenv("BENCHMATRIX_INDUCTOR_PROGRAM");
-  const std::string choice = value ? value : "";
-  if (choice.empty() || choice == "exported") return true;
-  if (choice == "traced") return false;
-  throw std::runtime_error("BENCHMATRIX_INDUCTOR_PROGRAM=" + choice +
-                           ": expected exported (the default) or traced");
 }
 
 }  // namespace
@@ -137,7 +123,7 @@ prepared_model prepare_model(const model_definition& definition, const child_set
   build.graph_capture = experiment.dynamo.has_value() || experiment.torch_xla2.has_value();
   const backend_descriptor* backend = find_backend(experiment);
   build.exported_program = !training && backend && backend->compiles_exported_programs &&
-                           imported_models_export_for_inductor();
+                           inductor_program_choice() == inductor_program::exported;
   reset_rng_state();
   prepared_model prepared{definition.build(build), {}};
   auto& model = prepared.model;

@@ -138,6 +138,13 @@ class ImportedSuitesTest(OutputDirTest):
         self.assertEqual(os.path.dirname(inductor["model_source"]["exported_program"]),
                          os.path.dirname(inductor["model_source"]["program"]))
         self.assertNotIn("exported_program", records[None]["model_source"])
+        # the switch back to the traced program is checked before anything runs
+        proc = run(RUNNER, "--suite-name=huggingface", "--dynamo=inductor", "--dry-run",
+                   f"--output-dirname={self.out}", check=False,
+                   env=dict(os.environ, BENCHMATRIX_INDUCTOR_PROGRAM="trace"))
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("BENCHMATRIX_INDUCTOR_PROGRAM=trace: expected exported (the default) or traced",
+                      proc.stderr)
 
     def test_the_torchscript_backend_runs_imported_models_eval_and_train(self):
         # LibTorch's tracer records the loaded program's ops as it records a hand-written model's
