@@ -201,8 +201,13 @@ model_instance build_exported_package(const std::string& name, const fs::path& p
   }
   const fs::path entry = import_model(std::string(exported_suite_name) + "/" + name,
                                       std::move(arguments), o);
-  model_instance instance = load_exported_program(entry / "exported.pt2", entry / "inputs.pt",
-                                                  o.device);
+  model_instance instance;
+  try {
+    instance = load_exported_program(entry / "exported.pt2", entry / "inputs.pt", o.device);
+  } catch (const std::runtime_error& e) {  // the helper checked the package: the entry is damaged
+    throw std::runtime_error(std::string(e.what()) + "\n(an import cache entry: remove " +
+                             entry.string() + " and the next run rebuilds it)");
+  }
   instance.source = {{"kind", "exported"},
                      {"runtime", nativert_runtime},
                      {"program", package.string()},

@@ -302,6 +302,22 @@ torch.testing.assert_close(exported.module()(*inputs), program(*inputs))
                       f"(bfloat16[5, 8], from {models}/wrong_batch.inputs.pt; cast to bfloat16 on "
                       "cpu): AssertionError: Guard failed: input.size()[0] == 3", first)
 
+        # a damaged cache entry (the helper found its manifest and reused it): the record says
+        # which entry to remove
+        cache = os.path.join(self.out, "cache")
+        prepared = records[("mlp_stored_inputs", "eval")]["model_source"]["prepared"]
+        shared_entry = os.path.dirname(prepared.split(" (")[0])  # "<entry>/exported.pt2 (...)"
+        entry = os.path.join(cache, "imported", os.path.basename(shared_entry))
+        shutil.copytree(shared_entry, entry)
+        damaged = os.path.join(entry, "exported.pt2")
+        with open(damaged, "r+b") as f:
+            f.truncate(os.path.getsize(damaged) // 2)
+        records = self.sweep("--suite-name=exported", f"--model-path={models}/mlp_stored_inputs.pt2",
+                             f"--cache-dir={cache}", tests=("eval",))
+        error = records[("mlp_stored_inputs", "eval")]["metrics"]["error"]
+        self.assertIn(f"torch::nativert cannot load {damaged}", error)
+        self.assertIn(f"(an import cache entry: remove {entry} and the next run rebuilds it)", error)
+
         # the inductor backend compiles the package itself (no TorchScript conversion); a
         # backend that traces the model says why it cannot
         self.sweep("--suite-name=exported", f"--model-path={models}/mlp_stored_inputs.pt2",
