@@ -10,16 +10,20 @@ their layer counts cut to 1 (every int config attribute named in LAYER_KEYS; the
 way of shrinking, through the helper's --overrides), timm's at full size:
   1. eval and train programs (float32, CPU) built by the helper's own main(), as the child's
      argv would build them, into a cache of their own; the eval program traced as the inductor
-     backend's child has it (--traced-for=compiler);
+     backend's child has it (--traced-for=compiler), with its torch.export package
+     (--exported-program, what the inductor backend compiles since session 19);
   2. each loaded back with torch.jit.load and run on its inputs; train: backward of the first
      output's sum;
-  3. the eval program through the inductor backend's first steps: benchmatrix_compile's
-     remove_mutations, TS2EPConverter with its static shapes, the ExportedProgram run and
-     compared with the program (rtol = atol = 1e-4), then AOTAutograd's export of it
-     (aot_export_module, what aoti_compile_and_package does before lowering);
+  3. eval, what the inductor backend compiles: the package loaded (torch.export.load), run and
+     compared with the TorchScript program (rtol = atol = 1e-4), then AOTAutograd's export of it
+     (aot_export_module, what aoti_compile_and_package does before lowering); where torch.export
+     failed (exported.pt2.failed), the row says why and the fallback is checked instead:
+     benchmatrix_compile's remove_mutations, TS2EPConverter with its static shapes, the same
+     comparison and AOTAutograd's export;
 and how many aten::scaled_dot_product_attention calls each program holds. Each model's programs
 are removed after its checks. One JSON line per model to OUT (appended) and stdout.
-Usage (from the repository root): python3 bench/import_scan_cpu.py OUT [MODEL ...]
+Usage (from the repository root): python3 bench/import_scan_cpu.py OUT [--eval-only] [MODEL ...]
+(--eval-only: the inductor backend's program only, no train program).
 """
 import json
 import os
@@ -63,7 +67,7 @@ def check(suite, model_name, test, work):
     """(outcome, SDPA call count) of one program: imported, loaded, run, and for eval converted
     and exported for Inductor."""
     overrides = [f"--overrides={work}/overrides.yaml"] if suite == "huggingface" else []
-    traced_for = ["--traced-for=compiler"] if test == "eval" else []
+    traced_for = ["--traced-for=compiler", "--exported-program"] if test == "eval" else []
     status, why = import_program([
         f"--suite={suite}", f"--model={model_name}", "--batch-size=2", f"--test={test}",
         "--device=cpu", "--dtype=float32", *overrides, *traced_for,
@@ -82,19 +86,28 @@ def check(suite, model_name, test, work):
         return "ok", sdpa
     with torch.no_grad():
         expected = program(*inputs)
-    removed = remove_mutations(program)
-    with static_shapes_in_ts2ep():
-        exported = TS2EPConverter(program, inputs).convert()
+    failure = os.path.join(entry, "exported.pt2.failed")
+    if os.path.exists(failure):  # the inductor backend falls back to the TorchScript program
+        with open(failure) as f:
+            why = f.read().strip()
+        removed = remove_mutations(program)
+        with static_shapes_in_ts2ep():
+            exported = TS2EPConverter(program, inputs).convert()
+        outcome = f"ok, {why}; TS2EP fallback ok ({removed} in-place ops made out-of-place)"
+    else:
+        exported = torch.export.load(os.path.join(entry, "exported.pt2"))
+        outcome = "ok, torch.export package ok"
     with torch.no_grad():
         torch.testing.assert_close(exported.module()(*inputs), expected, rtol=1e-4, atol=1e-4)
         aot_export_module(exported.module(), inputs, trace_joint=False)
-    return f"ok, TS2EP ok, AOTAutograd ok ({removed} in-place ops made out-of-place)", sdpa
+    return outcome + ", AOTAutograd ok", sdpa
 
 
 def main(argv):
     if not argv:
         sys.exit(__doc__)
-    out_path, named = argv[0], argv[1:]
+    out_path, named = argv[0], [a for a in argv[1:] if a != "--eval-only"]
+    tests = ("eval",) if "--eval-only" in argv[1:] else ("eval", "train")
     skipped = skip_all_reasons(CONFIG_DIR, "huggingface")
     with tempfile.TemporaryDirectory(prefix="import-scan-") as work, open(out_path, "a") as out:
         for suite, model_name, _ in chosen_models(CONFIG_DIR, ",".join(named) or "all"):
@@ -106,7 +119,7 @@ def main(argv):
                 with open(f"{work}/overrides.yaml", "w") as f:
                     f.write(f"{model_name}: {json.dumps(one_layer_overrides(model_name))}\n")
             row = {"suite": suite, "model": model_name, "transformers": transformers.__version__}
-            for test in ("eval", "train"):
+            for test in tests:
                 started = time.time()
                 try:
                     row[test], row[f"sdpa_{test}"] = check(suite, model_name, test, work)
