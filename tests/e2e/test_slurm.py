@@ -1,6 +1,7 @@
 """--slurm against a real single-node Slurm cluster (slurm-wlm + munge on localhost, started here)."""
 import os
 import re
+import signal
 import subprocess
 import tempfile
 import time
@@ -38,6 +39,30 @@ def read_text(path):
 
 def squeue(*args):
     return subprocess.run(["squeue", "-h", *args], capture_output=True, text=True, check=True).stdout
+
+
+def hanging_child_ignores_sigterm(output_dir):
+    """Whether the hang_ignoring_sigterm child of the sweep writing to `output_dir` runs and has
+    set SIGTERM to ignored (its SigIgn bit): before that, a SIGTERM kills it like any child, and
+    its task writes that death's record instead of ending without one."""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                arguments = f.read().split(b"\0")
+            job = next((a[len(b"--job="):] for a in arguments if a.startswith(b"--job=")), None)
+            if job is None:
+                continue
+            with open(job, encoding="utf-8") as f:
+                text = f.read()
+            if "hang_ignoring_sigterm" not in text or output_dir not in text:
+                continue
+            with open(f"/proc/{pid}/status") as f:
+                ignored = next(line.split()[1] for line in f if line.startswith("SigIgn:"))
+            if int(ignored, 16) & (1 << (signal.SIGTERM - 1)):
+                return True
+        except (OSError, StopIteration):
+            continue  # gone meanwhile, or not ours to read
+    return False
 
 
 def wait_until(condition, what, timeout=300):
@@ -86,8 +111,9 @@ class SlurmSweepTest(OutputDirTest):
         merge_job = re.search(r"merge job (\d+)", proc.stdout).group(1)
         task_log = os.path.join(self.out, "slurm", "logs", "task-1.log")
         wait_until(lambda: os.path.exists(task_log) and
-                   "hang_ignoring_sigterm" in read_text(task_log),
-                   "task 1 to start its hanging child")
+                   "hang_ignoring_sigterm" in read_text(task_log) and
+                   hanging_child_ignores_sigterm(self.out),
+                   "task 1's hanging child to ignore SIGTERM")
         subprocess.run(["scancel", f"{array_job}_1"], check=True)
         wait_until(lambda: squeue("-j", f"{array_job},{merge_job}").strip() == "",
                    "the array and the merge job to end")
