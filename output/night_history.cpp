@@ -186,9 +186,17 @@ night_state::outcome outcome_from(const std::string& text) {
 
 } // namespace
 
-std::string config_text(const night_config& c) {
+std::string config_text_without_machine(const night_config& c) {
   return c.suite + "/" + c.model + "/" + c.test + "/" + c.backend + "/bs" + c.batch_size + "/" +
-         c.accelerator + ":" + c.accelerator_model;
+         c.accelerator;
+}
+
+std::string machine_text(const night_config& c) {
+  return c.accelerator + ":" + c.accelerator_model;
+}
+
+std::string config_text(const night_config& c) {
+  return config_text_without_machine(c) + ":" + c.accelerator_model;
 }
 
 night_config config_of(const results_record& record, const std::string& line) {

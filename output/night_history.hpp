@@ -63,6 +63,13 @@ struct loaded_night {
 /// "suite/model/test/backend/bs<N>/<accelerator>:<accelerator_model>" (bs"None" without a batch).
 [[nodiscard]] std::string config_text(const night_config& c);
 
+/// config_text() without the machine: "suite/model/test/backend/bs<N>/<accelerator>". The same
+/// config run on two machines (a nightly job moved to another runner) has one such key.
+[[nodiscard]] std::string config_text_without_machine(const night_config& c);
+
+/// "<accelerator>:<accelerator_model>", the machine part of config_text() ("cpu:AMD EPYC").
+[[nodiscard]] std::string machine_text(const night_config& c);
+
 /// The gate's view of one record (its state, figures and identity).
 [[nodiscard]] night_config config_of(const results_record& record, const std::string& line);
 

@@ -174,6 +174,8 @@ const char* gate_verdict_name(gate_verdict v) {
     return "MISSING";
   case gate_verdict::not_timed:
     return "NOT_TIMED";
+  case gate_verdict::other_machine:
+    return "OTHER_MACHINE";
   case gate_verdict::both_failed:
     return "BOTH_FAILED";
   }

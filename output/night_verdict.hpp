@@ -89,7 +89,8 @@ struct night_state {
 enum class gate_verdict {
   same, slower, faster, too_noisy, broken, fixed, accuracy_drift, new_config, missing,
   not_timed,  // both ran but without comparable timings (--verify-only records, kinds differ)
-  both_failed
+  both_failed,
+  other_machine  // tonight's machine has no history of the config; another machine's has
 };
 [[nodiscard]] const char* gate_verdict_name(gate_verdict v);  // "SLOWER", "TOO_NOISY", ...
 /// slower, broken, accuracy_drift: the verdicts that fail the gate (exit 1).

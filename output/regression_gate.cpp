@@ -171,6 +171,7 @@ std::vector<flag_spec> check_specs() {
       {"confirm-rounds", 0, a::store, t::integer, {}, false, "3", "With --baseline-runner: interleaved rounds per config (baseline build, then tonight's; the order swaps every round); a verdict holds only when every round gives it, rounds that disagree make it TOO_NOISY."},
       {"runner", 0, a::store, t::text, {}, false, "", "For confirmation runs: the experiment_runner tonight's confirmation runs use instead of the one in tonight's command (a night recorded on another machine or path)."},
       {"baseline-runner", 0, a::store, t::text, {}, false, "", "For confirmation runs: the baseline build's experiment_runner. Each confirmation then runs the baseline build, then tonight's, and judges tonight's against the baseline's (single-night rule) instead of against the history; TOO_NOISY configs are re-run this way too, and get the A/B run's verdict."},
+      {"machine", 0, a::store, t::text, {"same", "any"}, false, "same", "Which reference runs a config is judged against. same: those of tonight's machine (its accelerator and model, e.g. cpu:AMD EPYC or cuda:NVIDIA H200); a config the history holds only from other machines is OTHER_MACHINE, not compared (exit 2 when nothing is compared): import tonight to start the new machine's history. any: the config's runs on every machine (a runner pool the user vouches for); the reason names both machines where they differ."},
       {"scratch-dir", 0, a::store, t::text, {}, false, "", "Where confirmation runs write (default: a new directory under the system's temporary directory, removed afterwards)."},
       {"verdict-json", 0, a::store, t::text, {}, false, "", "Write the verdicts as JSON here (per config: verdict, ratio, interval, history center and spread, reason, reproduce command)."},
       {"on-regression", 0, a::store, t::text, {}, false, "", "Shell command run when the gate fails (exit 1), with the verdict JSON's path as its last argument (a temporary file without --verdict-json)."},
@@ -209,11 +210,218 @@ std::vector<std::string> rerun_argv(const std::vector<std::string>& command,
   return argv;
 }
 
-/// Runs one confirmation and returns the config's new state (nullopt: no record came out).
-std::optional<night_state> confirm_once(const std::vector<std::string>& argv,
-                                        const std::string& template_text,
-                                        const std::filesystem::path& dir,
-                                        const std::string& config) {
+/// Which reference configs tonight's are judged against. Timings of two machines (CPU or GPU
+/// models) are not comparable, so by default a config's history is its runs on tonight's machine;
+/// a night from a machine the history has not seen gets OTHER_MACHINE verdicts naming both.
+enum class machine_match {
+  same,  // --machine=same (default): the config key includes "<accelerator>:<model>"
+  any    // --machine=any: configs match whatever machine ran them (the user vouches for it)
+};
+
+std::string match_key(const night_config& c, machine_match m) {
+  return m == machine_match::same ? c.config : config_text_without_machine(c);
+}
+
+/// The check's settings, read and validated from its flags.
+struct check_settings {
+  gate_options options;
+  std::string tonight_dir, db, baseline_dir;
+  bool against_latest = false;
+  bool confirm = true;
+  std::string confirm_template, baseline_runner, runner, scratch_dir;
+  size_t confirm_rounds = 3;
+  machine_match machine = machine_match::same;
+  std::string verdict_json, hook;
+};
+
+check_settings read_check_settings(const parsed_flags& flags) {
+  check_settings s;
+  const auto positional = flags.texts("tonight");
+  if (positional.size() != 1)
+    throw usage_error("expected one directory, tonight's, got " +
+                      std::to_string(positional.size()));
+  s.tonight_dir = positional[0];
+  auto& options = s.options;
+  options.history_nights = count_of(flags, "history", options.history_nights);
+  options.min_history_nights = count_of(flags, "min-history", options.min_history_nights);
+  options.k = positive_real(flags, "k", options.k);
+  options.min_change = positive_real(flags, "min-change", options.min_change);
+  options.max_spread = positive_real(flags, "max-spread", options.max_spread);
+  options.baseline_min_change =
+      positive_real(flags, "baseline-min-change", options.baseline_min_change);
+  options.accuracy_margin = positive_real(flags, "accuracy-margin", options.accuracy_margin);
+  s.db = flags.text_or("db", "");
+  s.baseline_dir = flags.text_or("baseline", "");
+  s.against_latest = flags.given("against-latest");
+  if (s.db.empty() == s.baseline_dir.empty())
+    throw usage_error("give either --db (a history) or --baseline DIR (one night)");
+  if (s.against_latest && s.db.empty()) throw usage_error("--against-latest needs --db");
+  s.confirm_template = flags.text_or("confirm-with", "");
+  s.confirm = !flags.given("no-confirm");
+  if (!s.confirm && !s.confirm_template.empty())
+    throw usage_error("--confirm-with and --no-confirm contradict each other");
+  s.baseline_runner = flags.text_or("baseline-runner", "");
+  s.runner = flags.text_or("runner", "");
+  s.confirm_rounds = count_of(flags, "confirm-rounds", 3);
+  if ((!s.baseline_runner.empty() || !s.runner.empty()) && !s.confirm)
+    throw usage_error("--runner and --baseline-runner set up confirmation runs: not with --no-confirm");
+  s.scratch_dir = flags.text_or("scratch-dir", "");
+  s.machine = flags.text_or("machine", "same") == "any" ? machine_match::any : machine_match::same;
+  s.verdict_json = flags.text_or("verdict-json", "");
+  s.hook = flags.text_or("on-regression", "");
+  return s;
+}
+
+loaded_night read_night_or_usage_error(const std::string& dir) {
+  try {
+    return read_night(dir, warn);
+  } catch (const std::runtime_error& e) {
+    throw usage_error(e.what());
+  }
+}
+
+/// The reference nights, oldest first: the --baseline directory, or the history's last --history
+/// nights (the latest alone with --against-latest) that started before tonight.
+std::vector<loaded_night> reference_nights(const check_settings& s, const loaded_night& tonight) {
+  std::vector<loaded_night> references;
+  if (!s.baseline_dir.empty()) {
+    references.push_back(read_night_or_usage_error(s.baseline_dir));
+    return references;
+  }
+  if (!std::filesystem::exists(s.db)) throw usage_error("no history database " + s.db);
+  night_history history(s.db);
+  std::vector<night_info> nights;
+  for (auto& n : history.nights()) {
+    if (n.content_hash == tonight.info.content_hash || n.path == tonight.info.path) continue;
+    if (tonight.info.started > 0 && n.started >= tonight.info.started) continue;
+    nights.push_back(std::move(n));
+  }
+  const size_t keep = s.against_latest ? 1 : s.options.history_nights;
+  if (nights.size() > keep) nights.erase(nights.begin(), nights.end() - keep);
+  for (auto& n : nights) {
+    loaded_night night;
+    night.configs = history.configs_of(n.id);
+    night.info = std::move(n);
+    references.push_back(std::move(night));
+  }
+  return references;
+}
+
+/// "cpu:AMD EPYC" or "cpu:AMD EPYC, cpu:Intel Xeon": the machines of `configs`, sorted.
+std::string machines_of(const std::vector<const night_config*>& configs) {
+  std::set<std::string> machines;
+  for (const auto* c : configs) machines.insert(machine_text(*c));
+  std::string text;
+  for (const auto& m : machines) text += (text.empty() ? "" : ", ") + m;
+  return text;
+}
+
+/// The reference nights' configs, matched to tonight's by match_key().
+class reference_configs {
+public:
+  reference_configs(const std::vector<loaded_night>& nights, machine_match machine)
+      : nights_(nights), machine_(machine) {}
+
+  /// The config's state in each reference night that holds it (oldest first), and its latest.
+  std::pair<std::vector<night_state>, const night_config*> states_of(const std::string& key) const {
+    std::vector<night_state> states;
+    const night_config* latest = nullptr;
+    for (const auto& night : nights_)
+      for (const auto& c : night.configs)
+        if (match_key(c, machine_) == key) {
+          states.push_back(c.state);
+          latest = &c;
+        }
+    return {states, latest};
+  }
+
+  /// The runs of tonight's config on any machine (one per reference night holding it).
+  std::vector<const night_config*> on_any_machine(const night_config& tonight) const {
+    std::vector<const night_config*> found;
+    const auto key = config_text_without_machine(tonight);
+    for (const auto& night : nights_)
+      for (const auto& c : night.configs)
+        if (config_text_without_machine(c) == key) found.push_back(&c);
+    return found;
+  }
+
+  const loaded_night& latest_night() const { return nights_.back(); }
+
+private:
+  const std::vector<loaded_night>& nights_;
+  machine_match machine_;
+};
+
+/// OTHER_MACHINE: tonight's config has no run on tonight's machine among the reference nights,
+/// but runs on other machines, which are not compared with it.
+config_verdict other_machine_verdict(const night_config& tonight,
+                                     const std::vector<const night_config*>& elsewhere) {
+  config_verdict v;
+  v.result = gate_verdict::other_machine;
+  v.reason = "no reference night ran it on " + machine_text(tonight) + "; " +
+             std::to_string(elsewhere.size()) + " ran it on " + machines_of(elsewhere) +
+             ", not compared (another machine's timings): import tonight to start this "
+             "machine's history, or --machine=any to compare across machines";
+  return v;
+}
+
+/// Every config of tonight and of the latest reference night, in tonight's order, judged.
+std::vector<checked_config> judge_tonight(const loaded_night& tonight,
+                                          const reference_configs& references,
+                                          const check_settings& s) {
+  const bool single_baseline = s.against_latest || !s.baseline_dir.empty();
+  std::map<std::string, const night_config*> tonight_by_key;
+  std::set<std::string> tonight_without_machine;
+  std::vector<std::string> order;
+  for (const auto& c : tonight.configs) {
+    tonight_by_key[match_key(c, s.machine)] = &c;
+    tonight_without_machine.insert(config_text_without_machine(c));
+    order.push_back(match_key(c, s.machine));
+  }
+  // A reference config is MISSING tonight unless tonight ran it, on this or (its OTHER_MACHINE
+  // row says so) another machine.
+  for (const auto& c : references.latest_night().configs)
+    if (!tonight_by_key.count(match_key(c, s.machine)) &&
+        !tonight_without_machine.count(config_text_without_machine(c)))
+      order.push_back(match_key(c, s.machine));
+
+  std::vector<checked_config> rows;
+  for (const auto& key : order) {
+    checked_config row;
+    const auto [states, latest] = references.states_of(key);
+    std::optional<night_state> now;
+    if (const auto it = tonight_by_key.find(key); it != tonight_by_key.end()) {
+      row.tonight = *it->second;
+      now = it->second->state;
+    }
+    row.config = row.tonight ? row.tonight->config : latest->config;
+    const auto elsewhere = row.tonight ? references.on_any_machine(*row.tonight)
+                                       : std::vector<const night_config*>{};
+    if (row.tonight && states.empty() && !elsewhere.empty()) {
+      row.verdict = other_machine_verdict(*row.tonight, elsewhere);
+    } else {
+      row.verdict = judge_config(now, states, s.options, single_baseline);
+      if (row.tonight && s.machine == machine_match::any &&
+          machines_of(elsewhere) != machine_text(*row.tonight))
+        row.verdict.reason += " (--machine=any: tonight on " + machine_text(*row.tonight) +
+                              ", the reference nights on " + machines_of(elsewhere) + ")";
+    }
+    const night_config& c = row.tonight ? *row.tonight : *latest;
+    const auto& command = row.tonight ? tonight.info.command
+                                      : references.latest_night().info.command;
+    if (!command.empty()) row.reproduce = joined(rerun_argv(command, c, std::nullopt));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+/// Runs one confirmation and returns its record of the config (nullopt: no record came out).
+/// The record is found by the config without its machine: a re-run of a night recorded on
+/// another machine names this machine's model.
+std::optional<night_config> confirm_once(const std::vector<std::string>& argv,
+                                         const std::string& template_text,
+                                         const std::filesystem::path& dir,
+                                         const night_config& config) {
   std::filesystem::create_directories(dir);
   std::vector<std::string> launch = argv;
   if (!template_text.empty()) {
@@ -225,19 +433,175 @@ std::optional<night_state> confirm_once(const std::vector<std::string>& argv,
     launch = {"/bin/sh", "-c", line};
   }
   const auto log = dir / "confirmation.log";
-  std::cerr << program << ": confirming " << config << ": " << joined(launch) << "\n";
+  std::cerr << program << ": confirming " << config.config << ": " << joined(launch) << "\n";
   child_process child(launch, current_environment(), log, log, process_group::own);
   const auto exit = child.wait();
   if (!exit.success()) {
-    warn("the confirmation run of " + config + " " + exit.describe() + " (log: " + log.string() +
-         ")");
+    warn("the confirmation run of " + config.config + " " + exit.describe() + " (log: " +
+         log.string() + ")");
     return std::nullopt;
   }
   const auto night = read_night(dir, warn);
+  const auto key = config_text_without_machine(config);
   for (const auto& c : night.configs)
-    if (c.config == config) return c.state;
-  warn("the confirmation run of " + config + " wrote no record of it");
+    if (config_text_without_machine(c) == key) return c;
+  warn("the confirmation run of " + config.config + " wrote no record of it");
   return std::nullopt;
+}
+
+/// " on cpu:X (tonight ran on cpu:Y)" when the re-run's machine is not tonight's, else "".
+std::string where_rerun(const night_config& rerun, const night_config& tonight) {
+  if (machine_text(rerun) == machine_text(tonight)) return "";
+  return " on " + machine_text(rerun) + " (tonight ran on " + machine_text(tonight) + ")";
+}
+
+/// How a flagged config is re-measured: tonight's command for that config alone, with the
+/// --runner and --confirm-with of the settings, into a scratch directory.
+struct confirmation_context {
+  const check_settings& settings;
+  const loaded_night& tonight;
+  const reference_configs& references;
+  std::filesystem::path dir;  // this config's scratch directory
+
+  std::vector<std::string> tonight_argv(const night_config& c,
+                                        const std::filesystem::path& out) const {
+    auto argv = rerun_argv(tonight.info.command, c, out.string());
+    if (!settings.runner.empty()) argv.front() = settings.runner;
+    return argv;
+  }
+};
+
+/// Interleaved rounds at one moment on one machine: the baseline build, then tonight's, in the
+/// first round, and the other way round in the next (ABBA...), so that whatever the second run of
+/// a pair gains or loses (a cache the first warmed, a clock that ramped) does not always fall on
+/// one build: a CI run of the planted nights saw dcgan, untouched, SLOWER in three rounds out of
+/// three with the baseline always first. A verdict holds only when every round gives it; rounds
+/// that disagree are noise. Both builds run here, so the rounds judge a night recorded on another
+/// machine as well as one of this machine (the confirmation says where they ran).
+void confirm_by_rounds(checked_config& row, const confirmation_context& context) {
+  const auto& s = context.settings;
+  const bool too_noisy = row.verdict.result == gate_verdict::too_noisy;
+  std::vector<std::string> verdicts;
+  std::optional<gate_verdict> agreed;
+  std::string where;
+  bool disagree = false;
+  for (size_t round = 0; round < s.confirm_rounds; ++round) {
+    const auto here = context.dir / ("round-" + std::to_string(round + 1));
+    auto baseline_argv =
+        rerun_argv(context.tonight.info.command, *row.tonight, (here / "baseline").string());
+    baseline_argv.front() = s.baseline_runner;
+    const auto run_baseline = [&] {
+      return confirm_once(baseline_argv, s.confirm_template, here / "baseline", *row.tonight);
+    };
+    const auto run_tonight = [&] {
+      return confirm_once(context.tonight_argv(*row.tonight, here / "tonight"),
+                          s.confirm_template, here / "tonight", *row.tonight);
+    };
+    const bool baseline_first = round % 2 == 0;
+    const auto first = baseline_first ? run_baseline() : run_tonight();
+    const auto second_run = baseline_first ? run_tonight() : run_baseline();
+    const auto& base = baseline_first ? first : second_run;
+    const auto& again = baseline_first ? second_run : first;
+    if (!base || !again) {
+      row.confirmation = "confirmation failed to run: the verdict stays";
+      return;
+    }
+    where = where_rerun(*again, *row.tonight);
+    const auto second = judge_config(again->state, {base->state}, s.options,
+                                     /*single_baseline=*/true);
+    char ratio[32] = "-";
+    if (second.timing) std::snprintf(ratio, sizeof ratio, "%.3f", second.timing->ratio);
+    verdicts.push_back(std::string(gate_verdict_name(second.result)) + " " + ratio);
+    if (agreed && *agreed != second.result) disagree = true;
+    agreed = second.result;
+    if (disagree) break;  // the outcome is settled: not every round agrees
+  }
+  std::string rounds;
+  for (const auto& v : verdicts) rounds += (rounds.empty() ? "" : ", ") + v;
+  row.confirmation = "interleaved A/B against the baseline build" + where + " (" + rounds + "): ";
+  if (!disagree && agreed == gate_verdict::slower) {
+    *row.confirmation += "SLOWER in every round";
+    row.verdict.result = gate_verdict::slower;
+  } else if (disagree) {
+    *row.confirmation += "the rounds disagree";
+    if (!too_noisy) row.verdict.reason = "not confirmed: was " + row.verdict.reason;
+    row.verdict.result = gate_verdict::too_noisy;
+  } else {
+    *row.confirmation += std::string(gate_verdict_name(*agreed)) + " in every round";
+    if (!too_noisy) row.verdict.reason = "not confirmed: was " + row.verdict.reason;
+    row.verdict.result = *agreed;
+  }
+}
+
+/// One re-run of tonight's build judged against the same reference nights. A re-run on another
+/// machine than tonight's is not judged against tonight's machine's history (the verdict stays,
+/// and says why) unless --machine=any.
+void confirm_against_history(checked_config& row, const confirmation_context& context) {
+  const auto& s = context.settings;
+  const auto again = confirm_once(context.tonight_argv(*row.tonight, context.dir / "tonight"),
+                                  s.confirm_template, context.dir / "tonight", *row.tonight);
+  if (!again) {
+    row.confirmation = "confirmation failed to run: the verdict stays";
+    return;
+  }
+  if (s.machine == machine_match::same && machine_text(*again) != machine_text(*row.tonight)) {
+    row.confirmation = "not confirmed: the re-run ran on " + machine_text(*again) +
+                       ", tonight on " + machine_text(*row.tonight) +
+                       ", whose history this machine's timing is not judged against "
+                       "(--baseline-runner re-measures both builds on one machine): the verdict stays";
+    return;
+  }
+  const bool single_baseline = s.against_latest || !s.baseline_dir.empty();
+  const auto states = context.references.states_of(match_key(*row.tonight, s.machine)).first;
+  const auto second = judge_config(again->state, states, s.options, single_baseline);
+  row.confirmation = std::string("confirmation run") + where_rerun(*again, *row.tonight) + ": " +
+                     gate_verdict_name(second.result) + " (" + second.reason + ")";
+  if (second.result != gate_verdict::slower) {
+    row.verdict.reason = "not confirmed: was " + row.verdict.reason;
+    row.verdict.result = gate_verdict::same;
+  }
+}
+
+/// Re-measures the SLOWER configs (with the baseline build at hand also the TOO_NOISY ones: the
+/// history cannot judge them, an interleaved A/B run at one moment on one machine can).
+void confirm_flagged(std::vector<checked_config>& rows, const loaded_night& tonight,
+                     const reference_configs& references, const check_settings& s) {
+  std::filesystem::path scratch = s.scratch_dir;
+  const bool own_scratch = scratch.empty();
+  if (own_scratch) {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "regression_gate.XXXXXX").string();
+    if (!mkdtemp(pattern.data()))
+      throw std::runtime_error("cannot create a scratch directory under " +
+                               std::filesystem::temp_directory_path().string());
+    scratch = pattern;
+  }
+  size_t index = 0;
+  for (auto& row : rows) {
+    if (!row.tonight) continue;
+    const bool too_noisy = row.verdict.result == gate_verdict::too_noisy;
+    if (row.verdict.result != gate_verdict::slower && !(too_noisy && !s.baseline_runner.empty()))
+      continue;
+    if (tonight.info.command.empty()) {
+      row.confirmation = "not confirmed: tonight has no run_context.json command to re-run";
+      continue;
+    }
+    const confirmation_context context{s, tonight, references,
+                                       scratch / ("config-" + std::to_string(index++))};
+    const auto runner = context.tonight_argv(*row.tonight, context.dir).front();
+    if (std::error_code ignored; !std::filesystem::exists(runner, ignored)) {
+      // A night recorded on another machine or checkout: its runner is not here.
+      row.confirmation = "not confirmed: tonight's experiment_runner " + runner +
+                         " is not on this machine (--runner names one; --no-confirm skips "
+                         "confirmation)";
+      continue;
+    }
+    if (!s.baseline_runner.empty())
+      confirm_by_rounds(row, context);
+    else
+      confirm_against_history(row, context);
+  }
+  if (own_scratch) std::filesystem::remove_all(scratch);
 }
 
 json_value interval_json(const median_interval& i, json_allocator& a) {
@@ -315,236 +679,25 @@ std::string table_of(const std::vector<checked_config>& rows) {
   return out.str();
 }
 
-int run_check(const parsed_flags& flags) {
-  const auto positional = flags.texts("tonight");
-  if (positional.size() != 1)
-    throw usage_error("expected one directory, tonight's, got " +
-                      std::to_string(positional.size()));
-  gate_options options;
-  options.history_nights = count_of(flags, "history", options.history_nights);
-  options.min_history_nights = count_of(flags, "min-history", options.min_history_nights);
-  options.k = positive_real(flags, "k", options.k);
-  options.min_change = positive_real(flags, "min-change", options.min_change);
-  options.max_spread = positive_real(flags, "max-spread", options.max_spread);
-  options.baseline_min_change =
-      positive_real(flags, "baseline-min-change", options.baseline_min_change);
-  options.accuracy_margin = positive_real(flags, "accuracy-margin", options.accuracy_margin);
-  const auto db = flags.text_or("db", "");
-  const auto baseline_dir = flags.text_or("baseline", "");
-  const bool against_latest = flags.given("against-latest");
-  if (db.empty() == baseline_dir.empty())
-    throw usage_error("give either --db (a history) or --baseline DIR (one night)");
-  if (against_latest && db.empty()) throw usage_error("--against-latest needs --db");
-  const auto confirm_template = flags.text_or("confirm-with", "");
-  const bool confirm = !flags.given("no-confirm");
-  if (!confirm && !confirm_template.empty())
-    throw usage_error("--confirm-with and --no-confirm contradict each other");
-  const auto baseline_runner = flags.text_or("baseline-runner", "");
-  const auto runner = flags.text_or("runner", "");
-  const size_t confirm_rounds = count_of(flags, "confirm-rounds", 3);
-  if ((!baseline_runner.empty() || !runner.empty()) && !confirm)
-    throw usage_error("--runner and --baseline-runner set up confirmation runs: not with --no-confirm");
-
-  loaded_night tonight;
-  try {
-    tonight = read_night(positional[0], warn);
-  } catch (const std::runtime_error& e) {
-    throw usage_error(e.what());
-  }
-  // The reference nights, oldest first.
-  std::vector<loaded_night> references;
-  bool single_baseline = against_latest;
-  if (!baseline_dir.empty()) {
-    try {
-      references.push_back(read_night(baseline_dir, warn));
-    } catch (const std::runtime_error& e) {
-      throw usage_error(e.what());
+/// The machines tonight ran on and those of the reference configs it was not compared with.
+std::string other_machine_summary(const std::vector<checked_config>& rows,
+                                  const reference_configs& references) {
+  std::vector<const night_config*> tonight, elsewhere;
+  for (const auto& r : rows)
+    if (r.verdict.result == gate_verdict::other_machine) {
+      tonight.push_back(&*r.tonight);
+      for (const auto* c : references.on_any_machine(*r.tonight)) elsewhere.push_back(c);
     }
-    single_baseline = true;
-  } else {
-    if (!std::filesystem::exists(db)) throw usage_error("no history database " + db);
-    night_history history(db);
-    std::vector<night_info> nights;
-    for (auto& n : history.nights()) {
-      if (n.content_hash == tonight.info.content_hash || n.path == tonight.info.path) continue;
-      if (tonight.info.started > 0 && n.started >= tonight.info.started) continue;
-      nights.push_back(std::move(n));
-    }
-    const size_t keep = against_latest ? 1 : options.history_nights;
-    if (nights.size() > keep) nights.erase(nights.begin(), nights.end() - keep);
-    for (auto& n : nights) {
-      loaded_night night;
-      night.configs = history.configs_of(n.id);
-      night.info = std::move(n);
-      references.push_back(std::move(night));
-    }
-  }
-  if (references.empty()) {
-    std::cerr << program << ": error: nothing to compare: the history holds no night before "
-              << "tonight's (import earlier nights with 'regression_gate import')\n";
-    return exit_nothing_to_compare;
-  }
-  const std::string against =
-      !baseline_dir.empty() ? "baseline " + references.back().info.path
-      : against_latest      ? "latest night " + references.back().info.path
-                            : std::to_string(references.size()) + " nights of " + db;
+  if (tonight.empty()) return "";
+  return "tonight ran on " + machines_of(tonight) + ", the reference nights on " +
+         machines_of(elsewhere);
+}
 
-  // Every config of tonight and of the latest reference night, in tonight's order.
-  std::map<std::string, const night_config*> tonight_by_config;
-  std::vector<std::string> order;
-  for (const auto& c : tonight.configs) {
-    tonight_by_config[c.config] = &c;
-    order.push_back(c.config);
-  }
-  for (const auto& c : references.back().configs)
-    if (!tonight_by_config.count(c.config)) order.push_back(c.config);
-
-  const auto states_of = [&](const std::string& config) {
-    std::vector<night_state> states;
-    const night_config* latest = nullptr;
-    for (const auto& night : references)
-      for (const auto& c : night.configs)
-        if (c.config == config) {
-          states.push_back(c.state);
-          latest = &c;
-        }
-    return std::make_pair(states, latest);
-  };
-
-  std::vector<checked_config> rows;
-  for (const auto& config : order) {
-    checked_config row;
-    row.config = config;
-    const auto [states, latest] = states_of(config);
-    std::optional<night_state> now;
-    if (const auto it = tonight_by_config.find(config); it != tonight_by_config.end()) {
-      row.tonight = *it->second;
-      now = it->second->state;
-    }
-    row.verdict = judge_config(now, states, options, single_baseline);
-    const night_config& c = row.tonight ? *row.tonight : *latest;
-    const auto& command = row.tonight ? tonight.info.command : references.back().info.command;
-    if (!command.empty()) row.reproduce = joined(rerun_argv(command, c, std::nullopt));
-    rows.push_back(std::move(row));
-  }
-
-  // Confirmation runs of the SLOWER configs.
-  if (confirm) {
-    std::filesystem::path scratch = flags.text_or("scratch-dir", "");
-    const bool own_scratch = scratch.empty();
-    if (own_scratch) {
-      std::string pattern =
-          (std::filesystem::temp_directory_path() / "regression_gate.XXXXXX").string();
-      if (!mkdtemp(pattern.data()))
-        throw std::runtime_error("cannot create a scratch directory under " +
-                                 std::filesystem::temp_directory_path().string());
-      scratch = pattern;
-    }
-    size_t index = 0;
-    for (auto& row : rows) {
-      if (!row.tonight) continue;
-      // SLOWER configs; with the baseline build at hand also the TOO_NOISY ones: the history
-      // cannot judge them, an interleaved A/B run at one moment on one machine can.
-      const bool too_noisy = row.verdict.result == gate_verdict::too_noisy;
-      if (row.verdict.result != gate_verdict::slower && !(too_noisy && !baseline_runner.empty()))
-        continue;
-      if (tonight.info.command.empty()) {
-        row.confirmation = "not confirmed: tonight has no run_context.json command to re-run";
-        continue;
-      }
-      const auto dir = scratch / ("config-" + std::to_string(index++));
-      const auto tonight_argv_in = [&](const std::filesystem::path& out) {
-        auto argv = rerun_argv(tonight.info.command, *row.tonight, out.string());
-        if (!runner.empty()) argv.front() = runner;
-        return argv;
-      };
-      const auto tonight_argv = tonight_argv_in(dir / "tonight");
-      if (std::error_code ignored; !std::filesystem::exists(tonight_argv.front(), ignored)) {
-        // A night recorded on another machine or checkout: its runner is not here.
-        row.confirmation = "not confirmed: tonight's experiment_runner " + tonight_argv.front() +
-                           " is not on this machine (--runner names one; --no-confirm skips "
-                           "confirmation)";
-        continue;
-      }
-      if (!baseline_runner.empty()) {
-        // Interleaved rounds at one moment on one machine: the baseline build, then tonight's, in
-        // the first round, and the other way round in the next (ABBA...), so that whatever the
-        // second run of a pair gains or loses (a cache the first warmed, a clock that ramped)
-        // does not always fall on one build: a CI run of the planted nights saw dcgan, untouched,
-        // SLOWER in three rounds out of three with the baseline always first. A verdict holds only
-        // when every round gives it; rounds that disagree are noise.
-        std::vector<std::string> verdicts;
-        std::optional<gate_verdict> agreed;
-        bool disagree = false, failed_to_run = false;
-        for (size_t round = 0; round < confirm_rounds; ++round) {
-          const auto here = dir / ("round-" + std::to_string(round + 1));
-          auto baseline_argv = rerun_argv(tonight.info.command, *row.tonight,
-                                          (here / "baseline").string());
-          baseline_argv.front() = baseline_runner;
-          const auto run_baseline = [&] {
-            return confirm_once(baseline_argv, confirm_template, here / "baseline", row.config);
-          };
-          const auto run_tonight = [&] {
-            return confirm_once(tonight_argv_in(here / "tonight"), confirm_template,
-                                here / "tonight", row.config);
-          };
-          const bool baseline_first = round % 2 == 0;
-          const auto first = baseline_first ? run_baseline() : run_tonight();
-          const auto second_run = baseline_first ? run_tonight() : run_baseline();
-          const auto& base = baseline_first ? first : second_run;
-          const auto& again = baseline_first ? second_run : first;
-          if (!base || !again) {
-            failed_to_run = true;
-            break;
-          }
-          const auto second = judge_config(again, {*base}, options, /*single_baseline=*/true);
-          char ratio[32] = "-";
-          if (second.timing) std::snprintf(ratio, sizeof ratio, "%.3f", second.timing->ratio);
-          verdicts.push_back(std::string(gate_verdict_name(second.result)) + " " + ratio);
-          if (agreed && *agreed != second.result) disagree = true;
-          agreed = second.result;
-          if (disagree) break;  // the outcome is settled: not every round agrees
-        }
-        if (failed_to_run) {
-          row.confirmation = "confirmation failed to run: the verdict stays";
-          continue;
-        }
-        std::string rounds;
-        for (const auto& v : verdicts) rounds += (rounds.empty() ? "" : ", ") + v;
-        row.confirmation = "interleaved A/B against the baseline build (" + rounds + "): ";
-        if (!disagree && agreed == gate_verdict::slower) {
-          *row.confirmation += "SLOWER in every round";
-          row.verdict.result = gate_verdict::slower;
-        } else if (disagree) {
-          *row.confirmation += "the rounds disagree";
-          if (!too_noisy) row.verdict.reason = "not confirmed: was " + row.verdict.reason;
-          row.verdict.result = gate_verdict::too_noisy;
-        } else {
-          *row.confirmation += std::string(gate_verdict_name(*agreed)) + " in every round";
-          if (!too_noisy) row.verdict.reason = "not confirmed: was " + row.verdict.reason;
-          row.verdict.result = *agreed;
-        }
-        continue;
-      }
-      const auto again = confirm_once(tonight_argv, confirm_template, dir / "tonight",
-                                      row.config);
-      if (!again) {
-        row.confirmation = "confirmation failed to run: the verdict stays";
-        continue;
-      }
-      const auto [states, latest] = states_of(row.config);
-      (void)latest;
-      const auto second = judge_config(again, states, options, single_baseline);
-      row.confirmation = std::string("confirmation run: ") + gate_verdict_name(second.result) +
-                         " (" + second.reason + ")";
-      if (second.result != gate_verdict::slower) {
-        row.verdict.reason = "not confirmed: was " + row.verdict.reason;
-        row.verdict.result = gate_verdict::same;
-      }
-    }
-    if (own_scratch) std::filesystem::remove_all(scratch);
-  }
-
+/// Prints the table and errors, writes the verdict JSON, runs the --on-regression hook; returns
+/// the exit status.
+int report_verdicts(const std::vector<checked_config>& rows, const loaded_night& tonight,
+                    const reference_configs& references, const std::string& against,
+                    const check_settings& s) {
   bool regression = false, missing = false;
   for (const auto& r : rows) {
     regression = regression || is_regression(r.verdict.result);
@@ -552,7 +705,8 @@ int run_check(const parsed_flags& flags) {
   }
   const bool compared = std::any_of(rows.begin(), rows.end(), [](const checked_config& r) {
     return r.verdict.result != gate_verdict::new_config &&
-           r.verdict.result != gate_verdict::missing;
+           r.verdict.result != gate_verdict::missing &&
+           r.verdict.result != gate_verdict::other_machine;
   });
   const int status = regression ? exit_regression
                      : (missing || !compared) ? exit_nothing_to_compare
@@ -563,14 +717,21 @@ int run_check(const parsed_flags& flags) {
   for (const auto& r : rows)
     if (r.verdict.result == gate_verdict::missing)
       std::cerr << program << ": error: " << r.config << " is missing tonight\n";
+  const auto machines = other_machine_summary(rows, references);
   if (!compared)
-    std::cerr << program << ": error: no config of tonight is in the reference nights\n";
+    std::cerr << program << ": error: no config of tonight is in the reference nights"
+              << (machines.empty() ? "" : " of its machine: " + machines +
+                                              " (import tonight to start this machine's "
+                                              "history, or --machine=any to compare across "
+                                              "machines)")
+              << "\n";
+  else if (!machines.empty())
+    warn("configs not compared (OTHER_MACHINE): " + machines);
 
   const auto json = verdicts_json(rows, tonight.info.path, against, status);
-  std::string json_path = flags.text_or("verdict-json", "");
-  const auto hook = flags.text_or("on-regression", "");
+  std::string json_path = s.verdict_json;
   bool temporary_json = false;
-  if (json_path.empty() && status == exit_regression && !hook.empty()) {
+  if (json_path.empty() && status == exit_regression && !s.hook.empty()) {
     std::string pattern =
         (std::filesystem::temp_directory_path() / "regression_gate_verdict.XXXXXX").string();
     const int fd = mkstemp(pattern.data());
@@ -580,9 +741,9 @@ int run_check(const parsed_flags& flags) {
     temporary_json = true;
   }
   if (!json_path.empty()) replace_text_file(json_path, json);
-  if (status == exit_regression && !hook.empty()) {
+  if (status == exit_regression && !s.hook.empty()) {
     const auto log = std::filesystem::path(json_path).string() + ".hook.log";
-    child_process child({"/bin/sh", "-c", hook + " \"$1\"", "sh", json_path},
+    child_process child({"/bin/sh", "-c", s.hook + " \"$1\"", "sh", json_path},
                         current_environment(), log, log, process_group::own);
     const auto exit = child.wait();
     std::cerr << program << ": --on-regression " << exit.describe() << " (output: " << log
@@ -590,6 +751,25 @@ int run_check(const parsed_flags& flags) {
     if (temporary_json) std::cerr << program << ": verdict JSON kept at " << json_path << "\n";
   }
   return status;
+}
+
+int run_check(const parsed_flags& flags) {
+  const auto settings = read_check_settings(flags);
+  const auto tonight = read_night_or_usage_error(settings.tonight_dir);
+  const auto nights = reference_nights(settings, tonight);
+  if (nights.empty()) {
+    std::cerr << program << ": error: nothing to compare: the history holds no night before "
+              << "tonight's (import earlier nights with 'regression_gate import')\n";
+    return exit_nothing_to_compare;
+  }
+  const std::string against =
+      !settings.baseline_dir.empty() ? "baseline " + nights.back().info.path
+      : settings.against_latest      ? "latest night " + nights.back().info.path
+                                     : std::to_string(nights.size()) + " nights of " + settings.db;
+  const reference_configs references(nights, settings.machine);
+  auto rows = judge_tonight(tonight, references, settings);
+  if (settings.confirm) confirm_flagged(rows, tonight, references, settings);
+  return report_verdicts(rows, tonight, references, against, settings);
 }
 
 int usage() {

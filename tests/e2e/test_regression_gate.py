@@ -43,6 +43,24 @@ DRIFT = "night_11"
 DRIFT_MODELS = {"squeezenet1_1"}  # the only model of the four that calls aten::cat
 CAT_PERTURBATION = os.environ.get("CAT_PERTURBATION", "../../build/tests/libcat_perturbation.so")
 REGRESSIONS = {"SLOWER", "BROKEN", "ACCURACY_DRIFT"}
+RECORDED_ON = "cpu:AMD EPYC"  # the machine every recorded night ran on
+OTHER_CPU = "Other Vendor CPU 9000"  # a machine none of them ran on
+
+
+def this_machine():
+    """"cpu:<model>" as experiment_runner names this machine (lscpu's Model name)."""
+    proc = run("lscpu", check=False, env={**os.environ, "LC_ALL": "C"})
+    for line in proc.stdout.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "Model name":
+            return "cpu:" + value.strip()
+    return None
+
+
+def on_other_machine(record):
+    """The record as the same config run on OTHER_CPU would write it."""
+    record["experiment"]["accelerator_model"] = OTHER_CPU
+    return record
 
 
 def night(name):
@@ -99,6 +117,23 @@ class RegressionGateTest(OutputDirTest):
         return self.check(night(name), "--baseline-runner", baseline, "--runner", runner,
                           timeout=900)
 
+    def assert_confirmations_say_where_they_ran(self, verdict):
+        # The re-runs ran here; where that is not the recording machine, each confirmation names
+        # both machines.
+        here = this_machine()
+        for c in verdict["configs"]:
+            if "confirmation" in c and here and here != RECORDED_ON:
+                self.assertIn(f"on {here} (tonight ran on {RECORDED_ON})", c["confirmation"])
+
+    def test_runs_on_the_machine_it_was_told(self):
+        # Under scripts/as_other_machine.sh (as make test runs these tests) this machine must be
+        # the one it names, so that the re-measurements above ran on a CPU no fixture ran on.
+        expected = os.environ.get("BENCHMATRIX_TEST_MACHINE")
+        if expected is None:
+            self.skipTest("not under scripts/as_other_machine.sh")
+        self.assertEqual(this_machine(), expected)
+        self.assertNotEqual(expected, RECORDED_ON)
+
     def test_first_pass_flags_every_planted_config(self):
         # The history alone (no re-runs): the planted 3-6x slowdowns are beyond any night's noise.
         self.import_nights(*CONTROL)
@@ -121,6 +156,7 @@ class RegressionGateTest(OutputDirTest):
             self.assertEqual(failing, [], f"{name}:\n{proc.stdout}")
             self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr[-3000:])
             self.assertEqual(len(verdict["configs"]), 8)
+            self.assert_confirmations_say_where_they_ran(verdict)
             self.import_nights(name)
 
     @unittest.skipUnless(os.path.exists(EXPERIMENT_RUNNER), "needs experiment_runner")
@@ -133,6 +169,7 @@ class RegressionGateTest(OutputDirTest):
                        if model_of(c["config"]) in PLANTED_MODELS}
             self.assertEqual(failing, planted, f"{name}:\n{proc.stdout}{proc.stderr[-3000:]}")
             self.assertEqual(proc.returncode, 1)
+            self.assert_confirmations_say_where_they_ran(verdict)
             for c in verdict["configs"]:
                 if c["config"] in failing:
                     self.assertIn("SLOWER in every round", c["confirmation"])
@@ -164,6 +201,55 @@ class RegressionGateTest(OutputDirTest):
         self.assertTrue(flagged, proc.stdout)
         for c in flagged:
             self.assertIn("/nonexistent/experiment_runner is not on this machine",
+                          c["confirmation"])
+
+    def test_a_night_from_another_machine_is_not_compared_and_names_both(self):
+        # A nightly job moved to a runner of another CPU model: its configs have no history on
+        # that machine. They are OTHER_MACHINE (not compared, not MISSING), the gate exits 2 and
+        # says how to go on; once imported, that night starts the new machine's history.
+        self.import_nights(*CONTROL[:6])
+        moved = self.copy_night(CONTROL[6], on_other_machine)
+        proc, verdict = self.check(moved, "--no-confirm", expect=2)
+        self.assertEqual(verdict["counts"], {"OTHER_MACHINE": 8}, proc.stdout)
+        for c in verdict["configs"]:
+            self.assertTrue(c["config"].endswith(f"/cpu:{OTHER_CPU}"), c["config"])
+            self.assertIn(f"no reference night ran it on cpu:{OTHER_CPU}; 6 ran it on "
+                          f"{RECORDED_ON}, not compared", c["reason"])
+        self.assertIn(f"tonight ran on cpu:{OTHER_CPU}, the reference nights on {RECORDED_ON}",
+                      proc.stderr)
+        self.assertNotIn("is missing tonight", proc.stderr)
+
+        # --machine=any: the user vouches for comparing across machines; the reasons say so.
+        proc, verdict = self.check(moved, "--no-confirm", "--machine=any", expect=0)
+        self.assertEqual(verdict["counts"], {"SAME": 8}, proc.stdout)
+        for c in verdict["configs"]:
+            self.assertIn(f"tonight on cpu:{OTHER_CPU}, the reference nights on {RECORDED_ON}",
+                          c["reason"])
+
+        # Imported, the moved night is the new machine's first: the next night from it is judged
+        # against its own machine's nights only (one night: too few to learn the noise from).
+        self.import_nights(moved)
+        later = self.copy_night(CONTROL[7], on_other_machine)
+        proc, verdict = self.check(later, "--no-confirm", expect=0)
+        self.assertEqual(verdict["counts"], {"TOO_NOISY": 8}, proc.stdout)
+        for c in verdict["configs"]:
+            self.assertEqual(c["nights"], 1, c)
+        self.assertNotIn("OTHER_MACHINE", proc.stderr)
+
+    def test_a_rerun_on_another_machine_is_not_judged_against_the_nights_history(self):
+        # Confirmation without a baseline build judges the re-run against the history: a re-run
+        # here of a night recorded on another machine cannot be, and the flag stays saying why.
+        here = this_machine()
+        if here is None or here == RECORDED_ON or not os.path.exists(EXPERIMENT_RUNNER):
+            self.skipTest("needs experiment_runner on a machine other than the recorded nights'")
+        self.import_nights(*CONTROL)
+        proc, verdict = self.check(night(PLANTED[0]), "--runner", os.path.abspath(EXPERIMENT_RUNNER),
+                                   expect=1, timeout=900)
+        flagged = [c for c in verdict["configs"] if "confirmation" in c]
+        self.assertTrue(flagged, proc.stdout)
+        for c in flagged:
+            self.assertEqual(c["verdict"], "SLOWER")
+            self.assertIn(f"not confirmed: the re-run ran on {here}, tonight on {RECORDED_ON}",
                           c["confirmation"])
 
     def test_accuracy_drift_and_pass_to_fail_are_regressions(self):
@@ -294,6 +380,8 @@ class RegressionGateTest(OutputDirTest):
         self.assertIn("--no-confirm", self.gate("check", "--help", expect=0).stdout)
         self.gate("check", "--db", self.db, night("night_3"), "--no-confirm", "--runner", "x",
                   expect=3)  # a runner for confirmation runs that are switched off
+        proc = self.gate("check", "--db", self.db, night("night_3"), "--machine=nearby", expect=3)
+        self.assertIn("--machine", proc.stderr)
 
 
 if __name__ == "__main__":
