@@ -98,12 +98,6 @@ package_recipe make_recipe(std::shared_ptr<const traced_forward> traced, model_i
   return recipe;
 }
 
-void write_file(const std::filesystem::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out.flush()) throw std::runtime_error("cannot write " + path.string());
-}
-
 /// Inductor's and Triton's own caches (FX graphs, generated kernels and their compiled objects,
 /// autotuning results, precompiled headers, the CPU ISA probes): shared by every model, run and
 /// concurrent compile that uses this compile cache, so that what one compile built the next reuses.
@@ -120,12 +114,12 @@ void compile_package(const package_recipe& recipe, const torch::Device& device,
                      const std::filesystem::path& directory, bool cold_start) {
   std::vector<std::string> argv = {helper_python(), "-m", "benchmatrix_compile"};
   if (recipe.traced) {
-    write_file(directory / "traced.pt", recipe.torchscript_bytes());
+    write_binary_file(directory / "traced.pt", recipe.torchscript_bytes());
     argv.insert(argv.end(), {"--torchscript", (directory / "traced.pt").string()});
   } else {
     argv.insert(argv.end(), {"--exported", recipe.exported_program.string()});
   }
-  write_file(directory / "inputs.pt", recipe.inputs);
+  write_binary_file(directory / "inputs.pt", recipe.inputs);
   argv.insert(argv.end(), {
       "--inputs", (directory / "inputs.pt").string(),
       "--device", device.is_cuda() ? "cuda" : "cpu",

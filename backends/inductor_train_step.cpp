@@ -26,7 +26,7 @@
 namespace benchmatrix {
 namespace {
 
-constexpr const char* package_name = "train_step.pt2";  // apart from eval's model.pt2
+constexpr const char* train_package_name = "train_step.pt2";  // apart from eval's model.pt2
 
 /// How the train package draws random numbers (the record's compile.random_ops and, for the
 /// package the verifier ran, verification.random_ops): train_step.py compiles with Inductor's
@@ -35,7 +35,7 @@ constexpr const char* package_name = "train_step.pt2";  // apart from eval's mod
 constexpr const char* package_random_ops =
     "ATen's kernels on the default generator in eager's order (Inductor fallback_random, as "
     "PyTorch's --accuracy), so a step seeded as eager's draws eager's dropout masks";
-constexpr int cuda_graph_warm_ups = 3;  // as the cudagraphs backend's train step
+constexpr int train_cuda_graph_warm_ups = 3;  // as the cudagraphs backend's train step
 
 /// The parameters (each tensor once: tied weights are one graph input, as Python's
 /// named_parameters() deduplicates them) and the buffers the traced train step takes.
@@ -123,12 +123,6 @@ struct train_recipe {
   }
 };
 
-void write_file(const std::filesystem::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out.flush()) throw std::runtime_error("cannot write " + path.string());
-}
-
 /// The helper's exit status when the export of the model's train step fails (train_step.py
 /// EXPORT_FAILED): a SKIP record, not an error.
 constexpr int export_failed_status = 4;
@@ -153,9 +147,9 @@ constexpr int export_failed_status = 4;
 void compile_train_package(const train_recipe& recipe, const torch::Device& device,
                            const std::filesystem::path& directory, bool cold_start,
                            const std::string& model_name) {
-  write_file(directory / "traced.pt", recipe.torchscript);
-  write_file(directory / "inputs.pt", recipe.inputs);
-  write_file(directory / "state.pt", pickled(recipe.state));
+  write_binary_file(directory / "traced.pt", recipe.torchscript);
+  write_binary_file(directory / "inputs.pt", recipe.inputs);
+  write_binary_file(directory / "state.pt", pickled(recipe.state));
   std::vector<std::string> argv = {
       helper_python(), "-m", "benchmatrix_compile", "--train",
       "--torchscript", (directory / "traced.pt").string(),
@@ -164,7 +158,7 @@ void compile_train_package(const train_recipe& recipe, const torch::Device& devi
       "--parameter-count", std::to_string(recipe.parameter_count),
       "--loss-structure", recipe.loss_structure,
       "--device", device.is_cuda() ? "cuda" : "cpu",
-      "--out", (directory / package_name).string(),
+      "--out", (directory / train_package_name).string(),
       "--expect-torch-version", TORCH_VERSION,
       "--timings-json", (directory / compile_timings_name).string()};
   if (recipe.amp) argv.emplace_back("--amp");
@@ -181,7 +175,7 @@ void compile_train_package(const train_recipe& recipe, const torch::Device& devi
   if (!result.exit.success()) helper_failed(result, model_name);
   if (cold_start) remove_tree(cold_caches.string());  // not part of the entry
   log_info("AOTInductor train-step compile took " + std::to_string(result.seconds) + " s");
-  extract_aoti_package(directory / package_name, directory / extracted_package_folder);
+  extract_aoti_package(directory / train_package_name, directory / extracted_package_folder);
 }
 
 /// "0,2,5" -> {0, 2, 5}; "" -> {}.
@@ -280,7 +274,7 @@ step_function captured_step(model_instance& model, std::shared_ptr<train_package
   return capture_whole_train_step(
       model, options,
       [package](const std::vector<torch::Tensor>& leaves) { return package->run(leaves); },
-      cuda_graph_warm_ups);
+      train_cuda_graph_warm_ups);
 }
 
 }  // namespace
@@ -316,7 +310,7 @@ backend_step make_inductor_train_step(model_instance& model, const step_options&
 
   compile_cache cache(context.cache_dir);
   const cache_entry entry = cache.get_or_build(
-      recipe.key(), package_name, recipe.description, context.cold_start,
+      recipe.key(), train_package_name, recipe.description, context.cold_start,
       [&](const std::filesystem::path& directory) {
         compile_train_package(recipe, options.device, directory, context.cold_start,
                               context.model_name);

@@ -137,12 +137,6 @@ struct export_recipe {
   }
 };
 
-void write_file(const std::filesystem::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out.flush()) throw std::runtime_error("cannot write " + path.string());
-}
-
 std::string read_binary(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path.string());
@@ -157,8 +151,8 @@ constexpr int export_failed_status = 4;
 
 void export_stablehlo(const export_recipe& recipe, const torch::Device& device,
                       const std::filesystem::path& directory, const std::string& model_name) {
-  write_file(directory / "traced.pt", recipe.torchscript);
-  write_file(directory / "inputs.pt", recipe.inputs);
+  write_binary_file(directory / "traced.pt", recipe.torchscript);
+  write_binary_file(directory / "inputs.pt", recipe.inputs);
   std::vector<std::string> argv = {
       helper_python(), "-m", "benchmatrix_compile", "--format", "stablehlo",
       "--torchscript", (directory / "traced.pt").string(),
@@ -168,7 +162,7 @@ void export_stablehlo(const export_recipe& recipe, const torch::Device& device,
       "--expect-torch-version", TORCH_VERSION,
       "--timings-json", (directory / compile_timings_name).string()};
   if (recipe.train) {
-    write_file(directory / "state.pt", recipe.train->state);
+    write_binary_file(directory / "state.pt", recipe.train->state);
     argv.insert(argv.end(), {"--train", "--state", (directory / "state.pt").string(),
                              "--parameter-count", std::to_string(recipe.train->parameter_count),
                              "--loss-structure", recipe.train->loss_structure});
@@ -400,7 +394,7 @@ executable_source load_or_compile(pjrt::session& session, const exported_program
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
     counters.compile_number += 1;
     source.compiled = true;
-    write_file(directory / executable_name, session.serialize());
+    write_binary_file(directory / executable_name, session.serialize());
   };
   compile_cache cache(context.cache_dir);
   // The entry, or nullopt when the plugin compiled but could not serialize (then uncached).

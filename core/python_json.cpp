@@ -127,6 +127,12 @@ void append_python_quoted(std::string& out, std::string_view text) {
 
 }  // namespace
 
+json_value json_number_list(const std::vector<double>& values, json_allocator& a) {
+  json_value list(rapidjson::kArrayType);
+  for (const double v : values) list.PushBack(v, a);
+  return list;
+}
+
 std::string to_python_json(const json_value& value) {
   std::string out;
   append_value(out, value, append_json_scalar, append_json_string);

@@ -18,12 +18,16 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace benchmatrix {
 
 using json_value = rapidjson::Value;
 using json_document = rapidjson::Document;
 using json_allocator = rapidjson::Document::AllocatorType;
+
+/// A JSON array of the numbers (a record's per-repeat metric list).
+[[nodiscard]] json_value json_number_list(const std::vector<double>& values, json_allocator& a);
 
 /// Python `repr(float)`: shortest round-trip digits, `.0` on integral values, scientific notation
 /// below 1e-4 or from 1e16 up (`1e-05`, `1e+16`), and the tokens `NaN`, `Infinity`, `-Infinity`.

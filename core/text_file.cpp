@@ -55,4 +55,10 @@ void replace_text_file(const std::filesystem::path& path, const std::string& tex
   }
 }
 
+void write_binary_file(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out.flush()) throw std::runtime_error("cannot write " + path.string());
+}
+
 }  // namespace benchmatrix

@@ -21,4 +21,9 @@ namespace benchmatrix {
 /// std::runtime_error naming the path when it cannot be written; the old file is then untouched.
 void replace_text_file(const std::filesystem::path& path, const std::string& text);
 
+/// Writes `bytes` to the file, replacing what it held (not atomic: for files inside a directory
+/// that is itself published atomically, e.g. a compile helper's inputs). Throws std::runtime_error
+/// naming the path when it cannot be written.
+void write_binary_file(const std::filesystem::path& path, const std::string& bytes);
+
 }  // namespace benchmatrix

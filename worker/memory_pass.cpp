@@ -91,12 +91,6 @@ json_value device_json(const torch::Device& device, const std::string& accelerat
   return out;
 }
 
-json_value number_list(const std::vector<double>& values, json_allocator& a) {
-  json_value list(rapidjson::kArrayType);
-  for (double v : values) list.PushBack(v, a);
-  return list;
-}
-
 }  // namespace
 
 json_value model_memory_json(const model_instance& model, const step_options& step,
@@ -159,19 +153,19 @@ void run_memory_pass(const step_function& step, const model_inputs& example_inpu
   if (cuda && captures) {
     // A replay allocates nothing: the step's allocated peak is at least the capture's
     // (backends/capture_memory.hpp); the pass's own peaks stay in the memory key.
-    memory["device"].AddMember("pass_peak_allocated_bytes", number_list(allocated, a), a);
+    memory["device"].AddMember("pass_peak_allocated_bytes", json_number_list(allocated, a), a);
     for (double& peak : allocated)
       peak = std::max(peak, static_cast<double>(captures->peak_allocated_bytes));
   }
   if (cuda) {
-    metrics.AddMember("peak_device_allocated_bytes", number_list(allocated, a), a);
-    metrics.AddMember("peak_device_reserved_bytes", number_list(reserved, a), a);
+    metrics.AddMember("peak_device_allocated_bytes", json_number_list(allocated, a), a);
+    metrics.AddMember("peak_device_reserved_bytes", json_number_list(reserved, a), a);
   }
   std::string host_note;
   if (!host_available) {
     host_note = "unavailable: no VmHWM in /proc/self/status (not Linux)";
   } else {
-    metrics.AddMember("peak_host_rss_bytes", number_list(host_rss, a), a);
+    metrics.AddMember("peak_host_rss_bytes", json_number_list(host_rss, a), a);
     host_note = host_reset_failure
                     ? "lifetime peak of the process (" + *host_reset_failure + ")"
                     : "peak of each repeat's steps (VmHWM reset by /proc/self/clear_refs)";

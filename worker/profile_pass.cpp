@@ -38,12 +38,6 @@ void write_text(const std::filesystem::path& path, const std::string& text, bool
   if (!out) throw std::runtime_error("cannot write " + path.string());
 }
 
-json_value number_list(const std::vector<double>& values, json_allocator& a) {
-  json_value list(rapidjson::kArrayType);
-  for (double v : values) list.PushBack(v, a);
-  return list;
-}
-
 std::vector<profiled_event> events_of(const kineto::ProfilerResult& result) {
   std::vector<profiled_event> events;
   events.reserve(result.events().size());
@@ -103,16 +97,16 @@ void run_cupti_pass(const step_function& step, const model_inputs& example_input
     per_iter_busy_s.push_back(busy_s.back() / timing.iterations_per_run);
     dropped.push_back(static_cast<double>(last.dropped));
   }
-  metrics.AddMember("cupti_kernel_count", number_list(counts, a), a);
-  metrics.AddMember("cupti_kernel_time_s", number_list(kernel_s, a), a);
-  metrics.AddMember("cupti_memory_op_count", number_list(memory_op_counts, a), a);
-  metrics.AddMember("cupti_memory_op_time_s", number_list(memory_op_s, a), a);
-  metrics.AddMember("cupti_busy_time_s", number_list(busy_s, a), a);
-  metrics.AddMember("cupti_per_iter_kernel_time_s", number_list(per_iter_kernel_s, a), a);
-  metrics.AddMember("cupti_per_iter_memory_op_time_s", number_list(per_iter_memory_op_s, a), a);
-  metrics.AddMember("cupti_per_iter_busy_time_s", number_list(per_iter_busy_s, a), a);
-  metrics.AddMember("cupti_per_iter_time_s", number_list(per_iter_wall_s, a), a);
-  metrics.AddMember("cupti_dropped_records", number_list(dropped, a), a);
+  metrics.AddMember("cupti_kernel_count", json_number_list(counts, a), a);
+  metrics.AddMember("cupti_kernel_time_s", json_number_list(kernel_s, a), a);
+  metrics.AddMember("cupti_memory_op_count", json_number_list(memory_op_counts, a), a);
+  metrics.AddMember("cupti_memory_op_time_s", json_number_list(memory_op_s, a), a);
+  metrics.AddMember("cupti_busy_time_s", json_number_list(busy_s, a), a);
+  metrics.AddMember("cupti_per_iter_kernel_time_s", json_number_list(per_iter_kernel_s, a), a);
+  metrics.AddMember("cupti_per_iter_memory_op_time_s", json_number_list(per_iter_memory_op_s, a), a);
+  metrics.AddMember("cupti_per_iter_busy_time_s", json_number_list(per_iter_busy_s, a), a);
+  metrics.AddMember("cupti_per_iter_time_s", json_number_list(per_iter_wall_s, a), a);
+  metrics.AddMember("cupti_dropped_records", json_number_list(dropped, a), a);
   json_value top(rapidjson::kArrayType);  // of the last repeat
   for (const auto& k : last.top) {
     json_value entry(rapidjson::kObjectType);
@@ -168,10 +162,10 @@ void run_kineto_pass(const step_function& step, const model_inputs& example_inpu
     }
   }
   if (request.cpu_cuda_times) {
-    metrics.AddMember("total_cpu_time_s", number_list(cpu_s, a), a);
-    metrics.AddMember("total_cuda_time_s", number_list(cuda_s, a), a);
-    metrics.AddMember("per_iter_cpu_time_s", number_list(per_iter_cpu_s, a), a);
-    metrics.AddMember("per_iter_cuda_time_s", number_list(per_iter_cuda_s, a), a);
+    metrics.AddMember("total_cpu_time_s", json_number_list(cpu_s, a), a);
+    metrics.AddMember("total_cuda_time_s", json_number_list(cuda_s, a), a);
+    metrics.AddMember("per_iter_cpu_time_s", json_number_list(per_iter_cpu_s, a), a);
+    metrics.AddMember("per_iter_cuda_time_s", json_number_list(per_iter_cuda_s, a), a);
   }
   if (request.individual_ops) {  // the last repeat's, as the original's per-repeat overwrite left
     json_value ops(rapidjson::kObjectType);

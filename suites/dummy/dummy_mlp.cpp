@@ -5,6 +5,9 @@
 #include "suites/model.hpp"
 
 namespace benchmatrix {
+// Named per model: the worker is a unity build (CMakeLists.txt), where several models share
+// one translation unit.
+namespace dummy_mlp_model {
 namespace {
 
 struct dummy_mlp_impl : torch::nn::Module {
@@ -37,7 +40,9 @@ model_definition make_dummy_definition() {
 }
 
 }  // namespace
+}  // namespace dummy_mlp_model
 
+using dummy_mlp_model::make_dummy_definition;
 BENCHMATRIX_REGISTER_MODEL("dummy", make_dummy_definition);
 
 }  // namespace benchmatrix

@@ -52,6 +52,9 @@
 #include <vector>
 
 namespace benchmatrix {
+// Named per model: the worker is a unity build (CMakeLists.txt), where several models share
+// one translation unit.
+namespace bert_pytorch_model {
 namespace {
 
 constexpr int64_t k_vocab_size = 20005; // len(WordVocab) of TorchBench's seeded random corpus
@@ -378,8 +381,10 @@ model_definition make_bert_pytorch_definition() {
   return definition;
 }
 
-} // namespace
+}  // namespace
+}  // namespace bert_pytorch_model
 
+using bert_pytorch_model::make_bert_pytorch_definition;
 BENCHMATRIX_REGISTER_MODEL("torchbench", make_bert_pytorch_definition);
 
 } // namespace benchmatrix

@@ -50,6 +50,9 @@
 #include <torch/torch.h>
 
 namespace benchmatrix {
+// Named per model: the worker is a unity build (CMakeLists.txt), where several models share
+// one translation unit.
+namespace learningtopaint_model {
 namespace {
 
 constexpr int64_t k_state_channels = 9;   // canvas 3 + target 3 + step 1 + CoordConv 2
@@ -159,8 +162,10 @@ model_definition make_learning_to_paint_definition() {
   return definition;
 }
 
-} // namespace
+}  // namespace
+}  // namespace learningtopaint_model
 
+using learningtopaint_model::make_learning_to_paint_definition;
 BENCHMATRIX_REGISTER_MODEL("torchbench", make_learning_to_paint_definition);
 
 } // namespace benchmatrix

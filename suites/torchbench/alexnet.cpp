@@ -25,6 +25,9 @@
 #include <torch/torch.h>
 
 namespace benchmatrix {
+// Named per model: the worker is a unity build (CMakeLists.txt), where several models share
+// one translation unit.
+namespace alexnet_model {
 namespace {
 
 constexpr int64_t k_pooled_size = 6; // AdaptiveAvgPool2d((6, 6)) output (pixels)
@@ -94,8 +97,10 @@ model_definition make_alexnet_definition() {
   return definition;
 }
 
-} // namespace
+}  // namespace
+}  // namespace alexnet_model
 
+using alexnet_model::make_alexnet_definition;
 BENCHMATRIX_REGISTER_MODEL("torchbench", make_alexnet_definition);
 
 } // namespace benchmatrix

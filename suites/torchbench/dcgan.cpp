@@ -43,6 +43,9 @@
 #include <torch/torch.h>
 
 namespace benchmatrix {
+// Named per model: the worker is a unity build (CMakeLists.txt), where several models share
+// one translation unit.
+namespace dcgan_model {
 namespace {
 
 constexpr int64_t k_image_channels = 3; // nc: colour images
@@ -107,8 +110,10 @@ model_definition make_dcgan_definition() {
   return definition;
 }
 
-} // namespace
+}  // namespace
+}  // namespace dcgan_model
 
+using dcgan_model::make_dcgan_definition;
 BENCHMATRIX_REGISTER_MODEL("torchbench", make_dcgan_definition);
 
 } // namespace benchmatrix

@@ -32,6 +32,9 @@
 #include <vector>
 
 namespace benchmatrix {
+// Named per model: the worker is a unity build (CMakeLists.txt), where several models share
+// one translation unit.
+namespace densenet121_model {
 namespace {
 
 constexpr int64_t k_growth_rate = 32;       // channels each dense layer adds (k in the paper)
@@ -158,8 +161,10 @@ model_definition make_densenet121_definition() {
   return definition;
 }
 
-} // namespace
+}  // namespace
+}  // namespace densenet121_model
 
+using densenet121_model::make_densenet121_definition;
 BENCHMATRIX_REGISTER_MODEL("torchbench", make_densenet121_definition);
 
 } // namespace benchmatrix

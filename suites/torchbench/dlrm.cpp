@@ -56,6 +56,9 @@
 #include <vector>
 
 namespace benchmatrix {
+// Named per model: the worker is a unity build (CMakeLists.txt), where several models share
+// one translation unit.
+namespace dlrm_model {
 namespace {
 
 constexpr int64_t k_num_tables = 8;
@@ -234,8 +237,10 @@ model_definition make_dlrm_definition() {
   return definition;
 }
 
-} // namespace
+}  // namespace
+}  // namespace dlrm_model
 
+using dlrm_model::make_dlrm_definition;
 BENCHMATRIX_REGISTER_MODEL("torchbench", make_dlrm_definition);
 
 } // namespace benchmatrix

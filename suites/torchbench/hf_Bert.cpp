@@ -46,6 +46,9 @@
 #include <vector>
 
 namespace benchmatrix {
+// Named per model: the worker is a unity build (CMakeLists.txt), where several models share
+// one translation unit.
+namespace hf_bert_model {
 namespace {
 
 /// BertConfig() defaults.
@@ -386,8 +389,10 @@ model_definition make_hf_bert_definition() {
   return definition;
 }
 
-} // namespace
+}  // namespace
+}  // namespace hf_bert_model
 
+using hf_bert_model::make_hf_bert_definition;
 BENCHMATRIX_REGISTER_MODEL("torchbench", make_hf_bert_definition);
 
 } // namespace benchmatrix

@@ -36,6 +36,9 @@
 #include <vector>
 
 namespace benchmatrix {
+// Named per model: the worker is a unity build (CMakeLists.txt), where several models share
+// one translation unit.
+namespace hf_gpt2_model {
 namespace {
 
 /// GPT2Config() / AutoConfig.from_pretrained("gpt2").
@@ -264,8 +267,10 @@ model_definition make_hf_gpt2_definition() {
   return definition;
 }
 
-} // namespace
+}  // namespace
+}  // namespace hf_gpt2_model
 
+using hf_gpt2_model::make_hf_gpt2_definition;
 BENCHMATRIX_REGISTER_MODEL("torchbench", make_hf_gpt2_definition);
 
 } // namespace benchmatrix

@@ -33,6 +33,9 @@
 #include <vector>
 
 namespace benchmatrix {
+// Named per model: the worker is a unity build (CMakeLists.txt), where several models share
+// one translation unit.
+namespace llama_model {
 namespace {
 
 /// ModelArgs of torchbenchmark/models/llama/model.py, as TorchBench instantiates it.
@@ -271,8 +274,10 @@ model_definition make_llama_definition() {
   return definition;
 }
 
-} // namespace
+}  // namespace
+}  // namespace llama_model
 
+using llama_model::make_llama_definition;
 BENCHMATRIX_REGISTER_MODEL("torchbench", make_llama_definition);
 
 } // namespace benchmatrix

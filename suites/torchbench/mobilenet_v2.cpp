@@ -27,6 +27,9 @@
 #include <torch/torch.h>
 
 namespace benchmatrix {
+// Named per model: the worker is a unity build (CMakeLists.txt), where several models share
+// one translation unit.
+namespace mobilenet_v2_model {
 namespace {
 
 constexpr int64_t k_stem_channels = 32;  // MobileNetV2's input_channel
@@ -129,8 +132,10 @@ model_definition make_mobilenet_v2_definition() {
   return definition;
 }
 
-} // namespace
+}  // namespace
+}  // namespace mobilenet_v2_model
 
+using mobilenet_v2_model::make_mobilenet_v2_definition;
 BENCHMATRIX_REGISTER_MODEL("torchbench", make_mobilenet_v2_definition);
 
 } // namespace benchmatrix

@@ -33,6 +33,9 @@
 #include <torch/torch.h>
 
 namespace benchmatrix {
+// Named per model: the worker is a unity build (CMakeLists.txt), where several models share
+// one translation unit.
+namespace mobilenet_v3_large_model {
 namespace {
 
 constexpr int64_t k_last_channel = 1280; // classifier hidden width (_mobilenet_v3_conf's C5)
@@ -189,8 +192,10 @@ model_definition make_mobilenet_v3_large_definition() {
   return definition;
 }
 
-} // namespace
+}  // namespace
+}  // namespace mobilenet_v3_large_model
 
+using mobilenet_v3_large_model::make_mobilenet_v3_large_definition;
 BENCHMATRIX_REGISTER_MODEL("torchbench", make_mobilenet_v3_large_definition);
 
 } // namespace benchmatrix

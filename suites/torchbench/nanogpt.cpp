@@ -34,6 +34,9 @@
 #include <vector>
 
 namespace benchmatrix {
+// Named per model: the worker is a unity build (CMakeLists.txt), where several models share
+// one translation unit.
+namespace nanogpt_model {
 namespace {
 
 /// GPTConfig() as TorchBench instantiates it.
@@ -219,8 +222,10 @@ model_definition make_nanogpt_definition() {
   return definition;
 }
 
-} // namespace
+}  // namespace
+}  // namespace nanogpt_model
 
+using nanogpt_model::make_nanogpt_definition;
 BENCHMATRIX_REGISTER_MODEL("torchbench", make_nanogpt_definition);
 
 } // namespace benchmatrix

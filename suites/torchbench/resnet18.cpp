@@ -24,6 +24,9 @@
 #include <utility>
 
 namespace benchmatrix {
+// Named per model: the worker is a unity build (CMakeLists.txt), where several models share
+// one translation unit.
+namespace resnet18_model {
 namespace {
 
 /// torchvision's conv3x3 / conv1x1: bias-free, padding = kernel / 2, dilation 1, groups 1.
@@ -86,8 +89,10 @@ model_definition make_resnet18_definition() {
   return definition;
 }
 
-} // namespace
+}  // namespace
+}  // namespace resnet18_model
 
+using resnet18_model::make_resnet18_definition;
 BENCHMATRIX_REGISTER_MODEL("torchbench", make_resnet18_definition);
 
 } // namespace benchmatrix

@@ -23,6 +23,9 @@
 #include <utility>
 
 namespace benchmatrix {
+// Named per model: the worker is a unity build (CMakeLists.txt), where several models share
+// one translation unit.
+namespace resnet50_model {
 namespace {
 
 constexpr int64_t k_expansion = 4; // Bottleneck.expansion: out channels = 4 * width
@@ -91,8 +94,10 @@ model_definition make_resnet50_definition() {
   return definition;
 }
 
-} // namespace
+}  // namespace
+}  // namespace resnet50_model
 
+using resnet50_model::make_resnet50_definition;
 BENCHMATRIX_REGISTER_MODEL("torchbench", make_resnet50_definition);
 
 } // namespace benchmatrix

@@ -31,6 +31,9 @@
 #include <torch/torch.h>
 
 namespace benchmatrix {
+// Named per model: the worker is a unity build (CMakeLists.txt), where several models share
+// one translation unit.
+namespace shufflenet_v2_x1_0_model {
 namespace {
 
 constexpr std::array<int64_t, 3> k_stages_repeats = {4, 8, 4};
@@ -163,8 +166,10 @@ model_definition make_shufflenet_v2_x1_0_definition() {
   return definition;
 }
 
-} // namespace
+}  // namespace
+}  // namespace shufflenet_v2_x1_0_model
 
+using shufflenet_v2_x1_0_model::make_shufflenet_v2_x1_0_definition;
 BENCHMATRIX_REGISTER_MODEL("torchbench", make_shufflenet_v2_x1_0_definition);
 
 } // namespace benchmatrix

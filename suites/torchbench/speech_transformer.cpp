@@ -66,6 +66,9 @@
 #include <vector>
 
 namespace benchmatrix {
+// Named per model: the worker is a unity build (CMakeLists.txt), where several models share
+// one translation unit.
+namespace speech_transformer_model {
 namespace {
 
 using torch::indexing::None;
@@ -481,8 +484,10 @@ model_definition make_speech_transformer_definition() {
   return definition;
 }
 
-} // namespace
+}  // namespace
+}  // namespace speech_transformer_model
 
+using speech_transformer_model::make_speech_transformer_definition;
 BENCHMATRIX_REGISTER_MODEL("torchbench", make_speech_transformer_definition);
 
 } // namespace benchmatrix

@@ -28,6 +28,9 @@
 #include <torch/torch.h>
 
 namespace benchmatrix {
+// Named per model: the worker is a unity build (CMakeLists.txt), where several models share
+// one translation unit.
+namespace squeezenet1_1_model {
 namespace {
 
 constexpr double k_dropout = 0.5; // SqueezeNet(dropout=0.5)
@@ -122,8 +125,10 @@ model_definition make_squeezenet1_1_definition() {
   return definition;
 }
 
-} // namespace
+}  // namespace
+}  // namespace squeezenet1_1_model
 
+using squeezenet1_1_model::make_squeezenet1_1_definition;
 BENCHMATRIX_REGISTER_MODEL("torchbench", make_squeezenet1_1_definition);
 
 } // namespace benchmatrix

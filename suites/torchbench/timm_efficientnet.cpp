@@ -45,6 +45,9 @@
 #include <vector>
 
 namespace benchmatrix {
+// Named per model: the worker is a unity build (CMakeLists.txt), where several models share
+// one translation unit.
+namespace timm_efficientnet_model {
 namespace {
 
 constexpr int64_t k_stem_channels = 32;
@@ -252,8 +255,10 @@ model_definition make_timm_efficientnet_definition() {
   return definition;
 }
 
-} // namespace
+}  // namespace
+}  // namespace timm_efficientnet_model
 
+using timm_efficientnet_model::make_timm_efficientnet_definition;
 BENCHMATRIX_REGISTER_MODEL("torchbench", make_timm_efficientnet_definition);
 
 } // namespace benchmatrix

@@ -32,6 +32,9 @@
 #include <vector>
 
 namespace benchmatrix {
+// Named per model: the worker is a unity build (CMakeLists.txt), where several models share
+// one translation unit.
+namespace timm_vision_transformer_model {
 namespace {
 
 constexpr int64_t k_patch_size = 16; // pixels per patch side
@@ -201,8 +204,10 @@ model_definition make_timm_vision_transformer_definition() {
   return definition;
 }
 
-} // namespace
+}  // namespace
+}  // namespace timm_vision_transformer_model
 
+using timm_vision_transformer_model::make_timm_vision_transformer_definition;
 BENCHMATRIX_REGISTER_MODEL("torchbench", make_timm_vision_transformer_definition);
 
 } // namespace benchmatrix

@@ -26,6 +26,9 @@
 #include <vector>
 
 namespace benchmatrix {
+// Named per model: the worker is a unity build (CMakeLists.txt), where several models share
+// one translation unit.
+namespace vgg16_model {
 namespace {
 
 constexpr int64_t k_pooled_size = 7; // AdaptiveAvgPool2d((7, 7)) output (pixels)
@@ -102,8 +105,10 @@ model_definition make_vgg16_definition() {
   return definition;
 }
 
-} // namespace
+}  // namespace
+}  // namespace vgg16_model
 
+using vgg16_model::make_vgg16_definition;
 BENCHMATRIX_REGISTER_MODEL("torchbench", make_vgg16_definition);
 
 } // namespace benchmatrix
