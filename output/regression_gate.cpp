@@ -166,7 +166,7 @@ std::vector<flag_spec> check_specs() {
       {"max-spread", 0, a::store, t::real, {}, false, "0.25", "A history whose nights' sigma exceeds this fraction is TOO_NOISY to judge."},
       {"baseline-min-change", 0, a::store, t::real, {}, false, "0.1", "Single-night rule: intervals disjoint and the ratio beyond this fraction."},
       {"accuracy-margin", 0, a::store, t::real, {}, false, "2", "ACCURACY_DRIFT: an error figure above this times the reference nights' largest."},
-      {"no-confirm", 0, a::store_true, t::text, {}, false, "", "Fail on a first flag without re-measuring it. By default each SLOWER config is re-measured before the gate fails: its night's command (run_context.json) run again for that config alone (--experiment-config/--model-config) into a scratch directory; the flag stays only if the re-measurement is judged SLOWER too (on the 2-core build machine single nights of one build stray 10-50% now and then; a re-run does not repeat the stray)."},
+      {"no-confirm", 0, a::store_true, t::text, {}, false, "", "Fail on a first flag without re-measuring it. By default each SLOWER config is re-measured before the gate fails: its night's command (run_context.json) run again for that config alone (--experiment-config/--model-config), timing only (without --verify), into a scratch directory; the flag stays only if the re-measurement is judged SLOWER too (on the 2-core build machine single nights of one build stray 10-50% now and then; a re-run does not repeat the stray)."},
       {"confirm-with", 0, a::store, t::text, {}, false, "", "Run the confirmation through this shell command template: {} becomes the quoted re-run command (e.g. 'nice -n 5 {}')."},
       {"confirm-rounds", 0, a::store, t::integer, {}, false, "3", "With --baseline-runner: interleaved rounds per config (baseline build, then tonight's; the order swaps every round); a verdict holds only when every round gives it, rounds that disagree make it TOO_NOISY."},
       {"runner", 0, a::store, t::text, {}, false, "", "For confirmation runs: the experiment_runner tonight's confirmation runs use instead of the one in tonight's command (a night recorded on another machine or path)."},
@@ -455,8 +455,15 @@ std::string where_rerun(const night_config& rerun, const night_config& tonight) 
   return " on " + machine_text(rerun) + " (tonight ran on " + machine_text(tonight) + ")";
 }
 
-/// How a flagged config is re-measured: tonight's command for that config alone, with the
-/// --runner and --confirm-with of the settings, into a scratch directory.
+/// A re-run's command without --verify: a confirmation re-measures a timing verdict, and the
+/// verifier child (eager and float64 references) would double each re-run's time.
+std::vector<std::string> timing_only(std::vector<std::string> argv) {
+  argv.erase(std::remove(argv.begin() + 1, argv.end(), std::string("--verify")), argv.end());
+  return argv;
+}
+
+/// How a flagged config is re-measured: tonight's command for that config alone, timing only,
+/// with the --runner and --confirm-with of the settings, into a scratch directory.
 struct confirmation_context {
   const check_settings& settings;
   const loaded_night& tonight;
@@ -465,8 +472,15 @@ struct confirmation_context {
 
   std::vector<std::string> tonight_argv(const night_config& c,
                                         const std::filesystem::path& out) const {
-    auto argv = rerun_argv(tonight.info.command, c, out.string());
+    auto argv = timing_only(rerun_argv(tonight.info.command, c, out.string()));
     if (!settings.runner.empty()) argv.front() = settings.runner;
+    return argv;
+  }
+
+  std::vector<std::string> baseline_argv(const night_config& c,
+                                         const std::filesystem::path& out) const {
+    auto argv = timing_only(rerun_argv(tonight.info.command, c, out.string()));
+    argv.front() = settings.baseline_runner;
     return argv;
   }
 };
@@ -487,11 +501,9 @@ void confirm_by_rounds(checked_config& row, const confirmation_context& context)
   bool disagree = false;
   for (size_t round = 0; round < s.confirm_rounds; ++round) {
     const auto here = context.dir / ("round-" + std::to_string(round + 1));
-    auto baseline_argv =
-        rerun_argv(context.tonight.info.command, *row.tonight, (here / "baseline").string());
-    baseline_argv.front() = s.baseline_runner;
     const auto run_baseline = [&] {
-      return confirm_once(baseline_argv, s.confirm_template, here / "baseline", *row.tonight);
+      return confirm_once(context.baseline_argv(*row.tonight, here / "baseline"),
+                          s.confirm_template, here / "baseline", *row.tonight);
     };
     const auto run_tonight = [&] {
       return confirm_once(context.tonight_argv(*row.tonight, here / "tonight"),

@@ -71,7 +71,9 @@ def model_of(config):
     return config.split("/")[1]
 
 
-class RegressionGateTest(OutputDirTest):
+class GateTestCase(OutputDirTest):
+    """The gate on the recorded nights: helpers shared by the test classes below."""
+
     def setUp(self):
         super().setUp()
         self.db = os.path.join(self.out, "nights.sqlite")
@@ -125,25 +127,11 @@ class RegressionGateTest(OutputDirTest):
             if "confirmation" in c and here and here != RECORDED_ON:
                 self.assertIn(f"on {here} (tonight ran on {RECORDED_ON})", c["confirmation"])
 
-    def test_runs_on_the_machine_it_was_told(self):
-        # Under scripts/as_other_machine.sh (as make test runs these tests) this machine must be
-        # the one it names, so that the re-measurements above ran on a CPU no fixture ran on.
-        expected = os.environ.get("BENCHMATRIX_TEST_MACHINE")
-        if expected is None:
-            self.skipTest("not under scripts/as_other_machine.sh")
-        self.assertEqual(this_machine(), expected)
-        self.assertNotEqual(expected, RECORDED_ON)
 
-    def test_first_pass_flags_every_planted_config(self):
-        # The history alone (no re-runs): the planted 3-6x slowdowns are beyond any night's noise.
-        self.import_nights(*CONTROL)
-        for name in PLANTED:
-            proc, verdict = self.check(night(name), "--no-confirm", expect=1)
-            slower = {c["config"] for c in verdict["configs"] if c["verdict"] == "SLOWER"}
-            planted = {c["config"] for c in verdict["configs"]
-                       if model_of(c["config"]) in PLANTED_MODELS}
-            self.assertEqual(len(planted), 4)
-            self.assertTrue(planted <= slower, f"{name}:\n{proc.stdout}")
+
+class ConfirmationRunsTest(GateTestCase):
+    """Flags re-measured by experiment_runner runs: timing verdicts of A/B rounds, which another
+    test beside them on 2 cores would disturb (ctest runs this class alone: RUN_SERIAL)."""
 
     @unittest.skipUnless(os.path.exists(EXPERIMENT_RUNNER), "needs experiment_runner")
     def test_control_nights_never_fail_the_gate(self):
@@ -182,6 +170,46 @@ class RegressionGateTest(OutputDirTest):
                     rounds[round_].append(side)
             self.assertEqual(rounds.get("1"), ["baseline", "tonight"], proc.stderr[-3000:])
             self.assertEqual(rounds.get("2"), ["tonight", "baseline"], proc.stderr[-3000:])
+
+    def test_a_rerun_on_another_machine_is_not_judged_against_the_nights_history(self):
+        # Confirmation without a baseline build judges the re-run against the history: a re-run
+        # here of a night recorded on another machine cannot be, and the flag stays saying why.
+        here = this_machine()
+        if here is None or here == RECORDED_ON or not os.path.exists(EXPERIMENT_RUNNER):
+            self.skipTest("needs experiment_runner on a machine other than the recorded nights'")
+        self.import_nights(*CONTROL)
+        proc, verdict = self.check(night(PLANTED[0]), "--runner", os.path.abspath(EXPERIMENT_RUNNER),
+                                   expect=1, timeout=900)
+        flagged = [c for c in verdict["configs"] if "confirmation" in c]
+        self.assertTrue(flagged, proc.stdout)
+        for c in flagged:
+            self.assertEqual(c["verdict"], "SLOWER")
+            self.assertIn(f"not confirmed: the re-run ran on {here}, tonight on {RECORDED_ON}",
+                          c["confirmation"])
+
+
+class RegressionGateTest(GateTestCase):
+    """Verdicts, exit codes, history and hook without timing re-runs (beside other tests)."""
+
+    def test_runs_on_the_machine_it_was_told(self):
+        # Under scripts/as_other_machine.sh (as make test runs these tests) this machine must be
+        # the one it names, so that the re-measurements above ran on a CPU no fixture ran on.
+        expected = os.environ.get("BENCHMATRIX_TEST_MACHINE")
+        if expected is None:
+            self.skipTest("not under scripts/as_other_machine.sh")
+        self.assertEqual(this_machine(), expected)
+        self.assertNotEqual(expected, RECORDED_ON)
+
+    def test_first_pass_flags_every_planted_config(self):
+        # The history alone (no re-runs): the planted 3-6x slowdowns are beyond any night's noise.
+        self.import_nights(*CONTROL)
+        for name in PLANTED:
+            proc, verdict = self.check(night(name), "--no-confirm", expect=1)
+            slower = {c["config"] for c in verdict["configs"] if c["verdict"] == "SLOWER"}
+            planted = {c["config"] for c in verdict["configs"]
+                       if model_of(c["config"]) in PLANTED_MODELS}
+            self.assertEqual(len(planted), 4)
+            self.assertTrue(planted <= slower, f"{name}:\n{proc.stdout}")
 
     def test_a_night_from_elsewhere_is_not_confirmed_and_says_why(self):
         # The recorded nights name /work/main/build/experiment_runner; a copy naming a runner that
@@ -235,22 +263,6 @@ class RegressionGateTest(OutputDirTest):
         for c in verdict["configs"]:
             self.assertEqual(c["nights"], 1, c)
         self.assertNotIn("OTHER_MACHINE", proc.stderr)
-
-    def test_a_rerun_on_another_machine_is_not_judged_against_the_nights_history(self):
-        # Confirmation without a baseline build judges the re-run against the history: a re-run
-        # here of a night recorded on another machine cannot be, and the flag stays saying why.
-        here = this_machine()
-        if here is None or here == RECORDED_ON or not os.path.exists(EXPERIMENT_RUNNER):
-            self.skipTest("needs experiment_runner on a machine other than the recorded nights'")
-        self.import_nights(*CONTROL)
-        proc, verdict = self.check(night(PLANTED[0]), "--runner", os.path.abspath(EXPERIMENT_RUNNER),
-                                   expect=1, timeout=900)
-        flagged = [c for c in verdict["configs"] if "confirmation" in c]
-        self.assertTrue(flagged, proc.stdout)
-        for c in flagged:
-            self.assertEqual(c["verdict"], "SLOWER")
-            self.assertIn(f"not confirmed: the re-run ran on {here}, tonight on {RECORDED_ON}",
-                          c["confirmation"])
 
     def test_accuracy_drift_and_pass_to_fail_are_regressions(self):
         # night_7 against nights 1-6: every config SAME on the first pass, before the edits.
