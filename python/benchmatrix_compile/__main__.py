@@ -310,7 +310,10 @@ def main(argv=None):
     if args.train:
         from benchmatrix_compile.train_step import compile_train_step
 
-        with runtime_split(apart), headers_served(headers_ahead):
+        # The train step's compile asks for the CPU's vector ISAs as the forward's does: the same
+        # remembered answers (without them every CPU train compile probed them all again).
+        with runtime_split(apart), headers_served(headers_ahead), \
+                remembered_isa_probes(CompileTimer(), args.fresh_caches):
             timings.update(compile_train_step(args, static_shapes_in_ts2ep))
         report(timings, args.timings_json, headers_ahead, apart)
         return 0
@@ -360,7 +363,7 @@ def main(argv=None):
     timings["freezing"] = args.device == "cuda"
     timer = CompileTimer()
     with runtime_split(apart), timer.cpp_builds(), timer.freezing_compiler(), \
-            remembered_isa_probes(timer), headers_served(headers_ahead), \
+            remembered_isa_probes(timer, args.fresh_caches), headers_served(headers_ahead), \
             shared_constant_reads_merged():
         try:
             compile_package(exported, args.out, freezing=timings["freezing"])

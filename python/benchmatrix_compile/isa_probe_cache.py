@@ -6,10 +6,13 @@ compiles a probe (cached in the Inductor cache directory) and then runs `python 
 cdll.LoadLibrary(probe)"` to see that it loads. Inductor remembers the answer per process only, so
 each helper paid one torch import per ISA again: 55 of the 103 s of a tiny CPU compile on a loaded
 2-core machine (issue 22). The answer depends only on the probe's source, its compiler flags, the
-compiler, torch and the CPU, which make the key of a small file per answer under
-<TORCHINDUCTOR_CACHE_DIR>/benchmatrix_isa_probes/ (written atomically: concurrent helpers may both
-probe, and either's file is right). --cold-start gives the helper an empty cache directory, so the
-probes run again there, as everything else does.
+compiler, torch and the CPU, which make the key of a small file per answer (written atomically:
+concurrent helpers may both probe, and either's file is right). Being a fact of the machine, the
+answers are kept per user, under $XDG_CACHE_HOME (default ~/.cache)/benchmatrix/isa_probes/, not in
+each compile cache: the runner's default --cache-dir is per output directory, and every new one
+paid the probes again (65 of the 107 s of a tiny CPU compile on the 2-core build machine, issue
+48). --cold-start (--fresh-caches) probes again into its empty cache directory, as a fresh PyTorch
+process does.
 """
 
 import contextlib
@@ -33,17 +36,25 @@ def _cpu_flags():
     return platform.machine()
 
 
+def user_probe_directory():
+    """Where this user's answers are kept: $XDG_CACHE_HOME (or ~/.cache)/benchmatrix/isa_probes."""
+    cache_home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(cache_home, "benchmatrix", "isa_probes")
+
+
 @contextlib.contextmanager
-def remembered_isa_probes(timer):
-    """While active, VecISA.check_build answers from (and records into) the probe cache; the
-    probes that run are timed by `timer` (compile_timers.CompileTimer.isa_probe)."""
+def remembered_isa_probes(timer, fresh_caches=False):
+    """While active, VecISA.check_build answers from (and records into) the probe cache: the
+    user's (user_probe_directory()), or with `fresh_caches` one in Inductor's (empty) cache
+    directory. The probes that run are timed by `timer` (compile_timers.CompileTimer.isa_probe)."""
     import torch
     from torch._inductor import cpu_vec_isa
     from torch._inductor.codecache import cache_dir
     from torch._inductor.cpp_builder import get_cpp_compiler
 
     original = cpu_vec_isa.VecISA.check_build
-    directory = os.path.join(cache_dir(), "benchmatrix_isa_probes")
+    directory = (os.path.join(cache_dir(), "benchmatrix_isa_probes") if fresh_caches
+                 else user_probe_directory())
     compiler = get_cpp_compiler()
     compiler_path = shutil.which(compiler) or compiler
     try:  # a reinstalled compiler at the same path is another compiler

@@ -176,13 +176,18 @@ class BackendTest(OutputDirTest):
         # Two runners compiling different packages at once into one cache directory both use its
         # Inductor/Triton caches (compiler-caches/), whose entries are written atomically: both
         # compiles succeed and leave only whole entries (no temporary files, readable probes).
+        # The CPU's vector-ISA probes are kept per user (isa_probe_cache.py): an empty user cache
+        # here, so that both compiles probe at once and write the same answers.
         cache = os.path.join(self.out, "cache")
+        user_cache = os.path.join(self.out, "user-cache")
+        env = dict(os.environ, XDG_CACHE_HOME=user_cache)
         outs = [os.path.join(self.out, f"run{batch}") for batch in (1, 2)]
         runs = [subprocess.Popen([RUNNER, "--accelerator=cpu", "--xla=None", "--repeat=1",
                                   f"--output-dirname={out}", f"--cache-dir={cache}", "--no-resume",
                                   "--suite-name=dummy", "--dynamo=inductor", "--test=eval",
                                   f"--batch-size={batch}"],
-                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                 env=env)
                 for batch, out in zip((1, 2), outs)]
         for proc in runs:
             output = proc.communicate(timeout=1500)[0]
@@ -193,14 +198,24 @@ class BackendTest(OutputDirTest):
             self.assertIs(record["compile"]["cache_hit"], False)
             self.assertIn("breakdown_s", record["compile"])
         inductor = os.path.join(cache, "compiler-caches", "inductor")
-        probes = os.path.join(inductor, "benchmatrix_isa_probes")
+        probes = os.path.join(user_cache, "benchmatrix", "isa_probes")
         self.assertTrue(os.listdir(probes))
         for name in os.listdir(probes):
             with open(os.path.join(probes, name)) as f:
                 self.assertIn("supported", json.load(f))
-        leftovers = [os.path.join(d, n) for d, _, files in os.walk(inductor) for n in files
-                     if n.endswith(".tmp")]
+        leftovers = [os.path.join(d, n) for top in (inductor, probes) for d, _, files in os.walk(top)
+                     for n in files if n.endswith(".tmp")]
         self.assertEqual(leftovers, [])
+        # A compile into another cache directory (as every new --output-dirname has by default)
+        # takes this user's answers instead of probing again.
+        other = os.path.join(self.out, "run3")
+        run(RUNNER, "--accelerator=cpu", "--xla=None", "--repeat=1", f"--output-dirname={other}",
+            f"--cache-dir={os.path.join(self.out, 'other-cache')}", "--no-resume",
+            "--suite-name=dummy", "--dynamo=inductor", "--test=eval", "--batch-size=3", env=env,
+            timeout=1500)
+        compile = read_records(os.path.join(other, "results.jsonl"))[0]["compile"]
+        self.assertIs(compile["cache_hit"], False)
+        self.assertEqual(compile["breakdown_s"]["isa_probe_s"], 0, compile["breakdown_s"])
 
     def copy_of_shared_entries(self, kind):
         """A new cache directory under the test's output holding copies of the shared cache's
