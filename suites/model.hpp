@@ -3,8 +3,9 @@
 // Adding a torchbench model takes:
 //  1. suites/torchbench/<name>.cpp, named as TorchBench names the model: the module (parameter names
 //     equal to the Python state_dict's, modules built in Python's order so that the CPU RNG draws
-//     match), a build function returning model_instance, and BENCHMATRIX_REGISTER_MODEL("torchbench",
-//     ...). Shared layers, init loops, ImageNet constants and the one-input model_instance are in
+//     match), a build function returning model_instance, all in `namespace <name>_model` (the
+//     worker is a unity build: files share translation units), and BENCHMATRIX_REGISTER_MODEL(
+//     "torchbench", ...) after `using <name>_model::make_..._definition;`. Shared layers, init loops, ImageNet constants and the one-input model_instance are in
 //     suites/torchbench/torchbench_layers.hpp.
 //  2. Its line in benchmatrix_worker's source list in CMakeLists.txt (an OBJECT library, so that the
 //     static registrar reaches every executable).

@@ -23,6 +23,8 @@ import platform
 import shutil
 import tempfile
 
+from benchmatrix_compile.user_cache import user_cache_directory
+
 
 def _cpu_flags():
     """The CPU's feature flags (the first 'flags' line of /proc/cpuinfo), or the machine name."""
@@ -36,16 +38,10 @@ def _cpu_flags():
     return platform.machine()
 
 
-def user_probe_directory():
-    """Where this user's answers are kept: $XDG_CACHE_HOME (or ~/.cache)/benchmatrix/isa_probes."""
-    cache_home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(cache_home, "benchmatrix", "isa_probes")
-
-
 @contextlib.contextmanager
 def remembered_isa_probes(timer, fresh_caches=False):
     """While active, VecISA.check_build answers from (and records into) the probe cache: the
-    user's (user_probe_directory()), or with `fresh_caches` one in Inductor's (empty) cache
+    user's (user_cache_directory("isa_probes")), or with `fresh_caches` one in Inductor's (empty) cache
     directory. The probes that run are timed by `timer` (compile_timers.CompileTimer.isa_probe)."""
     import torch
     from torch._inductor import cpu_vec_isa
@@ -54,7 +50,7 @@ def remembered_isa_probes(timer, fresh_caches=False):
 
     original = cpu_vec_isa.VecISA.check_build
     directory = (os.path.join(cache_dir(), "benchmatrix_isa_probes") if fresh_caches
-                 else user_probe_directory())
+                 else user_cache_directory("isa_probes"))
     compiler = get_cpp_compiler()
     compiler_path = shutil.which(compiler) or compiler
     try:  # a reinstalled compiler at the same path is another compiler

@@ -43,7 +43,7 @@ and suites/, and CUDA_VISIBLE_DEVICES, which child_environment sets per GPU):
   TORCHINDUCTOR_CACHE_DIR  read at import by torch._dynamo.package (DynamoCache: torch.compile's
                            precompile cache, unused by AOTInductor) and by codecache's
                            _HEADER_DIR (default_cache_dir(), which the compile helper re-points
-                           at cache_dir() before compiling: headers_in_cache_dir); every Inductor
+                           before compiling: headers_directory); every Inductor
                            cache calls cache_dir() at use, which reads the request's value.
                            Handled: _HEADER_DIR is re-derived in the fork as at import.
   TRITON_CACHE_DIR         read at use (triton.knobs.cache.dir is an env_str descriptor); not read

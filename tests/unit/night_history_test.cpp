@@ -59,6 +59,9 @@ TEST_CASE(
   CHECK(loaded.info.started == 1795514800.0);
   CHECK(loaded.info.command == std::vector<std::string>{"experiment_runner", "--repeat=4"});
   CHECK(loaded.configs[0].config == "torchbench/alexnet/eval/eager/bs2/cpu:AMD EPYC");
+  // The config apart from its machine: the key the gate matches another machine's runs by.
+  CHECK(config_text_without_machine(loaded.configs[0]) == "torchbench/alexnet/eval/eager/bs2/cpu");
+  CHECK(machine_text(loaded.configs[0]) == "cpu:AMD EPYC");
 
   night_history history(tmp.path / "h.sqlite");
   const auto first = history.import_night(loaded);
