@@ -48,14 +48,7 @@ std::vector<loaded_night> load_trend_nights(const night_history& history, size_t
   const size_t wanted = shown == 0 ? infos.size() : shown + options.history_nights;
   if (infos.size() > wanted)
     infos.erase(infos.begin(), infos.end() - wanted);
-  std::vector<loaded_night> out;
-  for (auto& info : infos) {
-    loaded_night night;
-    night.configs = history.configs_of(info.id);
-    night.info = std::move(info);
-    out.push_back(std::move(night));
-  }
-  return out;
+  return history.loaded(std::move(infos));
 }
 
 html_section render_trends_section(const std::vector<loaded_night>& nights, size_t shown,

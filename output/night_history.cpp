@@ -186,6 +186,17 @@ night_state::outcome outcome_from(const std::string& text) {
 
 } // namespace
 
+std::vector<loaded_night> night_history::loaded(std::vector<night_info> infos) const {
+  std::vector<loaded_night> nights;
+  for (auto& info : infos) {
+    loaded_night night;
+    night.configs = configs_of(info.id);
+    night.info = std::move(info);
+    nights.push_back(std::move(night));
+  }
+  return nights;
+}
+
 std::string config_text_without_machine(const night_config& c) {
   return c.suite + "/" + c.model + "/" + c.test + "/" + c.backend + "/bs" + c.batch_size + "/" +
          c.accelerator;

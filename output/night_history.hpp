@@ -101,6 +101,8 @@ public:
   [[nodiscard]] std::vector<night_info> nights() const;
   /// The configs of one night.
   [[nodiscard]] std::vector<night_config> configs_of(int64_t night_id) const;
+  /// Each of `infos` (from nights()) with its configs, in the same order.
+  [[nodiscard]] std::vector<loaded_night> loaded(std::vector<night_info> infos) const;
   /// A night by content hash; nullopt when not imported.
   [[nodiscard]] std::optional<night_info> night_with_hash(const std::string& hash) const;
 

@@ -298,13 +298,7 @@ std::vector<loaded_night> reference_nights(const check_settings& s, const loaded
   }
   const size_t keep = s.against_latest ? 1 : s.options.history_nights;
   if (nights.size() > keep) nights.erase(nights.begin(), nights.end() - keep);
-  for (auto& n : nights) {
-    loaded_night night;
-    night.configs = history.configs_of(n.id);
-    night.info = std::move(n);
-    references.push_back(std::move(night));
-  }
-  return references;
+  return history.loaded(std::move(nights));
 }
 
 /// "cpu:AMD EPYC" or "cpu:AMD EPYC, cpu:Intel Xeon": the machines of `configs`, sorted.
