@@ -85,13 +85,15 @@ class BackendTest(OutputDirTest):
                 self.assertEqual(record["experiment"]["batch_size"], 1)
                 self.assertEqual(record["verification_code"], "PASS", record["verification"])
 
-    def test_torchbench_models_train_under_inductor_and_match_eager(self):
-        # dcgan: BatchNorm statistics updated by the compiled step; squeezenet1_1: dropout drawn
-        # as eager draws it. Two verified steps: the second starts from the first's update.
-        records = self.sweep("--suite-name=torchbench", "--filter=^(squeezenet1_1|dcgan)$",
+    def test_torchbench_model_trains_under_inductor_and_matches_eager(self):
+        # dcgan: BatchNorm statistics updated by the compiled step. Two verified steps: the second
+        # starts from the first's update. Dropout drawn as eager draws it is the pooling model's
+        # case below (a conv-BN-pool-dropout net of 8x8 images: squeezenet1_1's 224x224 train step
+        # asserted the same at about 100 s of a 2-core machine's CPU compile, issue 48).
+        records = self.sweep("--suite-name=torchbench", "--filter=^dcgan$",
                              "--batch-size=2", "--dynamo=inductor", "--test=train", "--verify",
                              "--verify-iterations=2")
-        self.assertEqual(len(records), 2)
+        self.assertEqual(len(records), 1)
         for key, record in records.items():
             with self.subTest(config=key):
                 self.assertNotIn("error", record["metrics"])
