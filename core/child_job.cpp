@@ -24,6 +24,8 @@ void visit_settings(Settings& s, Visitor&& visit) {
   visit("backend_library", s.backend_library);
   visit("cache_dir", s.cache_dir);
   visit("model_path", s.model_path);
+  visit("torchbench_checkout", s.torchbench_checkout);
+  visit("random_weights", s.random_weights);
   visit("cold_start", s.cold_start);
   visit("cpus", s.cpus);
   visit("verify_iterations", s.verify_iterations);

@@ -43,6 +43,8 @@ struct child_settings {
   std::string backend_library;  // --backend-library: absolute path; "" for none
   std::string cache_dir;        // --cache-dir: compiled artifacts by content hash
   std::string model_path;       // --model-path: absolute; the exported suite's programs, or ""
+  std::string torchbench_checkout;  // the TorchBench checkout's absolute path; "" for built-in
+  bool random_weights = false;      // --random-weights (checkout models)
   bool cold_start = false;      // --cold-start
   /// The CPUs the child (and the compile helper it starts) runs on, in cpulist form ("4-7"):
   /// --compile-ahead gives each of its parallel children a slice; "" inherits the parent's.

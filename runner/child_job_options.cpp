@@ -36,6 +36,8 @@ child_job make_child_job(const runner_options& o, child_role role, const std::st
   // Only the exported suite's models come from --model-path (another suite's child of the same
   // sweep need not load those programs).
   if (suite_name == "exported") s.model_path = o.model_path;
+  if (suite_name == "torchbench") s.torchbench_checkout = o.torchbench_checkout;
+  s.random_weights = o.random_weights;
   s.cold_start = o.cold_start;
   s.verify_iterations = o.verify_iterations;
   s.verify_deterministic = o.verify_deterministic;

@@ -11,6 +11,7 @@
 #include "runner/slurm_submission.hpp"
 #include "runner/sweep.hpp"
 #include "suites/imported/imported_suites.hpp"
+#include "suites/imported/torchbench_checkout.hpp"
 #include "suites/model_catalog.hpp"
 #include "torch_support/torch_run_environment.hpp"
 #include "worker/child_run.hpp"
@@ -71,6 +72,29 @@ std::unique_ptr<benchmatrix::suite_config> load_suite_config(const std::string& 
   }
 }
 
+/// --suite-name=torchbench: the checkout whose models run (registered in place of the built-in
+/// ones), said in one line before the sweep starts.
+void use_torchbench_checkout(benchmatrix::runner_options& options) {
+  using namespace benchmatrix;
+  const auto& suites = options.suite_names;
+  if (std::find(suites.begin(), suites.end(), "torchbench") == suites.end()) {
+    if (!options.torchbench_dir.empty())
+      throw usage_error("--torchbench-dir is for --suite-name=torchbench");
+    return;
+  }
+  const torchbench_source source = find_torchbench_checkout(options.torchbench_dir);
+  options.torchbench_checkout = source.checkout;
+  if (source.checkout.empty()) {
+    std::cerr << program << ": torchbench: benchmatrix's built-in C++ models (" << source.why
+              << ")\n";
+    return;
+  }
+  register_torchbench_checkout(source.checkout, options.random_weights);
+  std::cerr << program << ": torchbench: the models of the TorchBench checkout " << source.checkout
+            << " (" << source.why << ")" << (options.random_weights ? ", random weights" : "")
+            << "\n";
+}
+
 /// Runs one config's child in the job's role; returns the exit status.
 int run_job(const benchmatrix::child_job& job) {
   using namespace benchmatrix;
@@ -78,6 +102,8 @@ int run_job(const benchmatrix::child_job& job) {
   // run on the slice of CPUs --compile-ahead gave this child.
   if (!job.settings.cpus.empty()) set_cpu_affinity(parse_cpu_list(job.settings.cpus));
   if (!job.settings.model_path.empty()) register_exported_models(job.settings.model_path);
+  if (!job.settings.torchbench_checkout.empty())
+    register_torchbench_checkout(job.settings.torchbench_checkout, job.settings.random_weights);
   const auto config = load_suite_config(job.suite_name);
   if (job.role == child_role::verifier) return run_verifier_child(job, config.get());
   return run_child(job, config.get());
@@ -138,6 +164,7 @@ int main(int argc, char** argv) {
     }
     set_log_level(options.log_level);
     if (!options.model_path.empty()) register_exported_models(options.model_path);
+    use_torchbench_checkout(options);
     (void)inductor_program_choice();  // a bad BENCHMATRIX_INDUCTOR_PROGRAM ends the run, not each child
     if (options.runs_one_config_by_hand()) return run_job(hand_run_job(options));
     sweep_inputs inputs;

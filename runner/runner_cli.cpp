@@ -30,6 +30,8 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       // Model selection
       {"suite-name", 0, a::store, t::text, {}, false, "", "Suite of models to run, or a comma-separated list of suites run in one sweep (each record names its suite): " + suite_choices + " (required, or from --matrix; given twice, the last wins)."},
       {"model-path", 0, a::store, t::text, {}, false, "", "--suite-name=exported: your own TorchScript program FILE.pt (example inputs in FILE.inputs.pt, a torch.save'd tuple of tensors), a directory of such pairs, or a directory holding model.pt and inputs.pt."},
+      {"torchbench-dir", 0, a::store, t::text, {}, false, "searched", "--suite-name=torchbench: the TorchBench checkout whose models run (the folder of a pytorch/benchmark clone, holding torchbenchmark/); none runs the built-in C++ models. Default: $BENCHMATRIX_TORCHBENCH_DIR, else the first torchbenchmark/, torchbench/ or benchmark/ in ./, ../, ../../ or ../../../, else the built-in models."},
+      {"random-weights", 0, a::store_true, t::text, {}, false, "", "TorchBench checkout models: build torchvision and timm models with randomly initialised weights instead of downloading pretrained ones (recorded in model_source.weights)."},
       {"filter", 'k', a::append, t::text, {}, false, "", "Run models whose name matches this case-insensitive regex."},
       {"exclude", 'x', a::append, t::text, {}, false, "", "Skip models whose name matches this case-insensitive regex."},
       {"filter-by-tier", 0, a::append, t::integer, {}, false, "", "Add TorchBench tier 1, 2 or 3 to --filter."},
@@ -403,6 +405,8 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
   if (o.compile_ahead < 0)
     throw usage_error("argument --compile-ahead: expected the number of compile-only children "
                       "at once (0: off), got " + std::to_string(o.compile_ahead));
+  o.torchbench_dir = flags.text_or("torchbench-dir", "");
+  o.random_weights = flags.given("random-weights");
   o.model_path = flags.text_or("model-path", "");
   const bool exported = std::find(o.suite_names.begin(), o.suite_names.end(), "exported") !=
                         o.suite_names.end();

@@ -47,6 +47,11 @@ struct runner_options {
   std::string backend_library;  // absolute path; "" for none
   // Compiled backends
   std::string model_path;   // --model-path (absolute): the exported suite's programs, or ""
+  /// --torchbench-dir as given ("" when absent: the environment variable, then the search);
+  /// main resolves it (find_torchbench_checkout) to torchbench_checkout.
+  std::string torchbench_dir;
+  std::string torchbench_checkout;  // absolute; "" runs the built-in torchbench models
+  bool random_weights = false;      // --random-weights
   std::string cache_dir;    // compiled artifacts by content hash; default <output_dirname>/compile_cache
   bool cold_start = false;  // compile afresh and replace the cached entry
   // --compile-ahead: compile-only children at once before the timed sweep (runner/compile_ahead);

@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,15 @@ struct model_instance {
   std::string untraceable_because;
 };
 
+/// A model that cannot be built on this machine for a reason outside benchmatrix and the model's
+/// own code (a download, a missing Python package or data file) or that does not implement the
+/// test (an eval-only TorchBench model asked to train): the child writes a SKIP record with the
+/// message, which names what is missing and how to provide it.
+class model_unavailable : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
 /// A model's static description, as TorchBench's Model class attributes give it.
 struct model_definition {
   std::string name;                               // exactly as TorchBench spells it
@@ -96,6 +106,9 @@ struct model_definition {
 
 /// Adds a model to a suite's catalog. Called from static initialisers (BENCHMATRIX_REGISTER_MODEL).
 void register_model(const std::string& suite, model_definition definition);
+
+/// Removes every model of a suite (a TorchBench checkout replaces the built-in torchbench models).
+void remove_suite_models(const std::string& suite);
 
 /// The models of a suite, sorted byte-wise by name (upper case first, as TorchBench lists them).
 [[nodiscard]] std::vector<const model_definition*> suite_models(const std::string& suite);

@@ -23,6 +23,8 @@ void register_model(const std::string& suite, model_definition definition) {
     throw std::logic_error("model " + name + " is registered twice in suite " + suite);
 }
 
+void remove_suite_models(const std::string& suite) { registry().erase(suite); }
+
 std::vector<const model_definition*> suite_models(const std::string& suite) {
   std::vector<const model_definition*> out;
   const auto it = registry().find(suite);

@@ -172,11 +172,19 @@ int run_config(const child_job& job, const suite_config* config) {
     baseline_experiment = paired_baseline_experiment(experiment, o.paired_baseline);
   const std::string baseline_skip = "SKIP: --paired-baseline=" + o.paired_baseline + ": ";
   apply_matmul_precision(o);
-  prepared_model prepared = prepare_model(*definition, o, config, experiment);
+  record_identity id = job_identity(job);
+  std::optional<prepared_model> built;
+  try {
+    built.emplace(prepare_model(*definition, o, config, experiment));
+  } catch (const model_unavailable& e) {  // a download, package or file missing here: not a fault
+    log_warning(std::string("SKIP: ") + e.what());
+    report(error_record_line(id, std::string("SKIP: ") + e.what(), "VERIFIER_SKIPPED"), job);
+    return 0;
+  }
+  prepared_model& prepared = *built;
   model_instance& model = prepared.model;
   const torch::Device device = prepared.step.device;
   const bool training = prepared.step.training;
-  record_identity id = job_identity(job);
   id.batch_size = model.batch_size;
 
   // --backend-library: the overrides apply from here on (the model was built without them).
@@ -367,9 +375,13 @@ int run_config(const child_job& job, const suite_config* config) {
     add_compile_metrics(metrics, compile, *backend.compile, o.repeat, d.GetAllocator());
     if (!compile.ObjectEmpty()) extras.AddMember("compile", compile, d.GetAllocator());
   }
-  if (!model.source.empty()) {  // a loaded program, not a hand-written C++ module
+  {  // a loaded program's origin, or the hand-written C++ module's
     json_value source(rapidjson::kObjectType);
-    for (const auto& [key, value] : model.source)
+    const std::map<std::string, std::string> built_in = {
+        {"kind", "built-in"},
+        {"runtime", "benchmatrix's hand-written LibTorch C++ module (suites/" + job.suite_name +
+                        "/)"}};
+    for (const auto& [key, value] : model.source.empty() ? built_in : model.source)
       source.AddMember(json_value(key.c_str(), d.GetAllocator()),
                        json_value(value.c_str(), d.GetAllocator()), d.GetAllocator());
     extras.AddMember("model_source", source, d.GetAllocator());

@@ -92,8 +92,9 @@ prepared_model prepare_model(const model_definition& definition, const child_set
                              std::optional<torch::ScalarType> force_dtype) {
   const bool training = experiment.test == "train";
   if (training && !definition.default_train_batch_size)
-    throw std::runtime_error(definition.name +
-                             " is eval-only in TorchBench; test=train is not supported");
+    throw model_unavailable(definition.name +
+                            " is eval-only in TorchBench (no DEFAULT_TRAIN_BSIZE): test=train is "
+                            "not supported");
   const torch::Device device = experiment.accelerator == "cuda" ? torch::kCUDA : torch::kCPU;
   if (device.is_cuda() && !torch::cuda::is_available())
     throw std::runtime_error("accelerator=cuda but LibTorch sees no CUDA device");

@@ -1,6 +1,8 @@
 """Import helper of experiment_runner (run as `python -m benchmatrix_import`): builds one model of
 the huggingface or timm_models suite as PyTorch's dynamo harness does (benchmarks/dynamo/
-huggingface.py, timm_models.py) and writes what the C++ child loads with torch::jit::load; or,
+huggingface.py, timm_models.py), or --suite=torchbench one model of the user's TorchBench checkout
+(--torchbench-dir; torchbench_checkout.py says how, as torchbench.py builds it), and writes what
+the C++ child loads with torch::jit::load; or,
 --suite=exported, prepares a user's torch.export package (.pt2) for the run's device and dtype
 (exported_package.py).
 
@@ -38,8 +40,9 @@ user's program moved to --device and cast to --dtype, exported again), inputs.pt
 inputs: --inputs, else those the package stores) and manifest.json; the key hashes the files'
 bytes instead of package versions and a batch size.
 The entry's directory is written to --result. Exit status 0 on success; 1 on failure (the
-traceback on stderr); 2 for bad arguments; 3 for a model that cannot be built offline; 4 for a
-torch that differs from the child's LibTorch.
+traceback on stderr); 2 for bad arguments; 3 for a model that cannot be built offline (a download,
+a missing package or file: the last line says which); 4 for a torch that differs from the child's
+LibTorch; 5 for a model that does not implement the test (TorchBench's NotImplementedError).
 """
 
 import argparse
@@ -54,9 +57,13 @@ import tempfile
 from benchmatrix_import.exported_package import (FAILURE_NAME, PACKAGE_NAME, UnusablePackage,
                                                  convert_user_package,
                                                  write_exported_program_or_why)
+from benchmatrix_import.torchbench_checkout import (NotImplementedForTest, build_torchbench,
+                                                    checkout_revision, model_sources_digest,
+                                                    tensor_inputs)
 
-SUITES = ("huggingface", "timm_models", "exported")
+SUITES = ("huggingface", "timm_models", "torchbench", "exported")
 UNBUILDABLE = 3
+NOT_IMPLEMENTED_FOR_TEST = 5
 
 
 class Unbuildable(Exception):
@@ -82,6 +89,12 @@ def parse_arguments(argv):
     parser.add_argument("--inputs", default=None,
                         help="--suite=exported: its example inputs, a torch.save'd tuple of "
                              "tensors (default: those the package stores)")
+    parser.add_argument("--torchbench-dir", default=None,
+                        help="--suite=torchbench: the TorchBench checkout (the folder holding "
+                             "torchbenchmark/); the model is torchbenchmark.models.<--model>")
+    parser.add_argument("--random-weights", action="store_true",
+                        help="--suite=torchbench: build torchvision and timm models with random "
+                             "weights instead of downloading pretrained ones")
     parser.add_argument("--exported-program", action="store_true",
                         help="eval: also write exported.pt2, the forward exported by "
                              "torch.export (exported_package.py), for the inductor backend")
@@ -107,6 +120,12 @@ def parse_arguments(argv):
         if args.test == "train":
             parser.error("--suite=exported: a torch.export program has no train step here "
                          "(torch::nativert, which runs it, has no autograd)")
+    elif args.suite == "torchbench":
+        if not args.torchbench_dir:
+            parser.error("--suite=torchbench needs --torchbench-dir")
+        if not os.path.isfile(os.path.join(args.torchbench_dir, "torchbenchmark", "__init__.py")):
+            parser.error(f"--torchbench-dir={args.torchbench_dir} holds no "
+                         "torchbenchmark/__init__.py (expected a pytorch/benchmark checkout)")
     elif args.batch_size is None:
         parser.error(f"--suite={args.suite} needs --batch-size")
     if args.exported_program and (args.test == "train" or args.traced_for != "compiler"):
@@ -133,10 +152,18 @@ def model_overrides(path, model):
 def package_versions(suite):
     """The installed versions, from the packages' metadata: a cache hit imports neither torch
     nor transformers (seconds each)."""
-    from importlib.metadata import version
+    from importlib.metadata import PackageNotFoundError, version
 
     if suite == "exported":
         return {"torch": version("torch")}
+    if suite == "torchbench":  # the packages TorchBench's model families build on, where present
+        versions = {"torch": version("torch")}
+        for package in ("torchvision", "torchaudio", "timm", "transformers"):
+            try:
+                versions[package] = version(package)
+            except PackageNotFoundError:
+                versions[package] = None
+        return versions
     package = "transformers" if suite == "huggingface" else "timm"
     return {"torch": version("torch"), package: version(package)}
 
@@ -154,7 +181,7 @@ def helper_sources_digest():
     here = os.path.dirname(os.path.abspath(__file__))
     return hashlib.sha256(b"".join(
         open(os.path.join(here, name), "rb").read()
-        for name in ("__main__.py", "exported_package.py"))).hexdigest()
+        for name in ("__main__.py", "exported_package.py", "torchbench_checkout.py"))).hexdigest()
 
 
 def cache_key(args, versions, overrides):
@@ -171,6 +198,11 @@ def cache_key(args, versions, overrides):
               # and an inductor child hits the eager children's entry
               "traced_for": args.traced_for if args.suite == "huggingface" else None,
               "helper": helper_sources_digest()}
+    if args.suite == "torchbench":  # the checkout's code for the model, committed or not
+        fields.update(checkout=os.path.abspath(args.torchbench_dir),
+                      revision=checkout_revision(args.torchbench_dir),
+                      model_sources=model_sources_digest(args.torchbench_dir, args.model),
+                      random_weights=args.random_weights)
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:32]
 
 
@@ -492,15 +524,31 @@ def flat_outputs(inner, keep=None):
     return FlatOutputs()
 
 
+def build_from_checkout(args):
+    """build's result for a model of the user's TorchBench checkout (torchbench_checkout.py): its
+    get_module() inputs as positional tensors, the loss PyTorch's harness takes of any output
+    (reduce_to_scalar_loss); the batch size the model chose goes to args.batch_size."""
+    module, example_inputs, batch_size, class_name = build_torchbench(
+        args.model, args.batch_size, args.device, args.test, args.torchbench_dir,
+        args.random_weights, Unbuildable)
+    if batch_size is not None:
+        args.batch_size = batch_size
+    wrapper, inputs, names = tensor_inputs(module, example_inputs)
+    return wrapper, inputs, names, "reduce_to_scalar_loss", class_name
+
+
 def built_model(args, overrides):
     """The suite's model and example inputs in --dtype on --device, in the test's mode, wrapped by
     flat_outputs; with the names of its inputs, its loss rule and its class name."""
     import torch
 
     dtype = getattr(torch, args.dtype)
-    build = build_huggingface if args.suite == "huggingface" else build_timm
-    module, inputs, names, loss_rule, class_name = build(args.model, args.batch_size, args.device,
-                                                         overrides)
+    if args.suite == "torchbench":
+        module, inputs, names, loss_rule, class_name = build_from_checkout(args)
+    else:
+        build = build_huggingface if args.suite == "huggingface" else build_timm
+        module, inputs, names, loss_rule, class_name = build(args.model, args.batch_size,
+                                                             args.device, overrides)
     module = module.to(dtype)
     inputs = tuple(t.to(dtype) if t.is_floating_point() else t for t in inputs)
     # train with the loss first (transformers): only the loss, so that the C++ train step's
@@ -536,6 +584,13 @@ def build_entry(args, overrides, versions, directory):
                 "traced_for": args.traced_for if args.suite == "huggingface" else "either",
                 "parameters": sum(p.numel() for p in flat.parameters()),
                 "runtime": "TorchScript (torch.jit.trace), run by LibTorch's interpreter"}
+    if args.suite == "torchbench":
+        manifest.update(checkout=os.path.abspath(args.torchbench_dir),
+                        revision=checkout_revision(args.torchbench_dir) or "not a git checkout",
+                        weights="random (--random-weights)" if args.random_weights
+                        else "as the model loads them",
+                        precision=f"{args.dtype} (TorchBench built with --precision fp32, then "
+                                  f"cast)")
     with open(os.path.join(directory, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
 
@@ -601,6 +656,8 @@ def run(argv):
         return main(argv), ""
     except Unbuildable as e:
         return UNBUILDABLE, f"benchmatrix_import: cannot build offline: {e}"
+    except NotImplementedForTest as e:
+        return NOT_IMPLEMENTED_FOR_TEST, f"benchmatrix_import: {e}"
     except NotEnoughDisk as e:
         return 1, f"benchmatrix_import: not enough disk space: {e}"
     except UnusablePackage as e:

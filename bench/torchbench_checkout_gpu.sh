@@ -1,0 +1,42 @@
+#!/bin/bash
+# The real TorchBench on the GPU machine (issue 49, BENCHMARKS.md "TorchBench checkout coverage"):
+# every model of a pytorch/benchmark checkout carried in the working tree (.torchbench_checkout/:
+# `git archive HEAD torchbenchmark utils` of a clone; not committed) through experiment_runner
+# --suite-name=torchbench --torchbench-dir, random weights (the machine has no network), --verify.
+# Resumes: each step appends to OUT_DIR/<column>/results.jsonl and skips the configs already there,
+# so calls that end at the device's time limit pick up where the last stopped.
+# Steps, in order:
+#   build      configure and build experiment_runner into build-gpu (bench/build_gpu.sh)
+#   eager      eager eval and train, --verify (the column's SKIPs say why a model does not run)
+#   inductor   inductor eval, --verify
+#   table      the coverage table of the three columns (bench/torchbench_checkout_table.py)
+# Usage: bench/torchbench_checkout_gpu.sh OUT_DIR STEP...
+#   CHECKOUT=path (default .torchbench_checkout), FILTER=regex (default: every model),
+#   SECONDS_BUDGET=N: stop starting new columns after N seconds (default 540)
+set -euo pipefail
+out=$1; shift
+checkout=${CHECKOUT:-.torchbench_checkout}
+filter=${FILTER:-.}
+budget=${SECONDS_BUDGET:-540}
+runner=build-gpu/experiment_runner
+start=$SECONDS
+column() {  # column NAME FLAGS...: one sweep, cut at the budget (resume picks it up next call)
+  local name=$1; shift
+  local left=$(( budget - (SECONDS - start) ))
+  [ "$left" -gt 30 ] || { echo "$name: no time left in this call"; return 0; }
+  mkdir -p "$out/$name"
+  timeout --signal=INT "$left" "$runner" --suite-name=torchbench --torchbench-dir="$checkout" \
+    --random-weights --accelerator=cuda --xla=None --repeat=5 --verify -k "$filter" \
+    --output-dirname="$out/$name" --cache-dir="$out/cache" "$@" > "$out/$name/sweep.log" 2>&1 ||
+    echo "$name: stopped (status $?), resumes next call"
+  echo "$name: $(wc -l < "$out/$name/results.jsonl" 2>/dev/null || echo 0) records"
+}
+for step in "$@"; do
+  case $step in
+    build) bench/build_gpu.sh "$out" experiment_runner ;;
+    eager) column eager --dynamo=None --test=eval --test=train ;;
+    inductor) column inductor --dynamo=inductor --test=eval ;;
+    table) python3 bench/torchbench_checkout_table.py "$out" > "$out/table.md"; cat "$out/table.md" ;;
+    *) echo "unknown step $step" >&2; exit 2 ;;
+  esac
+done

@@ -1,0 +1,49 @@
+"""The TorchBench checkout coverage table (bench/torchbench_checkout_gpu.sh): one row per model of
+the eager and inductor columns' records, each cell PASS (median ms per iteration), the verification
+code, SKIP or ERROR with the first line of why; then how many run and PASS per column.
+Usage: python3 bench/torchbench_checkout_table.py OUT_DIR"""
+import json
+import os
+import statistics
+import sys
+
+
+def records(path):
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def cell(record):
+    error = record["metrics"].get("error")
+    if error:
+        first = error.splitlines()[0][:110].replace("|", "/")
+        return ("SKIP" if error.startswith("SKIP") else "ERROR") + ": " + first.removeprefix("SKIP: ")
+    per_iter = record["metrics"].get("per_iter_time") or []
+    ms = f" {statistics.median(per_iter) * 1000:.2f} ms" if per_iter else ""
+    return f"{record.get('verification_code', '?')}{ms}"
+
+
+def main(out):
+    columns = {("eager", "eval"): {}, ("eager", "train"): {}, ("inductor", "eval"): {}}
+    for name in ("eager", "inductor"):
+        for r in records(os.path.join(out, name, "results.jsonl")):
+            columns[(name, r["experiment"]["test"])][r["model"]["model_name"]] = r
+    models = sorted({m for column in columns.values() for m in column})
+    print("| model | eager eval | eager train | inductor eval |")
+    print("|---|---|---|---|")
+    for model in models:
+        cells = [cell(c[model]) if model in c else "NOT_RUN" for c in columns.values()]
+        print(f"| {model} | " + " | ".join(cells) + " |")
+    print()
+    for (name, test), column in columns.items():
+        ran = [r for r in column.values() if "error" not in r["metrics"]]
+        passed = [r for r in ran if r.get("verification_code") == "PASS"]
+        share = f"{100 * len(passed) / len(ran):.0f}%" if ran else "-"
+        print(f"- {name} {test}: {len(column)} records, {len(ran)} ran, {len(passed)} PASS ({share} "
+              f"of those that ran)")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,23 @@
+// python -m benchmatrix_import, run by the child for one imported model (python/benchmatrix_import):
+// its arguments for the run's test, device and dtype, its cache under --cache-dir, and its exit
+// status turned into the child's exceptions.
+#pragma once
+
+#include "suites/model.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace benchmatrix {
+
+/// Runs python -m benchmatrix_import for one model (`model_arguments`: which one and how, e.g.
+/// --suite huggingface --model X --batch-size 4) into <o.cache_dir>/imported/; returns the cache
+/// entry's directory. Throws model_unavailable when the helper cannot build the model here (exit
+/// status 3: a download, a missing package or file; 5: the model does not implement the test),
+/// std::runtime_error with the helper's output for any other failure.
+[[nodiscard]] std::filesystem::path import_model(const std::string& what,
+                                                 std::vector<std::string> model_arguments,
+                                                 const model_build_options& o);
+
+}  // namespace benchmatrix
