@@ -37,8 +37,12 @@ class DummySweepTest(OutputDirTest):
             self.assertEqual(json.dumps(json.loads(line), ensure_ascii=False), line)
         records = [json.loads(line) for line in lines]
         for record, test in zip(records, ["eval", "train"]):
+            # model_source: where the model came from (here benchmatrix's built-in C++ module);
             # memory: the memory pass's footprint (on by default, worker/memory_pass.hpp)
-            self.assertEqual(list(record), RECORD_KEYS + ["memory", "run_environment"] + MACHINE_KEYS)
+            self.assertEqual(list(record),
+                             RECORD_KEYS + ["model_source", "memory", "run_environment"] +
+                             MACHINE_KEYS)
+            self.assertEqual(record["model_source"]["kind"], "built-in")
             self.assertEqual(list(record["experiment"]), EXPERIMENT_KEYS)
             self.assertEqual(record["model"], {"suite_name": "dummy", "model_name": "dummy"})
             self.assertEqual(record["experiment"]["test"], test)
