@@ -6,6 +6,7 @@
 #include "process/child_process.hpp"
 #include "process/helper_process.hpp"
 #include "process/helper_python.hpp"
+#include "suites/imported/torchscript_program.hpp"
 
 #include <torch/version.h>
 
@@ -93,6 +94,37 @@ fs::path import_model(const std::string& what, std::vector<std::string> model_ar
   fs::remove(result, ignored);
   log_info("imported " + what + " in " + std::to_string(outcome.seconds) + " s: " + entry);
   return entry;
+}
+
+model_instance load_traced_entry(const fs::path& entry, const std::string& what,
+                                 const std::string& kind, bool with_exported_program,
+                                 const model_build_options& o) {
+  model_instance instance;
+  try {
+    instance = load_torchscript_program(entry / "model.pt", entry / "inputs.pt", o.device);
+  } catch (const std::runtime_error& e) {
+    // The helper reuses an entry whose manifest.json exists: a damaged one stays until removed.
+    throw std::runtime_error(std::string(e.what()) + "\n(an import cache entry: remove " +
+                             entry.string() + " and the next run rebuilds it)");
+  }
+  instance.source = {{"kind", kind},
+                     {"runtime", torchscript_runtime},
+                     {"program", (entry / "model.pt").string()},
+                     {"built_by", "python -m benchmatrix_import (" + entry.string() +
+                                      "/manifest.json says how)"},
+                     {"traced_for", o.graph_capture ? "compiler" : "eager"}};
+  if (!with_exported_program) return instance;
+  if (fs::is_regular_file(entry / "exported.pt2")) {
+    instance.exported_program = (entry / "exported.pt2").string();
+    instance.source["exported_program"] = instance.exported_program;
+  } else {  // torch.export failed on the model: its TorchScript program is compiled instead
+    std::string why = read_text_file((entry / "exported.pt2.failed").string());
+    while (!why.empty() && why.back() == '\n') why.pop_back();
+    log_warning(what + " has no torch.export package (" + why +
+                "): the inductor backend compiles its traced program");
+    instance.source["exported_program_failure"] = why;
+  }
+  return instance;
 }
 
 }  // namespace benchmatrix

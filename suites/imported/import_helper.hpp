@@ -20,4 +20,13 @@ namespace benchmatrix {
                                                  std::vector<std::string> model_arguments,
                                                  const model_build_options& o);
 
+/// The traced program of an import cache entry (model.pt, inputs.pt) loaded for `o.device`, its
+/// model_source saying `kind` and the entry; with `with_exported_program`, the entry's
+/// exported.pt2 for the inductor backend, or the reason torch.export failed (logged: the traced
+/// program is compiled instead). `what` names the model in the warning ("suite/model").
+[[nodiscard]] model_instance load_traced_entry(const std::filesystem::path& entry,
+                                               const std::string& what, const std::string& kind,
+                                               bool with_exported_program,
+                                               const model_build_options& o);
+
 }  // namespace benchmatrix

@@ -35,33 +35,7 @@ model_instance build_listed(const std::string& suite, const std::string& model,
     arguments.push_back(overrides.string());
   }
   const fs::path entry = import_model(suite + "/" + model, std::move(arguments), o);
-  model_instance instance;
-  try {
-    instance = load_torchscript_program(entry / "model.pt", entry / "inputs.pt", o.device);
-  } catch (const std::runtime_error& e) {
-    // The helper reuses an entry whose manifest.json exists: a damaged one stays until removed.
-    throw std::runtime_error(std::string(e.what()) + "\n(an import cache entry: remove " +
-                             entry.string() + " and the next run rebuilds it)");
-  }
-  instance.source = {{"kind", "imported"},
-                     {"runtime", torchscript_runtime},
-                     {"program", (entry / "model.pt").string()},
-                     {"built_by", "python -m benchmatrix_import (" + entry.string() +
-                                      "/manifest.json says how)"},
-                     {"traced_for", o.graph_capture ? "compiler" : "eager"}};
-  if (with_exported_program) {
-    if (fs::is_regular_file(entry / "exported.pt2")) {
-      instance.exported_program = (entry / "exported.pt2").string();
-      instance.source["exported_program"] = instance.exported_program;
-    } else {  // torch.export failed on the model: its TorchScript program is compiled instead
-      std::string why = read_text_file((entry / "exported.pt2.failed").string());
-      while (!why.empty() && why.back() == '\n') why.pop_back();
-      log_warning(suite + "/" + model + " has no torch.export package (" + why +
-                  "): the inductor backend compiles its traced program");
-      instance.source["exported_program_failure"] = why;
-    }
-  }
-  return instance;
+  return load_traced_entry(entry, suite + "/" + model, "imported", with_exported_program, o);
 }
 
 /// "Name,batch" (huggingface) or "name batch" (timm) lines; blank lines are skipped.

@@ -1,10 +1,8 @@
 #include "suites/imported/torchbench_checkout.hpp"
 
 #include "core/argparse.hpp"
-#include "core/log.hpp"
 #include "core/text_file.hpp"
 #include "suites/imported/import_helper.hpp"
-#include "suites/imported/torchscript_program.hpp"
 #include "suites/model.hpp"
 
 #include <rapidjson/document.h>
@@ -88,33 +86,11 @@ model_instance build_checkout_model(const std::string& checkout, const std::stri
   if (random_weights) arguments.emplace_back("--random-weights");
   const bool with_exported_program = o.exported_program && o.graph_capture && !o.training;
   if (with_exported_program) arguments.emplace_back("--exported-program");
-  const fs::path entry = import_model(std::string(checkout_suite) + "/" + model, std::move(arguments), o);
-  model_instance instance;
-  try {
-    instance = load_torchscript_program(entry / "model.pt", entry / "inputs.pt", o.device);
-  } catch (const std::runtime_error& e) {
-    throw std::runtime_error(std::string(e.what()) + "\n(an import cache entry: remove " +
-                             entry.string() + " and the next run rebuilds it)");
-  }
-  instance.source = {{"kind", "torchbench checkout"},
-                     {"runtime", torchscript_runtime},
-                     {"program", (entry / "model.pt").string()},
-                     {"built_by", "python -m benchmatrix_import --suite=torchbench (" +
-                                      entry.string() + "/manifest.json says how)"},
-                     {"traced_for", o.graph_capture ? "compiler" : "eager"}};
+  const std::string what = std::string(checkout_suite) + "/" + model;
+  const fs::path entry = import_model(what, std::move(arguments), o);
+  model_instance instance =
+      load_traced_entry(entry, what, "torchbench checkout", with_exported_program, o);
   read_manifest(entry, instance);
-  if (with_exported_program) {
-    if (fs::is_regular_file(entry / "exported.pt2")) {
-      instance.exported_program = (entry / "exported.pt2").string();
-      instance.source["exported_program"] = instance.exported_program;
-    } else {
-      std::string why = read_text_file((entry / "exported.pt2.failed").string());
-      while (!why.empty() && why.back() == '\n') why.pop_back();
-      log_warning(model + " has no torch.export package (" + why +
-                  "): the inductor backend compiles its traced program");
-      instance.source["exported_program_failure"] = why;
-    }
-  }
   return instance;
 }
 
