@@ -194,9 +194,11 @@ def cache_key(args, versions, overrides):
     fields = {"suite": args.suite, "model": args.model, "versions": versions,
               "batch_size": args.batch_size, "dtype": args.dtype, "device": args.device,
               "test": args.test, "overrides": overrides,
-              # only transformers' masks depend on it: a timm program is the same either way,
-              # and an inductor child hits the eager children's entry
-              "traced_for": args.traced_for if args.suite == "huggingface" else None,
+              # only transformers' masks depend on it (a TorchBench checkout has hf_* models): a
+              # timm program is the same either way, and an inductor child hits the eager
+              # children's entry
+              "traced_for": args.traced_for if args.suite in ("huggingface", "torchbench")
+              else None,
               "helper": helper_sources_digest()}
     if args.suite == "torchbench":  # the checkout's code for the model, committed or not
         fields.update(checkout=os.path.abspath(args.torchbench_dir),
@@ -581,7 +583,8 @@ def build_entry(args, overrides, versions, directory):
                 "device": args.device, "test": args.test, "overrides": overrides,
                 "input_names": names, "input_shapes": [list(t.shape) for t in inputs],
                 "loss": loss_rule,
-                "traced_for": args.traced_for if args.suite == "huggingface" else "either",
+                "traced_for": (args.traced_for if args.suite in ("huggingface", "torchbench")
+                               else "either"),
                 "parameters": sum(p.numel() for p in flat.parameters()),
                 "runtime": "TorchScript (torch.jit.trace), run by LibTorch's interpreter"}
     if args.suite == "torchbench":

@@ -24,6 +24,7 @@ Offline rules (nothing is downloaded behind the user's back where it can be help
 """
 
 import contextlib
+import functools
 import hashlib
 import importlib
 import os
@@ -40,6 +41,7 @@ class NotImplementedForTest(Exception):
     """The model does not implement this test (TorchBench raises NotImplementedError)."""
 
 
+@functools.lru_cache(maxsize=None)  # the cache key and the manifest both ask: git runs once
 def checkout_revision(checkout):
     """The checkout's git revision, "+dirty" when its torchbenchmark/ has local changes; None when
     it is not a git work tree (an unpacked archive)."""
