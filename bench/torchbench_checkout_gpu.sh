@@ -1,7 +1,8 @@
 #!/bin/bash
 # The real TorchBench on the GPU machine (issue 49, BENCHMARKS.md "TorchBench checkout coverage"):
 # every model of a pytorch/benchmark checkout carried in the working tree (.torchbench_checkout/:
-# `git archive HEAD torchbenchmark utils` of a clone; not committed) through experiment_runner
+# `git archive HEAD torchbenchmark utils userbenchmark/dynamo/dynamobench` of a clone, the
+# last for the model lists torchbenchmark/util/framework/huggingface reads; not committed) through experiment_runner
 # --suite-name=torchbench --torchbench-dir, random weights (the machine has no network), --verify.
 # Resumes: each step appends to OUT_DIR/<column>/results.jsonl and skips the configs already there,
 # so calls that end at the device's time limit pick up where the last stopped.
@@ -12,7 +13,8 @@
 #   table      the coverage table of the three columns (bench/torchbench_checkout_table.py)
 # Usage: bench/torchbench_checkout_gpu.sh OUT_DIR STEP...
 #   CHECKOUT=path (default .torchbench_checkout), FILTER=regex (default: every model),
-#   SECONDS_BUDGET=N: stop starting new columns after N seconds (default 540)
+#   SECONDS_BUDGET=N: stop starting new columns after N seconds (default 540),
+#   CACHE_DIR=path: the imports and compiled packages (default OUT_DIR/cache)
 set -euo pipefail
 out=$1; shift
 checkout=${CHECKOUT:-.torchbench_checkout}
@@ -27,7 +29,7 @@ column() {  # column NAME FLAGS...: one sweep, cut at the budget (resume picks i
   mkdir -p "$out/$name"
   timeout --signal=INT "$left" "$runner" --suite-name=torchbench --torchbench-dir="$checkout" \
     --random-weights --accelerator=cuda --xla=None --repeat=5 --verify -k "$filter" \
-    --output-dirname="$out/$name" --cache-dir="$out/cache" "$@" > "$out/$name/sweep.log" 2>&1 ||
+    --output-dirname="$out/$name" --cache-dir="${CACHE_DIR:-$out/cache}" "$@" > "$out/$name/sweep.log" 2>&1 ||
     echo "$name: stopped (status $?), resumes next call"
   echo "$name: $(wc -l < "$out/$name/results.jsonl" 2>/dev/null || echo 0) records"
 }

@@ -70,6 +70,27 @@ class Unbuildable(Exception):
     """A model this helper cannot build without a download (exit status 3)."""
 
 
+class Untraceable(Exception):
+    """A model torch.jit.trace cannot record (data-dependent control flow, a Python value the
+    tracer refuses): exit status 3, as the runner's every backend loads the traced program."""
+
+
+def untraceable(model, error):
+    """Untraceable naming the error and the innermost line outside torch where it was raised
+    (the model's own code, where the fix or the reason lies)."""
+    import traceback
+
+    import torch
+
+    torch_root = os.path.dirname(torch.__file__)
+    frames = [f for f in traceback.extract_tb(error.__traceback__)
+              if not f.filename.startswith(torch_root)]
+    where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+    message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return Untraceable(f"{model} cannot be traced by torch.jit.trace{where}: "
+                       f"{type(error).__name__}: {message}")
+
+
 class NotEnoughDisk(Exception):
     """The cache's file system cannot hold the program (exit status 1, this message): without the
     check torch.jit.save fails inside its C++ writer, which ends the process with SIGABRT and a
@@ -566,9 +587,16 @@ def build_entry(args, overrides, versions, directory):
     flat, inputs, names, loss_rule, class_name = built_model(args, overrides)
     state = {k: v.clone() for k, v in flat.state_dict().items()}
     masks = eager_mask_decisions() if args.traced_for == "eager" else contextlib.nullcontext()
-    with torch.no_grad(), masks:
-        traced = torch.jit.trace(flat, inputs, check_trace=False, strict=False)
-    flat.load_state_dict(state)  # tracing ran one forward: undo BatchNorm's running-stat update
+    try:
+        with torch.no_grad(), masks:
+            traced = torch.jit.trace(flat, inputs, check_trace=False, strict=False)
+    except Exception as e:  # the tracer's errors have no common type (TypeError, RuntimeError...)
+        raise untraceable(args.model, e) from e
+    # tracing ran one forward: undo BatchNorm's running-stat update in place (load_state_dict of
+    # the copies would lose the state dict's per-module versions: torchvision's MNASNet refuses it)
+    with torch.no_grad():
+        for key, tensor in flat.state_dict().items():
+            tensor.copy_(state[key])
     if args.exported_program:
         check_disk_space(traced, inputs, directory)  # the package holds the same weights
         write_exported_program_or_why(flat, inputs, directory)
@@ -652,15 +680,18 @@ def main(argv):
 
 
 def run(argv):
-    """main's exit status and, for a failure this helper explains (Unbuildable, NotEnoughDisk),
-    the line that says why ("" otherwise): what `python -m benchmatrix_import` prints and exits
-    with, for callers that build several programs in one process (bench/any_model_coverage.py)."""
+    """main's exit status and, for a failure this helper explains (Unbuildable, Untraceable,
+    NotEnoughDisk), the line that says why ("" otherwise): what `python -m benchmatrix_import`
+    prints and exits with, for callers that build several programs in one process
+    (bench/any_model_coverage.py)."""
     try:
         return main(argv), ""
     except Unbuildable as e:
         return UNBUILDABLE, f"benchmatrix_import: cannot build offline: {e}"
     except NotImplementedForTest as e:
         return NOT_IMPLEMENTED_FOR_TEST, f"benchmatrix_import: {e}"
+    except Untraceable as e:
+        return UNBUILDABLE, f"benchmatrix_import: {e}"
     except NotEnoughDisk as e:
         return 1, f"benchmatrix_import: not enough disk space: {e}"
     except UnusablePackage as e:

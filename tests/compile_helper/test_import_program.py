@@ -17,7 +17,11 @@ step on an H200 with transformers 5.17's mask; GPT2 carries a causal mask under 
 
 write_exported_program_or_why: the torch.export package the inductor backend compiles computes what
 the module does; where torch.export fails on a model, the entry says why instead of the helper
-failing, so that the inductor backend still compiles the model's TorchScript program."""
+failing, so that the inductor backend still compiles the model's TorchScript program.
+
+untraceable: a model torch.jit.trace refuses (TorchBench's microbench_unbacked_tolist_sum: a
+torch._check of a size the tracer records as a tensor) is explained by the error and the model's
+line that raised it, the SKIP its records give, not a traceback in an ERROR record."""
 import io
 import os
 import shutil
@@ -31,7 +35,8 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 
 from benchmatrix_import.__main__ import (  # noqa: E402
-    NotEnoughDisk, check_disk_space, eager_mask_decisions, float16_fill_values)
+    NotEnoughDisk, UNBUILDABLE, check_disk_space, eager_mask_decisions, float16_fill_values,
+    untraceable)
 from benchmatrix_import.__main__ import main as import_main  # noqa: E402
 from benchmatrix_import.exported_package import (  # noqa: E402
     FAILURE_NAME, PACKAGE_NAME, write_exported_program_or_why)
@@ -208,3 +213,26 @@ class ExportedProgramTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SizeChecked(torch.nn.Module):
+    """torch._check on a size: a bool in eager, a tensor under torch.jit.trace."""
+
+    def forward(self, x):
+        torch._check(x.size(0) > 0)
+        return x * 2
+
+
+class TraceFailureTest(unittest.TestCase):
+    def test_the_reason_names_the_error_and_the_models_line(self):
+        module, x = SizeChecked(), torch.randn(3)
+        self.assertEqual(module(x).shape, (3,))  # eager runs it
+        try:  # not assertRaises: it drops the traceback that names the line
+            torch.jit.trace(module, (x,), check_trace=False, strict=False)
+            self.fail("torch.jit.trace recorded a torch._check of a traced size")
+        except TypeError as e:
+            reason = str(untraceable("size_checked", e))
+        line = SizeChecked.forward.__code__.co_firstlineno + 1  # its torch._check
+        self.assertIn(f"size_checked cannot be traced by torch.jit.trace at {__file__}:{line}: "
+                      "TypeError: cond must be a bool", reason)
+        self.assertEqual(UNBUILDABLE, 3)  # the status the runner turns into a SKIP
