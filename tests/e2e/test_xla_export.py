@@ -63,21 +63,36 @@ class XlaExportTest(OutputDirTest):
         self.assertIsNotNone(match, error)
         return match.group(1)
 
+    def config_dir_with_reduced_imports(self):
+        """A config dir of the product's configs with the imported suites' reduced models
+        (fixtures/imported_configs) in place of theirs, so that one sweep runs every suite."""
+        merged = os.path.join(self.out, "configs")
+        os.makedirs(merged)
+        product = os.environ.get("BENCHMATRIX_CONFIG_DIR") or os.path.join(HERE, "..", "..", "configs")
+        for directory in (product, IMPORTED_CONFIGS):  # the fixture's files replace the product's
+            for name in os.listdir(directory):
+                link = os.path.join(merged, name)
+                if os.path.lexists(link):
+                    os.remove(link)
+                os.symlink(os.path.abspath(os.path.join(directory, name)), link)
+        return merged
+
     def test_stablehlo_export_runs_on_jax_and_matches_eager(self):
         from benchmatrix_compile.stablehlo import load_program, run_with_jax
 
         exported = os.path.join(self.out, "eager")
-        for suite, model in MODELS:
-            common = ["--accelerator=cpu", "--test=eval", "--repeat=1", f"--suite-name={suite}",
-                      f"--filter=^{model}$", f"--output-dirname={self.out}",
-                      f"--cache-dir={SHARED_CACHE}"]  # the imported suites' programs too
-            suite_env = dict(os.environ)
-            if suite in ("huggingface", "timm_models"):
-                suite_env["BENCHMATRIX_CONFIG_DIR"] = IMPORTED_CONFIGS
-            run(RUNNER, *common, "--xla=None", "--dynamo=None", "--export", "both",
-                "--export-dir", exported, env=suite_env)
-            env = dict(suite_env, BENCHMATRIX_XLA_EXPORT_ONLY="1")
-            run(RUNNER, *common, "--xla=PJRT", "--dynamo=openxla", env=env, timeout=900)
+        # every model in one sweep per backend: the compile service exports them all from one
+        # Python process (one torch and JAX import, not seven)
+        common = ["--accelerator=cpu", "--test=eval", "--repeat=1",
+                  "--suite-name=" + ",".join(dict.fromkeys(suite for suite, _ in MODELS)),
+                  "--filter=^(" + "|".join(model for _, model in MODELS) + ")$",
+                  f"--output-dirname={self.out}",
+                  f"--cache-dir={SHARED_CACHE}"]  # the imported suites' programs too
+        suite_env = dict(os.environ, BENCHMATRIX_CONFIG_DIR=self.config_dir_with_reduced_imports())
+        run(RUNNER, *common, "--xla=None", "--dynamo=None", "--export", "both",
+            "--export-dir", exported, env=suite_env)
+        env = dict(suite_env, BENCHMATRIX_XLA_EXPORT_ONLY="1")
+        run(RUNNER, *common, "--xla=PJRT", "--dynamo=openxla", env=env, timeout=900)
         records = [r for r in read_records(self.results) if r["experiment"]["xla"] == "PJRT"]
         self.assertEqual(len(records), len(MODELS))
         for record in records:
@@ -122,11 +137,11 @@ class XlaExportTest(OutputDirTest):
         inputs.pt in the export's directory): dummy, and dcgan (convolution_backward, which torchax
         lacks, and BatchNorm buffers)."""
         env = dict(os.environ, BENCHMATRIX_XLA_EXPORT_ONLY="1")
-        for suite, model in TRAIN_MODELS:
-            run(RUNNER, "--accelerator=cpu", "--test=train", "--repeat=1", f"--suite-name={suite}",
-                f"--filter=^{model}$", "--xla=PJRT", "--dynamo=openxla",
-                f"--cache-dir={SHARED_CACHE}", f"--output-dirname={self.out}", env=env,
-                timeout=900)
+        run(RUNNER, "--accelerator=cpu", "--test=train", "--repeat=1",
+            "--suite-name=" + ",".join(dict.fromkeys(suite for suite, _ in TRAIN_MODELS)),
+            "--filter=^(" + "|".join(model for _, model in TRAIN_MODELS) + ")$",
+            "--xla=PJRT", "--dynamo=openxla",
+            f"--cache-dir={SHARED_CACHE}", f"--output-dirname={self.out}", env=env, timeout=900)
         records = read_records(self.results)
         self.assertEqual(len(records), len(TRAIN_MODELS))
         for record in records:
