@@ -7,7 +7,7 @@ namespace benchmatrix {
 
 enum class inductor_program {
   exported,  // the forward exported by torch.export (the import helper's exported.pt2): default
-  traced,    // the forward traced by LibTorch, converted by TS2EPConverter (before session 19)
+  traced,    // the forward traced by LibTorch, converted by TS2EPConverter (before eee2099)
 };
 
 /// BENCHMATRIX_INDUCTOR_PROGRAM: "exported" (unset or empty: the default) or "traced", for an A/B

@@ -49,7 +49,7 @@ COLUMNS = (("eager", "eval"), ("eager", "train"), ("inductor", "eval"))
 # (benchmatrix_import --exported-program, asked for with every compiler eval program); its verifier
 # (worker/verify_child.cpp) runs the eager baseline, its rerun and the float64 reference with the
 # dynamo axis reset, from the eager programs: without those here, each huggingface inductor
-# config's verifier imported two programs itself (session 17: 19-36 s each, about 40 s a config).
+# config's verifier imported two programs itself (H200 x2, 2026-11-28: 19-36 s each, about 40 s a config).
 IMPORTS = {"eager": (("eager", "eval", "bfloat16"), ("eager", "eval", "float64"),
                      ("eager", "train", "float32"), ("eager", "train", "float64")),
            "inductor": (("compiler", "eval", "bfloat16"), ("eager", "eval", "bfloat16"),
@@ -106,7 +106,7 @@ def skip_all_reasons(config_dir, suite):
 def chosen_models(config_dir, names):
     """[(suite, model, list batch)] for names: 'all' in the lists' order (huggingface, then
     timm_models), comma-separated names in the order given (batches run in it, so a call that
-    runs out of time has run the names given first; session 13 gave timm's first and got none,
+    runs out of time has run the names given first; an H200 call of 2026-11-28 gave timm's first and got none,
     the lists' order putting huggingface's ahead); a suite's name among them stands for its whole
     list ("huggingface,vit_base_patch16_siglip_256")."""
     lists = {suite: read_list(config_dir, suite) for suite in SUITES}
@@ -210,7 +210,7 @@ def process_groups(per_model, jobs):
     when there are fewer models than jobs, each model's programs dealt round-robin over
     jobs // models processes. A process pays torch's and transformers' import once (about 10 s)
     and builds its programs one after another: GPT-Neo's (1.3e9 parameters) took 22-36 s each
-    in session 18, so a batch of that one model would wait about 2.5 minutes for its five in one
+    on an H200 (2026-11-28), so a batch of that one model would wait about 2.5 minutes for its five in one
     process; in two, its float64 programs are built beside the others."""
     share = max(1, jobs // max(1, len(per_model)))
     groups = []
@@ -449,7 +449,7 @@ def table(args):
                         row["build_note"] = earlier.get("build_note", "")
                 rows[(row["suite"], row["model"])] = row
     # An older file's skip.all SKIP of a model the suite YAML skips no longer (GPT-Neo since
-    # session 18) is a gap, not a reason: NOT_RUN until a call runs it.
+    # a1fee91) is a gap, not a reason: NOT_RUN until a call runs it.
     skipped_now = {suite: skip_all_reasons(args.config_dir, suite) for suite in SUITES}
     for (suite, model), row in rows.items():
         for backend, test in COLUMNS:

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The any-model coverage bench on the GPU machine (issue 25, BENCHMARKS.md "Any model"): which
+# The any-model coverage bench on the GPU machine (issue 25, BENCHMARKS.md "Coverage of each suite"): which
 # models of configs/huggingface_models_list.txt and timm_models_list.txt run from C++ as loaded
 # TorchScript programs, eager eval and train and inductor eval, each with --verify. Steps, in order:
 #   build     configure and build experiment_runner into build-gpu (bench/build_gpu.sh)
@@ -17,7 +17,7 @@
 #             3. inductor eval of the same (unless INDUCTOR=0), the packages compiled ahead
 #                COMPILE_AHEAD at once
 #             4. the batch's programs removed from the cache (KEEP_IMPORTS=1 keeps them): the whole
-#                lists' programs do not fit the GPU machine's 64 GiB disk (session 8: every import
+#                lists' programs do not fit the GPU machine's 64 GiB disk (H100, 2026-11-25: every import
 #                after the disk filled died in torch.jit.save, status -6; 8 models at once with
 #                BlenderbotForCausalLM, 2.5e9 parameters and about 55 GB of programs, filled it)
 #             then the coverage table (model, suite, eager eval/train, inductor eval: PASS with the
@@ -34,12 +34,12 @@
 #   IMPORT_JOBS  import processes at once, one per model; a batch of fewer models splits each
 #                model's programs over IMPORT_JOBS / models processes (default 8; each holds a
 #                CUDA context and its model, and in host memory its float64 copy: 14 at once
-#                took an H100 machine down in session 8);
+#                took an H100 machine down on 2026-11-25);
 #   PREFETCH_S   seconds a batch's prefetch may take (default 150); imports not done by then are left to
 #                the sweeps' children, which import one at a time;
 #   REPEAT       timed repeats per config (default 3);
 #   VERIFY_ARGS  more verifier flags (default --verify-deterministic, PyTorch's accuracy harness's
-#                determinism; session 8's first run, without it, found every BERT-like train config
+#                determinism; the first H100 run (2026-11-25), without it, found every BERT-like train config
 #                NONDETERMINISTIC_EAGER_RUN from CUDA's embedding backward; "" leaves it out);
 #   FRESH=1      starts the coverage over (default: a call continues the last one's on a warm
 #                machine: finished batches are not run again, the runner resumes its results
@@ -50,7 +50,7 @@
 #   DEVICES      the runner's --devices (e.g. all): one child per GPU at a time, the imports
 #                spread over the same GPUs; on a several-GPU machine (nvidia-h200-x4: DEVICES=all
 #                BATCH=8, 235 GB of disk) the lists' eager coverage takes about a quarter of the
-#                one-GPU time, which was about 50 minutes on an H100 in session 8. Step times of
+#                one-GPU time, which was about 50 minutes on an H100 (2026-11-25). Step times of
 #                children running beside each other share the host: coverage, not timing;
 #   CHILD_TIMEOUT_S  seconds per child (default 300; an inductor compile of a large model is long);
 #   COMPILE_AHEAD  the inductor sweeps' --compile-ahead: packages compiled this many at once before

@@ -1,5 +1,5 @@
 #!/bin/bash
-# backend_bench on the GPU machine (BENCHMARKS.md, "backend_bench"): the op-level suites on CUDA,
+# backend_bench on the GPU machine (BENCHMARKS.md, "Other measurements"): the op-level suites on CUDA,
 # bfloat16; timed cases with --perf (CUDA events, L2 flushed before every call, median of --repeats):
 #   smoke-aten       the smoke suite, aten against itself (the sanity run: pass rate 1, speedup ~1)
 #   opinfo-aten      the whole OpInfo suite with aten, correctness only, 8 op children at once

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Inductor compile time on the GPU machine (issue 22; BENCHMARKS.md, "Compile time"). Steps, run in
+# Inductor compile time on the GPU machine (issue 22; BENCHMARKS.md, "Compile time, cold and warm"). Steps, run in
 # the order given (each device call has 10 minutes; every step but build fits in about 8 on 16 cores):
 #   build     experiment_runner into build-gpu (as bench/compiled_backends_gpu.sh build)
 #   cold      our cold compile (--cold-start: empty package cache and Inductor/Triton caches), one
@@ -106,7 +106,7 @@ for line in open(sys.argv[1]):
       #    log on (CUDNN_LOGLEVEL_DBG=3: its calls during the hit counted per model, the log's
       #    size the sign of engine builds): firstcall-<variant>/results.jsonl
       # (The probe's package mode, which loads an entry in Python, died with a segmentation fault
-      # in the CUDA container runner's constructor on an H200 in session 13, so the hit is taken
+      # in the CUDA container runner's constructor on an H200 (2026-11-28), so the hit is taken
       # apart through the child here.)
       for model in ${models//,/ }; do
         python3 -c "import sys, torchvision; sys.exit('$model' not in torchvision.models.list_models())" \

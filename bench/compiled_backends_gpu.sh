@@ -1,6 +1,7 @@
 #!/bin/bash
-# The compiled-backends benchmark on the GPU machine (BENCHMARKS.md, "Compiled backends"). Steps, run
-# in the order given (each device call has 10 minutes, so a run is split over several calls):
+# The compiled-backends benchmark on the GPU machine (BENCHMARKS.md, "Inductor against Python
+# torch.compile (eval)"). Steps, run in the order given (each device call has 10 minutes, so a run is
+# split over several calls):
 #   build       configure and build experiment_runner into build-gpu (ninja, Hopper)
 #   check       --verify on CUDA for a few models, every backend, eval and train
 #   prefill     AOTInductor packages for every model, 4 compiles at a time, into the cache

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Scale-out benchmark on a 2-GPU machine (BENCHMARKS.md, "Several GPUs"): the same sweep with
+# Scale-out benchmark on a 2-GPU machine (BENCHMARKS.md, "Other measurements"): the same sweep with
 # --devices 0 and with --devices 0,1, their wall times, and compare_runs between them (per-config
 # results must agree within noise). Assumes build-gpu/ from `bench/compiled_backends_gpu.sh OUT build`
 # plus compare_runs (built here).

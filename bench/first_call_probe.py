@@ -2,7 +2,7 @@
 library (--loader below; `runner` as the runner's child does, backends/aoti_package.cpp: the
 container runner over the extracted package/ folder, then the weights from the .blob) and times, in this fresh
 process, the load, the first call and the calls after it. The timed child records only their
-sum (`compile.preparation_s.first_call`: mobilenet_v3_large's was 3.30 s on an H100 in session 6
+sum (`compile.preparation_s.first_call`: mobilenet_v3_large's was 3.30 s on an H100 (2026-11-24)
 against 0.01-0.10 s for the other models); this probe takes it apart:
   --cudnn off      the same first call with cuDNN disabled (the package's convolutions are ATen
                    fallbacks, which then take ATen's native kernels): if the seconds go, they
@@ -13,7 +13,7 @@ against 0.01-0.10 s for the other models); this probe takes it apart:
   --loader package  (default) the entry's model.pt2 through torch's own AOTIModelPackageLoader
                    (torch._inductor.aoti_load_package: the same runner, the package's weights file
                    loaded by torch); --loader runner builds the container runner over package/ as
-                   the child does. CPU entries only, so far: on an H200 (session 13) both died
+                   the child does. CPU entries only, so far: on an H200 (2026-11-28) both died
                    with a segmentation fault in the CUDA runner's constructor for every CUDA
                    entry, in this Python process, while the C++ child loads the same entries
                    (bench/compile_time_gpu.sh firstcall takes a CUDA hit apart through the child).
@@ -21,7 +21,7 @@ against 0.01-0.10 s for the other models); this probe takes it apart:
                    --batch, 224x224 images) and its eager first forward timed instead, in
                    --memory-format contiguous or channels_last (Inductor's layout optimisation
                    gives a package's convolutions channels_last inputs; Python eager's first call,
-                   measured in session 12, was contiguous)
+                   measured on an H200 x4 on 2026-11-28, was contiguous)
 One JSON line on stdout: {"model" (from the entry's manifest, or --eager's NAME), "source"
 ("package via <loader>" or "eager <memory format>"), "entry", "device", "cudnn", "load_s",
 "first_call_s", "later_call_s" (median of --calls), "profile_top" (with --profile)}. Run each mode in its own

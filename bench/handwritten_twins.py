@@ -21,11 +21,11 @@ for hf_GPT2's eval, 256 on the CPU, as the ports take them: SEQUENCES), transfor
 default attention (SDPA, as the ports and benchmatrix_import's programs), no cache, the logits as
 the output, and transformers' eager decision to skip the attention mask (benchmatrix_import's
 eager_mask_decisions: with transformers 5.17 the traced hf_Bert carried a full mask and ran SDPA's
-float32 math kernel, 1.9x its port's eval step on an H200 in session 16).
+float32 math kernel, 1.9x its port's eval step on an H200, 2026-11-28).
 Traced on DEVICE (default cuda where there is one, else cpu), the device the runner loads them on:
 transformers' mask code creates tensors with the trace's device baked in (torch.arange(...,
 device=cpu) in hf_Bert's program), so a CPU trace fails on CUDA with "Expected all tensors to be
-on the same device" (session 14's first GPU run). The inputs are saved on the CPU.
+on the same device" (its first GPU run, H200 x2, 2026-11-28). The inputs are saved on the CPU.
 Usage: python3 bench/handwritten_twins.py OUT_DIR [--models resnet50,hf_Bert,hf_GPT2] [--device D]
 """
 import argparse

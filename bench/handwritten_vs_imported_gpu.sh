@@ -14,7 +14,7 @@
 #          (reduce_to_scalar_loss of the logits); the hand-written side's weights are its own
 #          init, the program's the pip original's (random: step time does not depend on them).
 #          Files in OUT_DIR: pairs.table.md, pairs.jsonl (every record).
-#   profile  where a pair's gap is (session 15: imported hf_Bert 2x in eval, its program 316 ATen
+#   profile  where a pair's gap is (H200 x4, 2026-11-28: imported hf_Bert 2x in eval, its program 316 ATen
 #          nodes with no item() or mask arithmetic, and the interpreter adds 0.03 us per op on the
 #          CPU, bench/interpreter_overhead.cpp): per side and test one experiment_runner run with
 #          --profile-cupti --profile-cuda-cpu-individual-ops (the programs of `pairs`, traced

@@ -1,8 +1,8 @@
 """A CPU pre-flight of the import helper over the lists (issue 25): before a GPU coverage run,
 check that every model the run would import still traces, runs, converts and exports for
-Inductor, after a change to python/benchmatrix_import or benchmatrix_compile (session 14:
-transformers' default SDPA attention instead of the eager one; session 17: MT5's compile failed
-on the GPU in AOTAutograd, which step 3 now reaches). Not timings.
+Inductor, after a change to python/benchmatrix_import or benchmatrix_compile (issue 25:
+transformers' default SDPA attention instead of the eager one; MT5's compile that failed
+on an H200 x2 in AOTAutograd, which step 3 now reaches). Not timings.
 
 For each buildable model of configs/huggingface_models_list.txt not in the YAML's skip.all, and
 of timm_models_list.txt (or the models named, either list's), at batch 2; huggingface models with
@@ -11,7 +11,7 @@ way of shrinking, through the helper's --overrides), timm's at full size:
   1. eval and train programs (float32, CPU) built by the helper's own main(), as the child's
      argv would build them, into a cache of their own; the eval program traced as the inductor
      backend's child has it (--traced-for=compiler), with its torch.export package
-     (--exported-program, what the inductor backend compiles since session 19);
+     (--exported-program, what the inductor backend compiles since eee2099);
   2. each loaded back with torch.jit.load and run on its inputs; train: backward of the first
      output's sum;
   3. eval, what the inductor backend compiles: the package loaded (torch.export.load), run and

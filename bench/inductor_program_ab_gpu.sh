@@ -1,9 +1,9 @@
 #!/bin/bash
 # What the inductor backend compiles of an imported model, A/B on the GPU machine (issue 25:
-# "inductor from the exported program directly, no TS2EP round trip"; BENCHMARKS.md "Inductor from
-# the exported program"): the forward exported by torch.export in the import helper (exported,
+# "inductor from the exported program directly, no TS2EP round trip"; BENCHMARKS.md "Inductor's
+# program"): the forward exported by torch.export in the import helper (exported,
 # the default) against the TorchScript program traced by LibTorch and converted by TS2EPConverter
-# (traced, BENCHMATRIX_INDUCTOR_PROGRAM=traced, the path before session 19). Steps, in order:
+# (traced, BENCHMATRIX_INDUCTOR_PROGRAM=traced, the path before eee2099). Steps, in order:
 #   build     configure and build experiment_runner into build-gpu (bench/build_gpu.sh)
 #   prefetch  the models' programs into the import cache, IMPORT_JOBS at a time
 #             (bench/any_model_coverage.py prefetch --sweep=inductor: the compiler eval program

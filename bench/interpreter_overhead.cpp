@@ -1,7 +1,7 @@
 // The TorchScript interpreter's host cost per op, against the same ATen calls made directly from
 // C++: what an imported program (suites/imported, run as `torchscript_program_module` runs it:
 // the graph executor's optimisations off) pays over a hand-written model when the step is
-// launch-bound, as hf_Bert's eval step is on a GPU (BENCHMARKS.md, session 15). The program is a
+// launch-bound, as hf_Bert's eval step is on a GPU (BENCHMARKS.md, "Harness overhead"). The program is a
 // module of OPS parameters and a forward of OPS adds, x = torch.add(x, self.w<i>): per op one
 // prim::GetAttr and one aten::add, as a traced transformers layer reads each weight; on one-element
 // CPU tensors, so the kernels cost next to nothing and what is timed is dispatch. Prints the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The peak-memory bench on the GPU machine (issue 26, BENCHMARKS.md "Peak memory"). Steps, in order:
+# The peak-memory bench on the GPU machine (issue 26, BENCHMARKS.md "Memory"). Steps, in order:
 #   build   configure and build experiment_runner into build-gpu (as bench/train_step_gpu.sh)
 #   zoo     experiment_runner over MODELS x {eager, cudagraphs, inductor} x {eval, train} on CUDA
 #           (the memory pass on by default), then the peaks and compression ratios per config:

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Profiling on the GPU machine (BENCHMARKS.md, "Profiling"): a profiled sweep of three models under
+# Profiling on the GPU machine (BENCHMARKS.md, "Other measurements"): a profiled sweep of three models under
 # eager and cudagraphs (Kineto traces and tables, CPU/CUDA times, per-op times, CUPTI), then the
 # check that CUPTI's kernel time per iteration agrees with the per-iteration wall time of a
 # cudagraphs run of GPU-bound models, and inductor's IR dumps for one model.

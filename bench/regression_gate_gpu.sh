@@ -1,7 +1,7 @@
 #!/bin/bash
 # Issue 27's done-when on the GPU machine: no-change nights of launch-bound and GPU-bound models
 # through the regression gate, then a planted slowdown on two models and a planted accuracy drift
-# on a third (BENCHMARKS.md "Regression gate"). Nights are eval, eager and cudagraphs, --verify
+# on a third (BENCHMARKS.md "Regression gate: false alarms"). Nights are eval, eager and cudagraphs, --verify
 # (the error figures the drift rule reads), 8 repeats of 10 iterations, of:
 #   hf_Bert, mobilenet_v2   launch-bound eager (the host's launch speed decides their eager times)
 #   resnet50                GPU-bound

@@ -1,5 +1,5 @@
 #!/bin/bash
-# run_and_check on the GPU machine (BENCHMARKS.md, "run_and_check"): the seed's two examples rebuilt
+# run_and_check on the GPU machine (BENCHMARKS.md, "Other measurements"): the seed's two examples rebuilt
 # as our fixtures (tests/kernel_check/gpu/), checked and timed with --measure_performance:
 #   add       elementwise add, ATen reference (.cpp) against a hand-written CUDA kernel (.cu)
 #   embed     LinearEmbedding (nn::Linear, then * sqrt(d_model)) against the scaling folded into addmm

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The real TorchBench on the GPU machine (issue 49, BENCHMARKS.md "TorchBench checkout coverage"):
+# The real TorchBench on the GPU machine (issue 49, BENCHMARKS.md "The real TorchBench checkout"):
 # every model of a pytorch/benchmark checkout carried in the working tree (.torchbench_checkout/:
 # `git archive HEAD torchbenchmark utils userbenchmark/dynamo/dynamobench` of a clone, the
 # last for the model lists torchbenchmark/util/framework/huggingface reads; not committed) through experiment_runner

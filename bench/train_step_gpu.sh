@@ -21,7 +21,7 @@
 #           the whole zoo does not fit one); `python3 bench/train_step_table.py DIR` renders the
 #           parts' timing/ files, extracted together into DIR/timing, as one table. PHASE=warm
 #           or PHASE=time runs one phase only (default both).
-#           H200 x4 (16 cores a part), session 12: with the per-model warm-up of then (one
+#           H200 x4 (16 cores a part), 2026-11-28: with the per-model warm-up of then (one
 #           experiment_runner per model, --verify) and our packages compiled ahead, a part's
 #           warm-up took 6-10 min and a model's timing about 1 min.
 #   gpus:zoo  zoo on every GPU at once, one part of the zoo per GPU (below)
@@ -66,7 +66,7 @@ for step in "$@"; do
       # (taskset), with its own work folder ZOO_DIR=build-gpu/trainzoo-gpuK and its output in
       # OUT_DIR/gpuK/. Every part's warm phase first, then, once all have ended, every part's
       # timing phase: no model is timed while another part compiles (that host load made
-      # session 12's records noisy). The parts then share the host (memory bandwidth, PCIe),
+      # the H200 x4 records of 2026-11-28 noisy). The parts then share the host (memory bandwidth, PCIe),
       # not a GPU or a CPU; within a part each model's variants stay interleaved, so its ratios
       # stay paired. The parts' timing/ files are rendered as one table,
       # OUT_DIR/trainzoo-gpus.table.md, and the parts' outputs (with their warm-up and round

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The XLA/PJRT backend on the GPU machine (BENCHMARKS.md, "XLA vs inductor vs eager"): dummy and a few
+# The XLA/PJRT backend on the GPU machine (BENCHMARKS.md, "Coverage of each suite"): dummy and a few
 # torchbench models x {eager, inductor, openxla (xla=PJRT)} x eval, with --verify, then the table
 # (per-iteration time, compile time, XLA execute time, verification code). Steps, in the order given
 # (each device call has 10 minutes, so split them over calls):

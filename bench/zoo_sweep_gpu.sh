@@ -1,6 +1,6 @@
 #!/bin/bash
 # The whole TorchBench zoo on the GPU machine, compiled ahead (issues 22, 23, 26, 28; BENCHMARKS.md
-# "The zoo in one lease"). Steps, in the order given:
+# "Train step", "Compile time, cold and warm", "Memory"). Steps, in the order given:
 #   build         configure and build experiment_runner and aggregate into build-gpu
 #   compile-cold  inductor eval of every model with --cold-start --compile-ahead=$JOBS: the
 #                 whole-zoo cold compile's wall time (the phase's "ready in" line) and each

@@ -415,7 +415,7 @@ std::optional<std::filesystem::path> sweep::xla_dump_dir(const pending_config& c
 
 /// --devices with several children at once: one contiguous share of this process's CPUs per device
 /// (m_device_cpus). Four verifiers of huggingface train configs beside each other on a 64-CPU host
-/// (session 15, H200 x4) ran past a 300 s timeout, where one alone took about 40 s; each had an
+/// (H200 x4, 2026-11-28) ran past a 300 s timeout, where one alone took about 40 s; each had an
 /// intra-op pool as large as the host for its float64 comparisons on the CPU, which is the suspect.
 /// Without enough CPUs for a share each, or when they cannot be read, the children share them all.
 void sweep::share_cpus_between_devices() {

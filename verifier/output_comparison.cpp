@@ -43,9 +43,9 @@ double badness(const leaf_comparison& c) {
 /// whole-leaf float64 expressions, about twenty temporaries the size of the leaf, each a fresh
 /// mmap that the kernel zero-fills page by page (glibc maps every block above its mmap threshold,
 /// at most 32 MiB, and unmaps it on free): a 160-million-element leaf took 17-18 s on the build
-/// machine against 3.2-3.4 s in chunks (bench/verifier_compare.cpp; BENCHMARKS.md "Verifier
-/// comparisons on the CPU"), and BlenderbotSmallForCausalLM's inductor verifier compared for
-/// 81 s on an H200 host (session 16). Chunks this size come from the heap, reused.
+/// machine against 3.2-3.4 s in chunks (bench/verifier_compare.cpp; BENCHMARKS.md "Other
+/// measurements"), and BlenderbotSmallForCausalLM's inductor verifier compared for
+/// 81 s on an H200 x4 host (2026-11-28). Chunks this size come from the heap, reused.
 constexpr int64_t figure_chunk = int64_t{1} << 20;
 
 /// Calls visit(start, length) for the consecutive chunks of figure_chunk elements that cover n.

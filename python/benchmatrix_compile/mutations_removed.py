@@ -7,7 +7,7 @@ The ExportedProgram then holds that in-place op on constants, which functionaliz
 expected to have an entirely functional graph, but found aten.add_.Tensor(add_1,
 _tensor_constant8)". transformers' T5 family has one: `relative_buckets += ...` in
 _relative_position_bucket, computed from the sequence lengths only (MT5ForConditionalGeneration
-failed to compile so on an H200 in session 17; the reduced model fails the same way on the CPU).
+failed to compile so on an H200 x2, 2026-11-28; the reduced model fails the same way on the CPU).
 
 `remove_mutations(module)` runs TorchScript's RemoveMutation pass over every method of the module
 and its submodules: an in-place op on a tensor that nothing else aliases (a fresh result, not an

@@ -6,8 +6,8 @@ model container's code it instantiates), the same text for every model, and g++ 
 in every compile. On the CPU machine (2 cores, torch 2.11, resnet18's CPU wrapper with its
 precompiled header) the whole wrapper took 4.98 s, its runtime part alone 2.30 s and its model part
 alone 3.74 s. Built apart, the wrapper's build took 4.2-4.3 s against 5.3 s whole, whether the
-runtime object was cached or built beside the model part (BENCHMARKS.md, "AOTInductor's runtime
-built apart from the wrapper").
+runtime object was cached or built beside the model part (BENCHMARKS.md, "Compile time,
+cold and warm"; records in bench/results/2026-11-28_cpu_runtime_apart_ab/).
 
 While `RuntimeApart.active()` is entered, the wrapper's build (the CppBuilder.build of AOTInductor's
 `.wrapper` object) compiles two translation units instead of one, both with the wrapper's own

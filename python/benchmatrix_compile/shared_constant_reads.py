@@ -6,7 +6,7 @@ without users. When two `get_attr` nodes read the same attribute and only one of
 users, the attribute goes while the other node still reads it, and the graph lint fails:
 "Node _tensor_constant6_1 target _tensor_constant6 references nonexistent attribute
 _tensor_constant6". Our TorchScript-converted programs have such pairs on CUDA (a tensor constant
-of the program read in two places): sessions 15-16 saw every BERT-like huggingface model, nanogpt
+of the program read in two places): H200 x4 runs of 2026-11-28 saw every BERT-like huggingface model, nanogpt
 and mobilenet_v3_large fail freezing, and the helper then compiled again without it, paying the
 failed attempt (5-26 s on an H200 host) and a second conversion (2-13 s) in every such compile,
 and giving a package without freezing's folding.

@@ -295,7 +295,7 @@ def build_huggingface(model_name, batch_size, device, overrides):
     # The attention transformers picks by default (SDPA where the model supports it, else its
     # eager attention), as PyTorch's harness builds these models: the trace holds
     # aten::scaled_dot_product_attention, whose kernel (flash, memory-efficient, math) is chosen
-    # when the program runs. Until session 14 this forced the eager attention, which made the
+    # when the program runs. Until issue 25's SDPA change this forced the eager attention, which made the
     # imported hf_Bert and hf_GPT2 1.3-1.4x slower than their hand-written SDPA ports on an H200.
     reset_rng_state()
     model = model_cls(config).to(device)
@@ -386,7 +386,7 @@ def eager_mask_decisions():
     for the causal ones (its packed-sequence check on the position ids asks is_tracing too). An
     SDPA given a mask may run its math kernel, which computes bfloat16 attention in float32: the
     imported hf_Bert's eval ran 371 kernels per step to its hand-written port's 155 on an H200
-    (session 16, transformers 5.17) and took 1.9x its time. Here is_tracing() answers False,
+    (H200 x4, 2026-11-28, transformers 5.17) and took 1.9x its time. Here is_tracing() answers False,
     so the mask checks (padding_mask.all(), the packed-sequence test) run on the example
     values and their outcome is baked into the program, which only ever runs on those inputs.
     A graph backend's program is traced without this (--traced-for=compiler): the graph

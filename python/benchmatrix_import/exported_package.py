@@ -8,7 +8,7 @@ torch::nativert::ModelRunnerHandle(path, "model") all read.
   - write_exported_program: an imported model's eval forward (the same module the TorchScript
     program is traced from), exported non-strict with static shapes. Under torch.export
     transformers builds the attention masks it builds under torch.compile (with torch 2.11 both
-    keep BERT-like models' mask, which a torch.jit.trace lets it skip: BENCHMARKS.md session 19).
+    keep BERT-like models' mask, which a torch.jit.trace lets it skip: BENCHMARKS.md, "Inductor's program").
   - convert_user_package: a user's .pt2 (--suite-name=exported), moved to the run's device and cast
     to its dtype as PyTorch's harness casts a model (module.to(dtype), the floating inputs too), then
     exported again, so that the child gets the program for its config (the runner's inference runs in

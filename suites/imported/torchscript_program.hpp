@@ -30,8 +30,8 @@ inline constexpr const char* torchscript_runtime =
 /// methods' code, zero-dimensional CPU constants excepted. Those are the numbers of the traced
 /// Python code (`0.5 * x` traces as a multiplication by a 0-dim CPU tensor constant): left on the
 /// CPU they run as eager Python ran them, as scalars of the op (a CUDA kernel's argument), where
-/// moved to the GPU each is a one-element tensor broadcast through a slower kernel (session 17,
-/// H200: the imported hf_GPT2's GELU ran 36 multiplications and 12 additions per eval step in
+/// moved to the GPU each is a one-element tensor broadcast through a slower kernel (H200 x2,
+/// 2026-11-28: the imported hf_GPT2's GELU ran 36 multiplications and 12 additions per eval step in
 /// non-vectorized kernels, 0.65 ms of its 2.42 ms of kernel time; the port's 36 took 0.13 ms).
 [[nodiscard]] bool holds_all_on(const torch::jit::Module& program, const torch::Device& device);
 

@@ -40,9 +40,9 @@ constexpr int64_t k_reduced_image_size = 64;
 /// torch::nn::Linear calls torch::nn::functional::linear, which for an input of more than two
 /// dimensions (a transformer's [batch, tokens, features]) runs matmul and then adds the bias in a
 /// second kernel; Python's nn.Linear calls ATen's linear, which folds such an input into one addmm
-/// with the bias (on CUDA cuBLASLt's bias epilogue). The ports ran the former until session 15:
+/// with the bias (on CUDA cuBLASLt's bias epilogue). The ports ran the former until issue 25's fix:
 /// another sequence of kernels than the Python model they port and than its imported program
-/// (BENCHMARKS.md, "Hand-written against imported"). Same parameters, names and init as
+/// (BENCHMARKS.md, "Imported against hand-written"). Same parameters, names and init as
 /// torch::nn::Linear (it is one: `as<torch::nn::Linear>()` finds it).
 class python_linear_impl : public torch::nn::LinearImpl {
 public:

@@ -262,7 +262,7 @@ TEST_CASE("the ports' Linear is Python's: ATen's linear, one addmm for a transfo
   CHECK(ops["aten::linear"] == 1);
   CHECK(ops["aten::addmm"] == 1);
   CHECK(ops["aten::matmul"] == 0);
-  // LibTorch's own torch::nn::Linear, which the ports used until session 15: matmul, then the bias
+  // LibTorch's own torch::nn::Linear, which the ports used until issue 25's fix: matmul, then the bias
   // added by a second op (torch::nn::functional::linear)
   torch::nn::Linear libtorch(8, 4);
   ops = ops_run_by([&] { (void)libtorch(input); });
