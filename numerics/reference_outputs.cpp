@@ -101,7 +101,7 @@ std::vector<subcommand> subcommands() {
          false,
          "",
          "Output directory (required; the whole sweep writes " + binary_size(data_set_bytes({})) +
-             ",\nic 8 alone " + binary_size(data_set_bytes(sweep_of({8}))) + ")."},
+             ", ic 8 alone " + binary_size(data_set_bytes(sweep_of({8}))) + ")."},
         {"ic",
          0,
          a::extend,
@@ -118,7 +118,7 @@ std::vector<subcommand> subcommands() {
          false,
          "",
          "Let float32 cuDNN convolutions and CUDA matmuls use TF32 (off by default, as in the "
-         "seed: golden\noutputs at full float32 precision; system_info.json records the flags)."}}},
+         "seed: golden outputs at full float32 precision; system_info.json records the flags)."}}},
       {"verify",
        "Regenerates every case's inputs and checks their SHA-256 against the metadata, and every "
        ".npy's data\nagainst it: one line per dtype and ic, exit 1 when any fails.",

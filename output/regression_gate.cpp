@@ -156,7 +156,7 @@ std::vector<flag_spec> check_specs() {
   const gate_options d;
   return {
       {"tonight", 0, a::positional, t::text, {}, false, "", "Tonight's output directory (results.jsonl, run_context.json)."},
-      {"db", 0, a::store, t::text, {}, false, "", "The history database: the reference nights are its last --history nights that started before tonight (tonight itself, if imported, is left out)."},
+      {"db", 0, a::store, t::text, {}, false, "", "The history database: the reference nights are its last --history nights that started before tonight (tonight itself, if imported, is left out). Either --db or --baseline is required."},
       {"baseline", 0, a::store, t::text, {}, false, "", "Judge against this one output directory instead of a history (single-night rule)."},
       {"against-latest", 0, a::store_true, t::text, {}, false, "", "Judge against the history's latest night alone (single-night rule)."},
       {"history", 0, a::store, t::integer, {}, false, std::to_string(d.history_nights), "Nights of history the noise floor is learnt from."},
