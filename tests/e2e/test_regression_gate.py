@@ -36,6 +36,7 @@ EXPERIMENT_RUNNER = os.environ.get("EXPERIMENT_RUNNER", "../../build/experiment_
 HERE = os.path.dirname(os.path.abspath(__file__))
 NIGHTS = os.path.join(HERE, "fixtures", "nights")
 PLANTED_RUNNER = os.path.join(HERE, "planted_slowdown_runner.sh")
+UNPLANTED_RUNNER = os.path.join(HERE, "unplanted_runner.sh")  # the same script, planting nothing
 CONTROL = [f"night_{k}" for k in range(1, 9)]
 PLANTED = ["night_9", "night_10"]
 PLANTED_MODELS = {"resnet18", "alexnet"}
@@ -112,11 +113,10 @@ class GateTestCase(OutputDirTest):
         return target
 
     def confirmed_check(self, name, runner):
-        """check with confirmation by interleaved A/B rounds: this build as the baseline build,
-        `runner` as tonight's."""
-        baseline = os.path.abspath(EXPERIMENT_RUNNER)
-        os.environ["EXPERIMENT_RUNNER"] = baseline  # planted_slowdown_runner.sh runs it
-        return self.check(night(name), "--baseline-runner", baseline, "--runner", runner,
+        """check with confirmation by interleaved A/B rounds: this build (through
+        unplanted_runner.sh) as the baseline build, `runner` as tonight's."""
+        os.environ["EXPERIMENT_RUNNER"] = os.path.abspath(EXPERIMENT_RUNNER)  # the scripts run it
+        return self.check(night(name), "--baseline-runner", UNPLANTED_RUNNER, "--runner", runner,
                           timeout=900)
 
     def assert_confirmations_say_where_they_ran(self, verdict):
@@ -139,7 +139,7 @@ class ConfirmationRunsTest(GateTestCase):
         # it, as the nightly job meets them; flags are re-measured against an equal build.
         self.import_nights(*CONTROL[:5])
         for name in CONTROL[5:]:
-            proc, verdict = self.confirmed_check(name, os.path.abspath(EXPERIMENT_RUNNER))
+            proc, verdict = self.confirmed_check(name, UNPLANTED_RUNNER)
             failing = [c["config"] for c in verdict["configs"] if c["regression"]]
             self.assertEqual(failing, [], f"{name}:\n{proc.stdout}")
             self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr[-3000:])

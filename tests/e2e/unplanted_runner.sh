@@ -1,0 +1,1 @@
+planted_slowdown_runner.sh
