@@ -110,6 +110,7 @@ suite_config suite_config::load_text(const std::string& yaml, const std::string&
     }
     flatten_names(root["dont_change_batch_size"], origin + ": dont_change_batch_size",
                   c.m_dont_change_batch_size);
+    flatten_names(root["only_training"], origin + ": only_training", c.m_only_training);
     const auto dtype = child(root, "dtype", origin + ": dtype");
     flatten_names(child(dtype, "force_amp_for_fp16_bf16_models", origin + ": dtype"),
                   origin + ": dtype.force_amp_for_fp16_bf16_models", c.m_force_amp);
@@ -187,6 +188,10 @@ std::optional<long long> suite_config::batch_size(const std::string& model,
 
 bool suite_config::dont_change_batch_size(const std::string& model) const {
   return m_dont_change_batch_size.count(model) != 0;
+}
+
+bool suite_config::only_training(const std::string& model) const {
+  return m_only_training.count(model) != 0;
 }
 bool suite_config::in_tolerance_list(const std::string& list, const std::string& model) const {
   const auto it = m_tolerance.find(list);

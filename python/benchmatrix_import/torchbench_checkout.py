@@ -8,8 +8,9 @@ PyTorch's benchmarks/dynamo/torchbench.py builds it:
     device rules included), fp32 whatever TorchBench's default precision for the family is
     (fp16 for torchvision, timm and HuggingFace models on CUDA eval): the run's --dtype is applied
     afterwards, as PyTorch's harness re-casts with --float32/--bfloat16;
-  - model, example_inputs = get_module(); train() for test=train and for PyTorch's only_training
-    models, else eval(); the actual batch size is benchmark.batch_size.
+  - model, example_inputs = get_module(); train() for test=train, else eval() (an eval of a model
+    in the suite YAML's only_training runs in train mode: __main__'s --eval-in-train-mode); the
+    actual batch size is benchmark.batch_size.
 
 Offline rules (nothing is downloaded behind the user's back where it can be helped):
   - HF_HUB_OFFLINE=1 unless the caller set it: HuggingFace configs come from the user's HF cache
@@ -31,11 +32,6 @@ import os
 import re
 import subprocess
 import sys
-
-# PyTorch's torchbench.yaml only_training: models whose eval benchmark still runs in train mode.
-ONLY_TRAINING = {"tts_angular", "tacotron2", "demucs", "hf_Reformer", "pytorch_struct", "yolov3",
-                 "modded_nanogpt"}
-
 
 class NotImplementedForTest(Exception):
     """The model does not implement this test (TorchBench raises NotImplementedError)."""
@@ -213,7 +209,7 @@ def build_torchbench(model, batch_size, device, test, checkout, use_random_weigh
                 raise
     finally:
         os.chdir(previous_directory)
-    module.train(test == "train" or model in ONLY_TRAINING)
+    module.train(test == "train")  # the caller's mode rule (__main__.built_model) decides last
     actual_batch = getattr(benchmark, "batch_size", None)
     return module, example_inputs, actual_batch, f"{type(benchmark).__module__}.Model"
 

@@ -66,7 +66,7 @@ void read_manifest(const fs::path& entry, model_instance& instance) {
     throw std::runtime_error((entry / "manifest.json").string() + " is not a JSON object");
   if (manifest.HasMember("batch_size") && manifest["batch_size"].IsInt64())
     instance.batch_size = manifest["batch_size"].GetInt64();
-  for (const char* key : {"checkout", "revision", "weights", "precision", "class"})
+  for (const char* key : {"checkout", "revision", "weights", "precision", "class", "module_mode"})
     if (manifest.HasMember(key) && manifest[key].IsString())
       instance.source[key] = manifest[key].GetString();
 }
@@ -84,6 +84,7 @@ model_instance build_checkout_model(const std::string& checkout, const std::stri
     arguments.push_back(std::to_string(o.batch_size));
   }
   if (random_weights) arguments.emplace_back("--random-weights");
+  if (o.eval_in_train_mode) arguments.emplace_back("--eval-in-train-mode");
   const bool with_exported_program = o.exported_program && o.graph_capture && !o.training;
   if (with_exported_program) arguments.emplace_back("--exported-program");
   const std::string what = std::string(checkout_suite) + "/" + model;

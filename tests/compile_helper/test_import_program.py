@@ -23,6 +23,7 @@ untraceable: a model torch.jit.trace refuses (TorchBench's microbench_unbacked_t
 torch._check of a size the tracer records as a tensor) is explained by the error and the model's
 line that raised it, the SKIP its records give, not a traceback in an ERROR record."""
 import io
+import json
 import os
 import shutil
 import sys
@@ -236,3 +237,32 @@ class TraceFailureTest(unittest.TestCase):
         self.assertIn(f"size_checked cannot be traced by torch.jit.trace at {__file__}:{line}: "
                       "TypeError: cond must be a bool", reason)
         self.assertEqual(UNBUILDABLE, 3)  # the status the runner turns into a SKIP
+
+
+class OnlyTrainingTest(unittest.TestCase):
+    """--eval-in-train-mode (the suite YAML's only_training, as PyTorch's harness runs those
+    models): the eval program of a TorchBench checkout's model is traced in train mode, in an
+    entry of its own whose manifest says so; without it, eval mode."""
+
+    def test_the_eval_program_is_traced_in_train_mode_in_its_own_entry(self):
+        checkout = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e",
+                                "fixtures", "torchbench_checkout")
+        entries = {}
+        with tempfile.TemporaryDirectory() as cache:
+            for flags in ([], ["--eval-in-train-mode"]):
+                result = os.path.join(cache, f"result-{len(flags)}")
+                self.assertEqual(import_main([
+                    "--suite=torchbench", "--model=tiny_mlp", f"--torchbench-dir={checkout}",
+                    "--test=eval", "--device=cpu", f"--cache-dir={cache}", f"--result={result}",
+                    *flags]), 0)
+                with open(result) as f:
+                    entry = f.read()
+                with open(os.path.join(entry, "manifest.json")) as f:
+                    manifest = json.load(f)
+                entries[bool(flags)] = (entry, torch.jit.load(os.path.join(entry, "model.pt")),
+                                        manifest.get("module_mode"))
+        self.assertNotEqual(entries[False][0], entries[True][0])
+        self.assertFalse(entries[False][1].training)
+        self.assertIsNone(entries[False][2])
+        self.assertTrue(entries[True][1].training)
+        self.assertEqual(entries[True][2], "train (the suite YAML's only_training)")

@@ -28,6 +28,7 @@ batch_size:
   training: {dlrm: 1024}
   inference: {dlrm: 2}
 dont_change_batch_size: [fixed]
+only_training: [[detectron2_a, detectron2_b], tts_angular]
 deny:
   slow_generate:
     - {test: eval, xla: PJRT, dynamo: None}
@@ -56,6 +57,15 @@ TEST_CASE("batch sizes and dont_change_batch_size") {
   CHECK(c.batch_size("dlrm", "eval") == 2);
   CHECK_FALSE(c.batch_size("llama", "eval").has_value());
   CHECK(c.dont_change_batch_size("fixed"));
+}
+
+TEST_CASE("only_training: nested lists flattened (PyTorch's anchors), other models eval as usual") {
+  const auto c = suite_config::load_text(yaml, "torchbench.yaml");
+  CHECK(c.only_training("detectron2_b"));
+  CHECK(c.only_training("tts_angular"));
+  CHECK_FALSE(c.only_training("fixed"));
+  CHECK_THROWS_WITH(suite_config::load_text("only_training: {a: 1}\n", "t.yaml"),
+                    doctest::Contains("t.yaml: only_training: expected a list of model names"));
 }
 
 TEST_CASE("dtype.force_* lists: nested lists flattened, each list read into its own rule") {
