@@ -14,7 +14,9 @@
 # Usage: bench/torchbench_checkout_gpu.sh OUT_DIR STEP...
 #   CHECKOUT=path (default .torchbench_checkout), FILTER=regex (default: every model),
 #   SECONDS_BUDGET=N: stop starting new columns after N seconds (default 540),
-#   CACHE_DIR=path: the imports and compiled packages (default OUT_DIR/cache)
+#   CACHE_DIR=path: the imports and compiled packages (default OUT_DIR/cache),
+#   RETRY_FAILED=1: run the error records again (--retry-failed: models the import helper has
+#   learnt to build since, e.g. mnasnet1_0 and the untraceable models' SKIPs of 2026-12-06)
 set -euo pipefail
 out=$1; shift
 checkout=${CHECKOUT:-.torchbench_checkout}
@@ -29,7 +31,8 @@ column() {  # column NAME FLAGS...: one sweep, cut at the budget (resume picks i
   mkdir -p "$out/$name"
   timeout --signal=INT "$left" "$runner" --suite-name=torchbench --torchbench-dir="$checkout" \
     --random-weights --accelerator=cuda --xla=None --repeat=5 --verify -k "$filter" \
-    --output-dirname="$out/$name" --cache-dir="${CACHE_DIR:-$out/cache}" "$@" > "$out/$name/sweep.log" 2>&1 ||
+    --output-dirname="$out/$name" --cache-dir="${CACHE_DIR:-$out/cache}" \
+    ${RETRY_FAILED:+--retry-failed} "$@" > "$out/$name/sweep.log" 2>&1 ||
     echo "$name: stopped (status $?), resumes next call"
   echo "$name: $(wc -l < "$out/$name/results.jsonl" 2>/dev/null || echo 0) records"
 }
