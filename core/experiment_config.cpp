@@ -43,6 +43,24 @@ bool read_bool(const json_value& object, const char* key, bool fallback) {
   return it->value.GetBool();
 }
 
+/// `object`.`key` when present: one of the axis' names (a string), else `fallback`.
+std::string read_axis_name(const json_value& object, const char* key, std::string_view fallback,
+                           bool (*is_name)(std::string_view), const std::string& names) {
+  const auto it = object.FindMember(key);
+  if (it == object.MemberEnd()) return std::string(fallback);
+  if (!it->value.IsString() || !is_name({it->value.GetString(), it->value.GetStringLength()}))
+    throw std::runtime_error(std::string("--experiment-config: '") + key + "' must be one of " +
+                             names + ", got " + to_python_json(it->value));
+  return {it->value.GetString(), it->value.GetStringLength()};
+}
+
+/// precision and inductor_mode, each where not at its default (see experiment_config).
+void add_benchmatrix_axes(const experiment_config& c, json_value& object, json_allocator& a) {
+  if (c.precision != default_precision) add(object, "precision", text(c.precision, a), a);
+  if (c.inductor_mode != default_inductor_mode)
+    add(object, "inductor_mode", text(c.inductor_mode, a), a);
+}
+
 }  // namespace
 
 std::string experiment_config::to_config_json() const {
@@ -56,6 +74,7 @@ std::string experiment_config::to_config_json() const {
   add(d, "test", text(test, a), a);
   add(d, "keep_model_data_on_cuda", json_value(keep_model_data_on_cuda), a);
   add(d, "enable_functionalization", json_value(enable_functionalization), a);
+  add_benchmatrix_axes(*this, d, a);
   return to_python_json(d);
 }
 
@@ -78,6 +97,10 @@ experiment_config experiment_config::from_config_json(const std::string& text_js
   c.test = *test;
   c.keep_model_data_on_cuda = read_bool(d, "keep_model_data_on_cuda", false);
   c.enable_functionalization = read_bool(d, "enable_functionalization", false);
+  c.precision = read_axis_name(d, "precision", default_precision, is_precision_name,
+                               precision_name_list());
+  c.inductor_mode = read_axis_name(d, "inductor_mode", default_inductor_mode,
+                                   is_inductor_mode_name, inductor_mode_name_list());
   return c;
 }
 
@@ -97,6 +120,7 @@ json_value experiment_config::to_record_json(const std::string& accelerator_mode
       batch_size ? json_value(static_cast<int64_t>(*batch_size)) : json_value(rapidjson::kNullType),
       a);
   add(e, "enable_functionalization", json_value(enable_functionalization), a);
+  add_benchmatrix_axes(*this, e, a);
   return e;
 }
 
@@ -105,6 +129,8 @@ std::string experiment_config::describe() const {
                     " dynamo=" + dynamo.value_or("None") + " test=" + test;
   if (xla_flags) out += " xla_flags=" + *xla_flags;
   if (torch_xla2) out += " torch_xla2=" + *torch_xla2;
+  if (precision != default_precision) out += " precision=" + precision;
+  if (inductor_mode != default_inductor_mode) out += " inductor_mode=" + inductor_mode;
   return out;
 }
 

@@ -26,7 +26,7 @@ std::string shortened(std::string value) {
 }  // namespace
 
 std::string unique_basename(const experiment_config& e, const std::string& model_name) {
-  const std::map<std::string, std::string> items = {  // std::map: sorted by key, as the original
+  std::map<std::string, std::string> items = {  // std::map: sorted by key, as the original
       {"accelerator", e.accelerator},
       {"dynamo", e.dynamo.value_or("None")},
       {"enable_functionalization", e.enable_functionalization ? "True" : "False"},
@@ -35,6 +35,9 @@ std::string unique_basename(const experiment_config& e, const std::string& model
       {"torch_xla2", e.torch_xla2.value_or("None")},
       {"xla", e.xla.value_or("None")},
       {"xla_flags", e.xla_flags.value_or("None")}};
+  // benchmatrix's axes only where not at their defaults: a default config's names stay the original's
+  if (e.precision != default_precision) items.emplace("precision", e.precision);
+  if (e.inductor_mode != default_inductor_mode) items.emplace("inductor_mode", e.inductor_mode);
   std::string out;
   for (const auto& [key, value] : items) {
     if (!out.empty()) out.push_back('-');

@@ -95,6 +95,26 @@ void check_paired(const results_record& r, const std::string& where) {
   if (const json_value* paired = r.extra("paired")) (void)paired_speedups_from_json(*paired, where);
 }
 
+/// After the original's ten experiment keys, benchmatrix's optional axes (core/precision_axes.hpp),
+/// in this order and each only where not at its default: "precision", "inductor_mode".
+void read_benchmatrix_axes(const record_reader& in, const json_value& e, experiment_config& c) {
+  auto it = e.MemberBegin() + 10;
+  const auto axis = [&](const char* key, bool (*is_name)(std::string_view),
+                        const std::string& names, std::string& value) {
+    if (it == e.MemberEnd() || std::string_view(it->name.GetString()) != key) return;
+    const std::string name = std::string("experiment.") + key;
+    value = in.text(it->value, name);
+    if (!is_name(value)) in.fail(name, "one of " + names + ", found '" + value + "'");
+    ++it;
+  };
+  axis("precision", is_precision_name, precision_name_list(), c.precision);
+  axis("inductor_mode", is_inductor_mode_name, inductor_mode_name_list(), c.inductor_mode);
+  if (it != e.MemberEnd())
+    in.fail("experiment", "its ten keys, then \"precision\" and \"inductor_mode\" where not at "
+                          "their defaults, and no others; found '" +
+                              std::string(it->name.GetString(), it->name.GetStringLength()) + "'");
+}
+
 }  // namespace
 
 results_record::results_record() {
@@ -121,7 +141,7 @@ results_record results_record::parse(std::string_view line, const std::string& w
   in.expect_keys(e, "experiment.",
                  {"accelerator", "accelerator_model", "xla", "xla_flags", "dynamo", "torch_xla2",
                   "keep_model_data_on_cuda", "test", "batch_size", "enable_functionalization"});
-  if (e.MemberCount() != 10) in.fail("experiment", "its ten keys and no others");
+  read_benchmatrix_axes(in, e, id.experiment);
   id.experiment.accelerator = in.text(e["accelerator"], "experiment.accelerator");
   id.accelerator_model = in.text(e["accelerator_model"], "experiment.accelerator_model");
   id.experiment.xla = in.nullable(e["xla"], "experiment.xla");
@@ -224,6 +244,16 @@ results_record results_record::parse_lenient(std::string_view line, const std::s
       field.boolean(e, "keep_model_data_on_cuda", "experiment.keep_model_data_on_cuda");
   id.experiment.enable_functionalization =
       field.boolean(e, "enable_functionalization", "experiment.enable_functionalization");
+  if (const auto it = e.FindMember("precision"); it != e.MemberEnd()) {
+    id.experiment.precision = in.text(it->value, "experiment.precision");
+    if (!is_precision_name(id.experiment.precision))
+      in.fail("experiment.precision", "one of " + precision_name_list());
+  }
+  if (const auto it = e.FindMember("inductor_mode"); it != e.MemberEnd()) {
+    id.experiment.inductor_mode = in.text(it->value, "experiment.inductor_mode");
+    if (!is_inductor_mode_name(id.experiment.inductor_mode))
+      in.fail("experiment.inductor_mode", "one of " + inductor_mode_name_list());
+  }
   if (const json_value* v = field.find(e, "batch_size", "experiment.batch_size", true);
       v && !v->IsNull())
     id.batch_size = in.integral(*v, "experiment.batch_size");

@@ -33,7 +33,8 @@ public:
   results_record();
 
   /// Parses one line. Throws std::runtime_error naming `where` (e.g. "results.jsonl:7"), the key
-  /// and what was expected: the §5.2 keys model, experiment (its ten keys in order), repeat,
+  /// and what was expected: the §5.2 keys model, experiment (its ten keys in order, then
+  /// "precision" and "inductor_mode" where not at their defaults), repeat,
   /// iterations_per_run, metrics, timestamp, verification_code, in this order, then any others
   /// (machine_state, noise, ...); a "noise" among them must be {"verdict", "reasons"} (noise()).
   [[nodiscard]] static results_record parse(std::string_view line, const std::string& where);
@@ -47,7 +48,8 @@ public:
   ///   model.suite_name, experiment.accelerator, experiment.accelerator_model,
   ///   verification_code: ""; experiment.keep_model_data_on_cuda,
   ///   experiment.enable_functionalization: false; experiment.xla, xla_flags, dynamo, torch_xla2,
-  ///   batch_size: null (a null value is a value here: not absent); repeat: 10 (the runner's
+  ///   batch_size: null (a null value is a value here: not absent); experiment.precision "auto",
+  ///   experiment.inductor_mode "default" (not noted absent); repeat: 10 (the runner's
   ///   default); iterations_per_run: 1; timestamp: 0; metrics: {}.
   /// A key holding the wrong type throws as parse() does, naming `where` and the key.
   /// experiment.batch_size may be an integral float (8.0), timestamp an integer. to_line() of a

@@ -46,19 +46,35 @@ std::vector<experiment_config> expand_experiment_matrix(const runner_options& o)
   if (torch_xla2s.empty()) torch_xla2s.emplace_back(std::nullopt);
   const auto tests =
       o.test.empty() ? std::vector<std::string>{"eval", "train"} : unique_in_order(o.test);
+  const auto precisions = o.precision.empty()
+                              ? std::vector<std::string>{std::string(default_precision)}
+                              : unique_in_order(o.precision);
+  const auto inductor_modes = o.inductor_mode.empty()
+                                  ? std::vector<std::string>{std::string(default_inductor_mode)}
+                                  : unique_in_order(o.inductor_mode);
 
-  // Odometer in the original's axis order: accelerator outermost, enable_functionalization fastest.
+  // Odometer in the original's axis order: accelerator outermost, enable_functionalization fastest;
+  // benchmatrix's precision and Inductor mode inside test. The mode is an axis of inductor configs
+  // only: every other config runs once, at the default mode.
   std::vector<experiment_config> configs;
   for (const auto& accelerator : accelerators)
     for (const auto& xla : xlas)
       for (const auto& flags : xla_flags)
         for (const auto& dynamo : dynamos)
           for (const auto& torch_xla2 : torch_xla2s)
-            for (const auto& test : tests) {
-              experiment_config c{accelerator, xla,  flags, dynamo, torch_xla2, test,
-                                  o.keep_model_data_on_cuda, o.enable_functionalization};
-              if (is_valid(c)) configs.push_back(std::move(c));
-            }
+            for (const auto& test : tests)
+              for (const auto& precision : precisions) {
+                const bool inductor = dynamo == "inductor";
+                const std::vector<std::string> modes =
+                    inductor ? inductor_modes
+                             : std::vector<std::string>{std::string(default_inductor_mode)};
+                for (const auto& mode : modes) {
+                  experiment_config c{accelerator, xla,  flags, dynamo, torch_xla2, test,
+                                      o.keep_model_data_on_cuda, o.enable_functionalization,
+                                      precision, mode};
+                  if (is_valid(c)) configs.push_back(std::move(c));
+                }
+              }
   return configs;
 }
 

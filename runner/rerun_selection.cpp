@@ -8,7 +8,7 @@ namespace {
 
 std::string backend_of(const planned_config& config) {
   const auto& e = config.experiment;
-  return display_backend_name(e.dynamo, e.xla, e.torch_xla2);
+  return display_config_backend(e);
 }
 
 std::string joined(const std::set<std::string>& names) {

@@ -3,6 +3,7 @@
 #include "backends/backend_registry.hpp"
 #include "backends/paired_baseline.hpp"
 #include "core/directory_tree.hpp"
+#include "core/precision_axes.hpp"
 #include "runner/rerun_selection.hpp"
 #include "suites/tiers.hpp"
 
@@ -46,6 +47,8 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       {"test", 0, a::append, t::text, {"eval", "train"}, false, "eval, train", "Test axis: inference or a training step."},
       {"xla-flags", 0, a::append, t::text, {}, true, "None", "XLA_FLAGS axis; each distinct string is one value."},
       {"torch-xla2", 0, a::append, t::text, {"extract_jax", "torch_export"}, false, "", "torch_xla2 (JAX) axis: torch_export with --xla=PJRT runs openxla's export (torch.export -> torchax -> StableHLO -> PJRT); extract_jax, and xla=None, are SKIP records with the reason."},
+      {"precision", 0, a::append, t::text, precision_choices(), false, "auto", "Precision axis: auto (the suite's rule: inference cast to bfloat16, CUDA training under float16 autocast, the YAML's force_amp/force_fp16 models), float32, bfloat16, float16 (module and floating inputs cast), amp (float16 autocast), amp_bf16 (bfloat16 autocast). Records name a value other than auto in experiment.precision; --verify uses that precision's tolerance."},
+      {"inductor-mode", 0, a::append, t::text, inductor_mode_choices(), false, "default", "Inductor mode axis, for --dynamo=inductor configs only (others run once): default (AOTInductor's defaults) or max-autotune (max_autotune and coordinate_descent_tuning, as torch.compile's mode sets them). Each mode compiles into its own cache entry; records name a mode other than default in experiment.inductor_mode."},
       {"enable-functionalization", 0, a::store_true, t::text, {}, false, "", "Functionalization axis value True (else False)."},
       {"keep-model-data-on-cuda", 0, a::store_true, t::text, {}, false, "", "Keep model data on CUDA (openxla only)."},
       {"batch-size", 0, a::store, t::integer, {}, true, "model default", "Batch size, where the model allows changing it."},
@@ -328,6 +331,14 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
   o.test = flags.texts("test");
   o.xla_flags = flags.all("xla-flags");
   o.torch_xla2 = flags.texts("torch-xla2");
+  o.precision = flags.texts("precision");
+  o.inductor_mode = flags.texts("inductor-mode");
+  if (!o.inductor_mode.empty()) {  // a mode no config takes would be a dead flag
+    const auto axis = o.dynamo.empty() ? default_dynamo_axis() : o.dynamo;
+    if (std::find(axis.begin(), axis.end(), nullable_string("inductor")) == axis.end())
+      throw usage_error("argument --inductor-mode: applies to --dynamo=inductor configs, and the "
+                        "dynamo axis has none (add --dynamo=inductor)");
+  }
   o.enable_functionalization = flags.given("enable-functionalization");
   o.keep_model_data_on_cuda = flags.given("keep-model-data-on-cuda");
   if (const auto v = flags.last("batch-size"); v && *v) {

@@ -28,6 +28,8 @@ struct runner_options {
   std::vector<std::string> test;
   std::vector<nullable_string> xla_flags;
   std::vector<std::string> torch_xla2;
+  std::vector<std::string> precision;      // --precision (core/precision_axes.hpp); empty: auto
+  std::vector<std::string> inductor_mode;  // --inductor-mode, inductor configs only; empty: default
   bool enable_functionalization = false;
   bool keep_model_data_on_cuda = false;
   std::optional<long long> batch_size;

@@ -47,7 +47,7 @@ summary_row row_of(const std::string& line) {
     row.suite = id.suite_name;
     // The reports' name of the backend (backends/backend_name.hpp), so the table and they agree.
     const std::string backend =
-        display_backend_name(id.experiment.dynamo, id.experiment.xla, id.experiment.torch_xla2);
+        display_config_backend(id.experiment);
     row.identity = {id.model_name, id.experiment.test, id.experiment.accelerator, backend,
                     id.batch_size ? std::to_string(*id.batch_size) : "None"};
     const std::string who = id.model_name + " " + backend + " " + id.experiment.test;

@@ -188,3 +188,48 @@ TEST_CASE("several suites: records, the child's --model-config and file names ke
                        usage_error);
   check_model_files_apart({models[0], {"timm_models", "mobilenetv2_100"}}, saving);
 }
+
+TEST_CASE("--precision is an axis of every config; --inductor-mode of inductor configs only") {
+  const auto configs = expand({"--accelerator", "cpu", "--xla", "None", "--dynamo", "None",
+                               "--dynamo", "inductor", "--test", "eval", "--precision", "float32",
+                               "--precision", "amp_bf16", "--inductor-mode", "default",
+                               "--inductor-mode", "max-autotune"});
+  // eager: 2 precisions; inductor: 2 precisions x 2 modes
+  REQUIRE(configs.size() == 6);
+  CHECK(configs[0].precision == "float32");
+  CHECK(configs[0].inductor_mode == "default");
+  CHECK(configs[1].precision == "amp_bf16");
+  CHECK(configs[2].dynamo == "inductor");
+  CHECK(configs[2].precision == "float32");
+  CHECK(configs[2].inductor_mode == "default");
+  CHECK(configs[3].inductor_mode == "max-autotune");
+  CHECK(configs[5].precision == "amp_bf16");
+  CHECK(configs[5].inductor_mode == "max-autotune");
+  // the config JSON the child reads carries them; a default config's JSON is the original's
+  CHECK(configs[5].to_config_json().find(R"("precision": "amp_bf16", "inductor_mode": "max-autotune")") !=
+        std::string::npos);
+  const auto round_trip = experiment_config::from_config_json(configs[5].to_config_json());
+  CHECK(round_trip.precision == "amp_bf16");
+  CHECK(round_trip.inductor_mode == "max-autotune");
+  const auto plain = expand({"--accelerator", "cpu", "--xla", "None", "--dynamo", "None",
+                             "--test", "eval"});
+  REQUIRE(plain.size() == 1);
+  CHECK(plain[0].precision == "auto");
+  CHECK(plain[0].to_config_json().find("precision") == std::string::npos);
+  CHECK(plain[0].describe() == "accelerator=cpu xla=None dynamo=None test=eval");
+  CHECK(configs[5].describe() ==
+        "accelerator=cpu xla=None dynamo=inductor test=eval precision=amp_bf16 "
+        "inductor_mode=max-autotune");
+}
+
+TEST_CASE("--inductor-mode without inductor in the dynamo axis, or an unknown name, is a usage error") {
+  CHECK_THROWS_WITH_AS(expand({"--dynamo", "None", "--inductor-mode", "max-autotune"}),
+                       doctest::Contains("--inductor-mode: applies to --dynamo=inductor configs"),
+                       usage_error);
+  CHECK_THROWS_AS(expand({"--precision", "fp8"}), usage_error);
+  CHECK_THROWS_WITH_AS(
+      experiment_config::from_config_json(
+          R"({"accelerator": "cpu", "xla": null, "xla_flags": null, "dynamo": null, )"
+          R"("torch_xla2": null, "test": "eval", "precision": "half"})"),
+      doctest::Contains("'precision' must be one of auto, float32"), std::runtime_error);
+}

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 using namespace benchmatrix;
@@ -67,4 +68,38 @@ TEST_CASE("cast dtype names") {
   CHECK(std::string(cast_dtype_name(cast_dtype::float16)) == "float16");
   CHECK(std::string(cast_dtype_name(cast_dtype::bfloat16)) == "bfloat16");
   CHECK(std::string(cast_dtype_name(cast_dtype::float64)) == "float64");
+}
+
+TEST_CASE("a requested precision replaces the rules, on the CPU as on CUDA, eval and train") {
+  precision_plan amp_bf16{true, std::nullopt, cast_dtype::bfloat16};
+  for (const bool training : {false, true})
+    for (const bool cuda : {false, true})
+      for (const bool force_amp : {false, true}) {
+        INFO("training=" << training << " cuda=" << cuda << " force_amp=" << force_amp);
+        precision_request request;
+        request.training = training;
+        request.cuda = cuda;
+        request.force_amp = force_amp;
+        request.force_fp16 = true;
+        request.requested = "float32";
+        CHECK(choose_precision(request) == float32);
+        request.requested = "bfloat16";
+        CHECK(choose_precision(request) == bfloat16);
+        request.requested = "float16";
+        CHECK(choose_precision(request) == float16);
+        request.requested = "amp";
+        CHECK(choose_precision(request) == amp);
+        request.requested = "amp_bf16";
+        CHECK(choose_precision(request) == amp_bf16);
+        request.forced = cast_dtype::float64;  // the verifier's golden run still wins
+        CHECK(choose_precision(request) == float64);
+      }
+  CHECK(std::string(precision_plan_name(amp_bf16)) == "bfloat16 autocast");
+  CHECK(std::string(precision_plan_name(amp)) == "float16 autocast");
+  // PyTorch's harness gives --amp the float16 tolerances whatever its --amp-dtype
+  CHECK(amp_bf16.float16());
+  CHECK_FALSE(amp_bf16.bfloat16());
+  precision_request unknown;
+  unknown.requested = "fp8";
+  CHECK_THROWS_AS((void)choose_precision(unknown), std::invalid_argument);
 }

@@ -230,3 +230,50 @@ TEST_CASE("the lenient reader rejects a line no report can use, naming the line 
         "results.jsonl:9: 'metrics': expected an object, found [1]");
   CHECK(lenient_error_of("[1, 2]") == "results.jsonl:9: '(record)': expected a JSON object");
 }
+
+TEST_CASE("precision and Inductor mode: in the experiment object only where not at their defaults") {
+  // A default config's record is the original's: no new keys (resume against a Python runner's
+  // file and its analyzers keep working).
+  CHECK(timing_line.find("precision") == std::string::npos);
+  auto record = results_record::parse(timing_line, "results.jsonl:1");
+  CHECK(record.identity.experiment.precision == "auto");
+  CHECK(record.identity.experiment.inductor_mode == "default");
+  record.identity.experiment.precision = "amp_bf16";
+  record.identity.experiment.inductor_mode = "max-autotune";
+  const std::string line = record.to_line();
+  CHECK(line.find(R"("enable_functionalization": false, "precision": "amp_bf16", )"
+                  R"("inductor_mode": "max-autotune"}, "repeat": 3)") != std::string::npos);
+  // both readers take them back, and writing gives the same bytes
+  CHECK(results_record::parse(line, "results.jsonl:1").to_line() == line);
+  const auto lenient = results_record::parse_lenient(line, "results.jsonl:1");
+  CHECK(lenient.identity.experiment.precision == "amp_bf16");
+  CHECK(lenient.identity.experiment.inductor_mode == "max-autotune");
+}
+
+TEST_CASE("a precision or mode outside the vocabulary, or another extra key, is an error naming it") {
+  const auto error_of = [](const std::string& line) {
+    try {
+      (void)results_record::parse(line, "results.jsonl:3");
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  const std::string at = R"("enable_functionalization": false)";
+  std::string line = timing_line;
+  line.replace(line.find(at), at.size(), at + R"(, "precision": "fp8")");
+  CHECK(error_of(line) == "results.jsonl:3: 'experiment.precision': expected one of auto, float32, "
+                          "bfloat16, float16, amp, amp_bf16, found 'fp8'");
+  line = timing_line;
+  line.replace(line.find(at), at.size(), at + R"(, "inductor_mode": "fast")");
+  CHECK(error_of(line).find("'experiment.inductor_mode': expected one of default, max-autotune") !=
+        std::string::npos);
+  line = timing_line;
+  line.replace(line.find(at), at.size(), at + R"(, "dtype": "float32")");
+  CHECK(error_of(line).find("found 'dtype'") != std::string::npos);
+  // the order is fixed: inductor_mode after precision
+  line = timing_line;
+  line.replace(line.find(at), at.size(),
+               at + R"(, "inductor_mode": "max-autotune", "precision": "float32")");
+  CHECK(error_of(line).find("found 'precision'") != std::string::npos);
+}
