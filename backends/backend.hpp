@@ -46,9 +46,10 @@ void set_train_module_mode(torch::nn::Module& module, train_module_mode mode);
 
 struct step_options {
   bool training = false;
-  /// Autocast for the forward (xla_runner.md §7.3: training on CUDA, or force_amp models) in
-  /// float16, without a GradScaler, as the original does.
+  /// Autocast for the forward (xla_runner.md §7.3: training on CUDA, or force_amp models; or
+  /// --precision amp/amp_bf16) in amp_dtype, without a GradScaler, as the original does.
   bool use_amp = false;
+  torch::ScalarType amp_dtype = torch::kHalf;  // kBFloat16 for --precision=amp_bf16
   torch::Device device = torch::kCPU;
   optimizer_algorithm optimizer = optimizer_algorithm::adam;  // lr 0.01 (§7.2): train_optimizer
   bool collect_full_output = false;
@@ -106,6 +107,7 @@ struct backend_context {
                                     // Inductor/Triton caches, once per sweep:
   std::string sweep_token;          // the sweep's --timestamp; the children of one sweep (timing,
                                     // verifier, accuracy baseline) share its fresh build
+  std::string inductor_mode = "default";  // the config's --inductor-mode (inductor only)
   bool compile_only = false;        // a --compile-ahead child: fill the cache and report the
                                     // compile; a backend may then return no step (inductor does
                                     // not load its package, capture or warm up)

@@ -33,4 +33,19 @@ std::string display_backend_name(const std::optional<std::string>& dynamo,
   }
 }
 
+std::string config_axes_suffix(const experiment_config& experiment) {
+  std::string suffix;
+  if (experiment.inductor_mode != default_inductor_mode) suffix += "(" + experiment.inductor_mode + ")";
+  if (experiment.precision != default_precision) suffix += "@" + experiment.precision;
+  return suffix;
+}
+
+std::string report_config_backend(const experiment_config& e) {
+  return report_backend_name(e.dynamo, e.xla, e.torch_xla2) + config_axes_suffix(e);
+}
+
+std::string display_config_backend(const experiment_config& e) {
+  return display_backend_name(e.dynamo, e.xla, e.torch_xla2) + config_axes_suffix(e);
+}
+
 }  // namespace benchmatrix

@@ -3,6 +3,8 @@
 // way. A backend's name is its descriptor's report_name (backends/backend_registry.hpp).
 #pragma once
 
+#include "core/experiment_config.hpp"
+
 #include <optional>
 #include <string>
 
@@ -24,5 +26,18 @@ namespace benchmatrix {
 [[nodiscard]] std::string display_backend_name(const std::optional<std::string>& dynamo,
                                                const std::optional<std::string>& xla,
                                                const std::optional<std::string>& torch_xla2);
+
+/// The axes of a config beyond its backend, as reports label them (issue 52): "(<mode>)" for an
+/// Inductor mode other than default, then "@<precision>" for a precision other than auto; "" at the
+/// defaults, so that the reports of default runs read as before.
+[[nodiscard]] std::string config_axes_suffix(const experiment_config& experiment);
+
+/// report_backend_name of the config's dynamo, xla and torch_xla2, then config_axes_suffix:
+/// "inductor(max-autotune)@bfloat16", "eager@amp", "inductor". Reports key and label rows by it,
+/// so that configs of different precisions or modes are never one row.
+[[nodiscard]] std::string report_config_backend(const experiment_config& experiment);
+
+/// display_backend_name, then config_axes_suffix.
+[[nodiscard]] std::string display_config_backend(const experiment_config& experiment);
 
 }  // namespace benchmatrix

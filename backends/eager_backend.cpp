@@ -53,8 +53,9 @@ optimizer_algorithm train_optimizer(const std::string& model_name, const suite_c
 step_function make_eval_step(forward_function forward, const step_options& options) {
   const auto device_type = options.device.type();
   const bool amp = options.use_amp;
-  return [forward = std::move(forward), device_type, amp](const model_inputs& inputs) {
-    autocast_scope autocast(device_type, amp);
+  const torch::ScalarType amp_dtype = options.amp_dtype;
+  return [forward = std::move(forward), device_type, amp, amp_dtype](const model_inputs& inputs) {
+    autocast_scope autocast(device_type, amp, amp_dtype);
     return forward(inputs);
   };
 }
@@ -72,7 +73,7 @@ std::shared_ptr<multi_tensor_optimizer> make_optimizer(model_instance& model,
 std::pair<c10::IValue, torch::Tensor> forward_and_loss(const forward_function& forward,
                                                        const model_inputs& inputs,
                                                        const step_options& options) {
-  autocast_scope autocast(options.device.type(), options.use_amp);
+  autocast_scope autocast(options.device.type(), options.use_amp, options.amp_dtype);
   c10::IValue prediction = forward(inputs);
   torch::Tensor loss = reduce_to_scalar_loss(prediction);
   return {std::move(prediction), std::move(loss)};

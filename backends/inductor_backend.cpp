@@ -60,6 +60,7 @@ struct package_recipe {
   std::filesystem::path exported_program;
   std::string inputs;       // the example tensors' pickled bytes (shapes, dtypes, strides, values)
   std::string description;
+  std::string inductor_mode = "default";  // the helper's --inductor-mode (in the description)
 
   [[nodiscard]] std::string key() const {
     const std::string helper_source = read_text_file(
@@ -82,7 +83,7 @@ struct package_recipe {
 };
 
 package_recipe make_recipe(std::shared_ptr<const traced_forward> traced, model_instance& model,
-                           const torch::Device& device, const std::string& model_name) {
+                           const torch::Device& device, const backend_context& context) {
   package_recipe recipe;
   recipe.traced = std::move(traced);
   if (!recipe.traced) recipe.exported_program = model.exported_program;
@@ -90,11 +91,13 @@ package_recipe make_recipe(std::shared_ptr<const traced_forward> traced, model_i
   for (const auto& t : tensor_leaves(model.example_inputs)) cpu_inputs.push_back(t.cpu());
   const auto pickled = torch::pickle_save(c10::ivalue::Tuple::create(std::move(cpu_inputs)));
   recipe.inputs.assign(pickled.begin(), pickled.end());
-  recipe.description = "model " + model_name + "; torch " + TORCH_VERSION + "; " +
+  recipe.description = "model " + context.model_name + "; torch " + TORCH_VERSION + "; " +
                        device_description(device) + "; batch size " +
-                       std::to_string(model.batch_size) + "; AOTInductor defaults" +
+                       std::to_string(model.batch_size) +
+                       inductor_mode_description(context.inductor_mode) +
                        compile_helper_settings() +
                        (recipe.traced ? "" : "; from its torch.export package");
+  recipe.inductor_mode = context.inductor_mode;
   return recipe;
 }
 
@@ -126,6 +129,7 @@ void compile_package(const package_recipe& recipe, const torch::Device& device,
       "--out", (directory / package_name).string(),
       "--expect-torch-version", TORCH_VERSION,
       "--timings-json", (directory / compile_timings_name).string()});
+  for (auto& argument : inductor_mode_arguments(recipe.inductor_mode)) argv.push_back(argument);
   if (cold_start) argv.emplace_back("--fresh-caches");  // its caches are removed below
   auto environment = current_environment();
   environment["PYTHONPATH"] = helper_python_path();
@@ -219,6 +223,15 @@ backend_step compile_only_step(compile_report report, const cache_entry& entry) 
   return result;
 }
 
+std::string inductor_mode_description(const std::string& mode) {
+  return mode == "default" ? "; AOTInductor defaults" : "; Inductor mode " + mode;
+}
+
+std::vector<std::string> inductor_mode_arguments(const std::string& mode) {
+  if (mode == "default") return {};
+  return {"--inductor-mode", mode};
+}
+
 std::string compile_helper_settings() {
   std::string settings;
   // Set but empty counts as set, as for Inductor and the helper (os.environ.get(...) is not None).
@@ -243,7 +256,7 @@ backend_step make_inductor_step(model_instance& model, const step_options& optio
         trace_forward(model, /*parameters_as_inputs=*/false, options));
     phases->end("trace_s");
   }
-  const package_recipe recipe = make_recipe(traced, model, options.device, context.model_name);
+  const package_recipe recipe = make_recipe(traced, model, options.device, context);
   const std::string key = recipe.key();
   phases->end("cache_key_s");
 

@@ -20,6 +20,14 @@ namespace benchmatrix {
 /// hence of its cache key, so that a package built under one setting is not reused under another.
 [[nodiscard]] std::string compile_helper_settings();
 
+/// How `mode` (the config's --inductor-mode) reads in a package's description, hence its cache key:
+/// "; AOTInductor defaults" for default (the key every earlier package has), else
+/// "; Inductor mode <mode>".
+[[nodiscard]] std::string inductor_mode_description(const std::string& mode);
+
+/// The compile helper's arguments for `mode`: none for default, else --inductor-mode <mode>.
+[[nodiscard]] std::vector<std::string> inductor_mode_arguments(const std::string& mode);
+
 /// The compile helper's --timings-json file in a package's cache entry (beside its artifact).
 inline constexpr const char* compile_timings_name = "compile_timings.json";
 

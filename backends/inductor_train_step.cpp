@@ -105,6 +105,8 @@ struct train_recipe {
   std::string loss_structure;  // the output's nesting (see loss_structure())
   size_t parameter_count = 0;
   bool amp = false;
+  std::string amp_dtype = "float16";  // autocast's dtype when amp: float16 or bfloat16
+  std::string inductor_mode = "default";  // the helper's --inductor-mode (in the description)
   std::string description;
 
   [[nodiscard]] std::string key() const {
@@ -114,7 +116,7 @@ struct train_recipe {
         .add_field("state", tensors_digest(state))
         .add_field("parameter_count", std::to_string(parameter_count))
         .add_field("loss_structure", loss_structure)
-        .add_field("amp", amp ? "float16" : "none")
+        .add_field("amp", amp ? amp_dtype : "none")
         .add_field("description", description)
         .add_field("helper", helper_file("__main__.py"))
         .add_field("train_helper", helper_file("train_step.py"))
@@ -162,6 +164,7 @@ void compile_train_package(const train_recipe& recipe, const torch::Device& devi
       "--expect-torch-version", TORCH_VERSION,
       "--timings-json", (directory / compile_timings_name).string()};
   if (recipe.amp) argv.emplace_back("--amp");
+  for (auto& argument : inductor_mode_arguments(recipe.inductor_mode)) argv.push_back(argument);
   if (cold_start) argv.emplace_back("--fresh-caches");  // its caches are removed below
   auto environment = current_environment();
   environment["PYTHONPATH"] = helper_python_path();
@@ -302,10 +305,13 @@ backend_step make_inductor_train_step(model_instance& model, const step_options&
   size_t first_leaf = 0;
   recipe.loss_structure = loss_structure(traced.output_structure, first_leaf);
   recipe.amp = options.use_amp;
+  recipe.amp_dtype = options.amp_dtype == torch::kBFloat16 ? "bfloat16" : "float16";
+  recipe.inductor_mode = context.inductor_mode;
   recipe.description = "train step of model " + context.model_name + "; torch " + TORCH_VERSION +
                        "; " + (options.device.is_cuda() ? "cuda" : "cpu") + "; batch size " +
                        std::to_string(model.batch_size) +
-                       (options.use_amp ? "; float16 autocast" : "") + "; AOTInductor defaults" +
+                       (options.use_amp ? "; " + recipe.amp_dtype + " autocast" : "") +
+                       inductor_mode_description(context.inductor_mode) +
                        compile_helper_settings();
 
   compile_cache cache(context.cache_dir);

@@ -45,7 +45,7 @@ traced_forward trace_with_state(model_instance& model, const std::vector<torch::
     // TorchScript on the CPU: 134 MB of cache converted per layer per call, 23x slower than
     // eager). Buffers and generators are restored by the guard above.
     torch::NoGradGuard settle_without_grad;
-    autocast_scope autocast(options.device.type(), options.use_amp);
+    autocast_scope autocast(options.device.type(), options.use_amp, options.amp_dtype);
     (void)model.forward(model.example_inputs);
   }
   std::optional<torch::NoGradGuard> no_grad;
@@ -57,7 +57,7 @@ traced_forward trace_with_state(model_instance& model, const std::vector<torch::
         [&](torch::jit::Stack traced_inputs) -> torch::jit::Stack {
           std::vector<torch::Tensor> leaves;
           for (size_t i = 0; i < leaf_count; ++i) leaves.push_back(traced_inputs[i].toTensor());
-          autocast_scope autocast(options.device.type(), options.use_amp);
+          autocast_scope autocast(options.device.type(), options.use_amp, options.amp_dtype);
           const c10::IValue output = model.forward(with_tensor_leaves(model.example_inputs, leaves));
           traced.output_structure = output;
           const auto output_leaves = tensor_leaves({output});

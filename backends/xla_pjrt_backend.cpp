@@ -659,7 +659,11 @@ exported_step export_step(model_instance& model, const step_options& options,
                        context.model_name + "; torch " + TORCH_VERSION + "; StableHLO for " +
                        (options.device.is_cuda() ? "cuda" : "cpu") + "; batch size " +
                        std::to_string(model.batch_size) +
-                       (options.training && options.use_amp ? "; float16 autocast" : "") +
+                       (options.training && options.use_amp
+                            ? std::string(options.amp_dtype == torch::kBFloat16 ? "; bfloat16"
+                                                                                : "; float16") +
+                                  " autocast"
+                            : std::string()) +
                        (options.training && options.module_mode != train_module_mode::train
                             ? std::string("; module mode ") +
                                   train_module_mode_name(options.module_mode)

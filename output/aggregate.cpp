@@ -4,6 +4,7 @@
 //   aggregate --accelerator=h200 --backends eager inductor cudagraphs --report=latest_grouped
 //             --format=markdown results/*.jsonl
 #include "core/flag_tool.hpp"
+#include "core/precision_axes.hpp"
 #include "output/aggregate_report.hpp"
 #include "suites/tiers.hpp"
 
@@ -30,6 +31,8 @@ std::vector<flag_spec> specs() {
       {"filter", 'k', a::append, t::text, {}, false, "", "Report only models matching this regex (case-insensitive search)."},
       {"filter-by-tier", 0, a::append, t::integer, {}, false, "", "Report only the models of tier 1-3."},
       {"format", 0, a::store, t::text, {"csv", "tab", "markdown", "svg", "html", "png"}, false, "csv", "csv: the original's CSV (header prefixed '# ', floats rounded to 8 decimals); tab: a box-drawn text table (tabulate fancy_grid-like, 2 decimals); markdown: a GitHub table (2 decimals); svg: the chart; html: one self-contained page with the chart and the table. png is not supported (use svg)."},
+      {"precision", 0, a::store, t::text, precision_choices(), false, "auto", "Report the records of this precision only (experiment.precision; records without it ran at auto), so that each speedup compares one precision's backends."},
+      {"inductor-mode", 0, a::store, t::text, inductor_mode_choices(), false, "default", "Report the records of this Inductor mode only (experiment.inductor_mode; records without it ran at default)."},
       {"report", 0, a::store, t::text, {"latest", "latest_grouped", "histogram", "speedup", "latest_intervals", "memory_compression"}, false, "speedup", "speedup: geomean speedup per timestamp; latest: each backend's latest per-model speedups, sorted; latest_grouped: the latest timestamp's speedups per model plus GEOMEAN; histogram: p95/p50/p5 of the per-model speedups per timestamp (these four: the original's mean and standard deviation); latest_intervals (not in the original): the latest timestamp's speedup per model and batch size as a median with its bootstrap 95% interval, paired (the record's own, one child alternating both backends) or unpaired (ratio of the two records' median per_iter_time past repeat 0), and faster/slower only when the interval excludes 1; GEOMEAN without an interval; memory_compression (not in the original): the latest timestamp's compression ratio per model and batch size, the baseline's peak memory / the backend's (device peak allocated, host peak RSS on the CPU; the memory pass's median past repeat 0), flagged below 0.9 as PyTorch's dashboard, GEOMEAN over the models shown."},
       {"test", 0, a::store, t::text, {"inference", "training"}, false, "inference", "Records of test eval (inference) or train (training)."},
       {"metric", 0, a::store, t::text, {"exec", "compile"}, false, "exec", "exec: mean total_time past the first --skip-samples samples (seconds; std: sample std); compile: total_time[0] minus the mean of the rest."},
@@ -60,6 +63,8 @@ int run(const parsed_flags& flags) {
   append_tiers(options.filters, flags.texts("filter-by-tier"));
   append_tiers(options.excludes, flags.texts("exclude-by-tier"));
   options.test = flags.text_or("test", "inference");
+  options.precision = flags.text_or("precision", "auto");
+  options.inductor_mode = flags.text_or("inductor-mode", "default");
   options.compile_metric = flags.text_or("metric", "exec") == "compile";
   const long long skip = std::stoll(flags.text_or("skip-samples", "3"));
   if (skip < 0) throw usage_error("argument --skip-samples: must be 0 or more, got " + std::to_string(skip));
@@ -80,16 +85,26 @@ int run(const parsed_flags& flags) {
   for (const auto& f : flags.texts("input_file")) files.emplace_back(f);
 
   std::set<std::string> accelerators;
+  std::set<std::string> axes;  // "--precision P --inductor-mode M" of every record
   auto results = load_results(
       files, options, [](const std::string& message) { std::cerr << program << ": warning: " << message << "\n"; },
-      &accelerators);
+      &accelerators, &axes);
   compute_speedups(results, options);
   if (results.empty()) {
-    std::string seen;
-    for (const auto& a : accelerators) seen += (seen.empty() ? "" : "; ") + a;
-    throw std::runtime_error("no results found for --accelerator " + options.accelerator +
-                             ", --test " + options.test + " and the model filters" +
-                             (seen.empty() ? "" : " (accelerator models in the input: " + seen + ")"));
+    const auto joined = [](const std::set<std::string>& items) {
+      std::string out;
+      for (const auto& item : items) out += (out.empty() ? "" : "; ") + item;
+      return out;
+    };
+    const std::string wanted_axes =
+        "--precision " + options.precision + " --inductor-mode " + options.inductor_mode;
+    throw std::runtime_error(
+        "no results found for --accelerator " + options.accelerator + ", --test " + options.test +
+        ", " + wanted_axes + " and the model filters" +
+        (accelerators.empty() ? "" : " (accelerator models in the input: " + joined(accelerators) + ")") +
+        (axes.empty() || axes == std::set<std::string>{wanted_axes}
+             ? ""
+             : " (precisions and modes in the input: " + joined(axes) + ")"));
   }
   const auto table = make_report(results, options, kind, flags.text_or("title", ""));
   if (!table) {

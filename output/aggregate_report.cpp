@@ -142,7 +142,8 @@ bool accelerator_matches(const std::string& wanted, const std::string& accelerat
 aggregated_results load_results(const std::vector<std::filesystem::path>& files,
                                 const aggregate_options& options,
                                 const std::function<void(const std::string&)>& warn,
-                                std::set<std::string>* accelerators_seen) {
+                                std::set<std::string>* accelerators_seen,
+                                std::set<std::string>* axes_seen) {
   const auto join = [](const std::vector<std::string>& patterns, const char* fallback) {
     std::string joined;
     for (const auto& p : patterns) joined += (joined.empty() ? "" : "|") + p;
@@ -183,11 +184,16 @@ aggregated_results load_results(const std::vector<std::filesystem::path>& files,
       }
       try {
         if (accelerators_seen) accelerators_seen->insert(id.accelerator_model);
+        if (axes_seen)
+          axes_seen->insert("--precision " + id.experiment.precision + " --inductor-mode " +
+                            id.experiment.inductor_mode);
         if (!accelerator_matches(options.accelerator, id.experiment.accelerator, id.accelerator_model))
           continue;
         const std::string& model = id.model_name;
         if (!std::regex_search(model, filter) || std::regex_search(model, exclude)) continue;
         if (id.experiment.test != wanted_test) continue;
+        if (id.experiment.precision != options.precision) continue;
+        if (id.experiment.inductor_mode != options.inductor_mode) continue;
         const std::string backend =
             report_backend_name(id.experiment.dynamo, id.experiment.xla, id.experiment.torch_xla2);
         const auto samples = total_time_of(r);

@@ -65,6 +65,10 @@ struct aggregate_options {
   std::string test = "inference";     // inference (records' test "eval") or training ("train")
   bool compile_metric = false;        // --metric compile instead of exec
   size_t skip_samples = 3;            // leading total_time samples dropped by the exec metric
+  // Only records of this precision and Inductor mode (core/precision_axes.hpp; records without the
+  // keys ran at the defaults), so that every speedup compares like with like.
+  std::string precision = "auto";
+  std::string inductor_mode = "default";
 };
 
 /// The backends a report may name, with their titles (Eager, Inductor, XLA+Dynamo, ...): the
@@ -111,12 +115,14 @@ struct timestamp_results {
 using aggregated_results = std::map<double, timestamp_results>;
 
 /// Reads the files in order; `warn` gets "file:line: skipped: why" for lines it cannot use. The
-/// accelerator models of all records go to `accelerators_seen` when given (for "no results" hints).
-/// Throws std::runtime_error for a file that does not exist or cannot be read.
+/// accelerator models of all records go to `accelerators_seen`, and their precision and Inductor
+/// mode ("--precision bfloat16 --inductor-mode default") to `axes_seen`, when given (for "no
+/// results" hints). Throws std::runtime_error for a file that does not exist or cannot be read.
 [[nodiscard]] aggregated_results
 load_results(const std::vector<std::filesystem::path>& files, const aggregate_options& options,
              const std::function<void(const std::string&)>& warn,
-             std::set<std::string>* accelerators_seen = nullptr);
+             std::set<std::string>* accelerators_seen = nullptr,
+             std::set<std::string>* axes_seen = nullptr);
 
 /// Computes every timestamp's speedups over the baseline (first backend; oldest or latest).
 /// Throws std::runtime_error when --baseline latest finds no baseline data at the latest timestamp.

@@ -727,7 +727,7 @@ report_record parse_report_record(const results_record& r, size_t line_number) {
   out.test = id.experiment.test;
   out.accelerator = id.experiment.accelerator;
   out.accelerator_model = id.accelerator_model;
-  out.backend = display_backend_name(id.experiment.dynamo, id.experiment.xla, id.experiment.torch_xla2);
+  out.backend = display_config_backend(id.experiment);
   out.batch_size = id.batch_size;
   if (r.has("repeat")) out.repeat = id.repeat;
   if (r.has("iterations_per_run")) out.iterations_per_run = id.iterations_per_run;

@@ -217,7 +217,7 @@ night_config config_of(const results_record& record, const std::string& line) {
   c.suite = id.suite_name;
   c.model = id.model_name;
   c.test = e.test;
-  c.backend = display_backend_name(e.dynamo, e.xla, e.torch_xla2);
+  c.backend = display_config_backend(e);
   c.batch_size = id.batch_size ? std::to_string(*id.batch_size) : "None";
   c.accelerator = e.accelerator;
   c.accelerator_model = id.accelerator_model;

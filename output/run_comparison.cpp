@@ -301,7 +301,7 @@ run_records load_run(const std::filesystem::path& file_or_dir, const comparison_
     key.model_name = id.model_name;
     if (!std::regex_search(key.model_name, filter) || std::regex_search(key.model_name, exclude))
       continue;
-    key.backend = report_backend_name(id.experiment.dynamo, id.experiment.xla, id.experiment.torch_xla2);
+    key.backend = report_config_backend(id.experiment);
     if (!backends.empty() && !backends.count(key.backend)) continue;
     key.suite_name = field_text(r, "model.suite_name", id.suite_name);
     key.test = id.experiment.test;

@@ -78,6 +78,7 @@ backend_context make_backend_context(const child_job& job) {
   // the parent's --timestamp, the same for every child of a sweep; none for a child run by hand
   if (job.timestamp > 0) context.sweep_token = python_float_repr(job.timestamp);
   context.compile_only = job.role == child_role::compile_ahead;  // its step is never run
+  context.inductor_mode = job.experiment.inductor_mode;
   return context;
 }
 

@@ -100,12 +100,14 @@ prepared_model prepare_model(const model_definition& definition, const child_set
     throw std::runtime_error("accelerator=cuda but LibTorch sees no CUDA device");
 
   // §7.3 (suites/precision_rule.hpp): AMP on CUDA for training and force_amp models; inference
-  // without AMP in bfloat16 (float16 for force_fp16 models); training keeps float32.
+  // without AMP in bfloat16 (float16 for force_fp16 models); training keeps float32. A --precision
+  // other than auto replaces the rule.
   precision_request request;
   request.training = training;
   request.cuda = device.is_cuda();
   request.force_amp = config && config->force_amp(definition.name);
   request.force_fp16 = config && config->force_fp16(definition.name);
+  request.requested = experiment.precision;
   if (force_dtype) request.forced = cast_dtype_of(*force_dtype);
   const precision_plan plan = choose_precision(request);
   const bool use_amp = plan.use_amp;
@@ -139,6 +141,7 @@ prepared_model prepare_model(const model_definition& definition, const child_set
   auto& step = prepared.step;
   step.training = training;
   step.use_amp = use_amp;
+  step.amp_dtype = scalar_type_of(plan.amp_dtype);
   step.device = device;
   step.optimizer = train_optimizer(definition.name, config);
   step.collect_full_output = o.collect_full_output;

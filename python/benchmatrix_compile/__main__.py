@@ -63,6 +63,10 @@ def parse_arguments(argv):
     parser.add_argument("--amp", action="store_true",
                         help="--train: the forward was traced under float16 autocast; the loss "
                              "sums in float32 as autocast does")
+    parser.add_argument("--inductor-mode", default="default", choices=sorted(INDUCTOR_MODES),
+                        help="Inductor's mode, as torch.compile's mode= sets it (the runner's "
+                             "--inductor-mode): default, or max-autotune (max_autotune and "
+                             "coordinate_descent_tuning; CUDA graphs are the runner's own)")
     parser.add_argument("--expect-torch-version", default=None,
                         help="the LibTorch version of the child; the package must match it")
     parser.add_argument("--fresh-caches", action="store_true",
@@ -271,6 +275,23 @@ def served_by_service():
     return getattr(service, "SERVED", None)
 
 
+# --inductor-mode -> the Inductor config values it sets: torch.compile's mode="max-autotune" (its
+# list_mode_options) less "triton.cudagraphs", since the runner replays the package in a CUDA graph
+# itself in every mode.
+INDUCTOR_MODES = {
+    "default": {},
+    "max-autotune": {"max_autotune": True, "coordinate_descent_tuning": True},
+}
+
+
+def apply_inductor_mode(mode):
+    """Sets the Inductor config of `mode` (INDUCTOR_MODES) for every compile of this process."""
+    import torch._inductor.config as inductor_config
+
+    for name, value in INDUCTOR_MODES[mode].items():
+        setattr(inductor_config, name, value)
+
+
 def main(argv=None):
     args = parse_arguments(argv)
     served = served_by_service()
@@ -288,6 +309,8 @@ def main(argv=None):
               f"{args.expect_torch_version}.", file=sys.stderr)
         return 3
     no_cpu_isa_probes_for_cuda(args.device)
+    apply_inductor_mode(args.inductor_mode)
+    timings["inductor_mode"] = args.inductor_mode
     headers_ahead = apart = None
     if args.format == "aoti" and HeadersAhead.applies(args.device):
         headers_ahead = HeadersAhead(args.device)
