@@ -149,8 +149,11 @@ class ConfirmationRunsTest(GateTestCase):
 
     @unittest.skipUnless(os.path.exists(EXPERIMENT_RUNNER), "needs experiment_runner")
     def test_planted_nights_fail_on_exactly_the_planted_configs(self):
+        # night_10: its first pass flags the four planted configs and a stray one (dcgan eager
+        # 1.54x), so one night shows both sides of confirmation; night_9 adds no case and cost
+        # about a minute of serial CI time (issue 48).
         self.import_nights(*CONTROL)
-        for name in PLANTED:
+        for name in PLANTED[1:]:
             proc, verdict = self.confirmed_check(name, PLANTED_RUNNER)
             failing = {c["config"] for c in verdict["configs"] if c["regression"]}
             planted = {c["config"] for c in verdict["configs"]
