@@ -101,6 +101,19 @@ class PrecisionAxisTest(OutputDirTest):
         modes = sorted((c["dynamo"] or "eager", c.get("inductor_mode", "default")) for c in configs)
         self.assertEqual(modes, [("eager", "default"), ("inductor", "default"),
                                  ("inductor", "max-autotune")], proc.stderr)
+        # a real sweep: each mode its own package; max-autotune benchmarks kernel choices
+        self.sweep("--suite-name=dummy", "--dynamo=inductor", "--test=eval", "--verify",
+                   "--inductor-mode=default", "--inductor-mode=max-autotune")
+        records = {r["experiment"].get("inductor_mode", "default"): r
+                   for r in read_records(self.results)}
+        self.assertEqual(set(records), {"default", "max-autotune"})
+        self.assertEqual(list(records["max-autotune"]["experiment"])[-1], "inductor_mode")
+        compiles = {mode: r["compile"] for mode, r in records.items()}
+        self.assertNotEqual(compiles["default"]["package"], compiles["max-autotune"]["package"])
+        for mode, record in records.items():
+            self.assertEqual(record["verification_code"], "PASS", (mode, record.get("verification")))
+        if not compiles["max-autotune"]["cache_hit"]:  # compiled here (not by an earlier run)
+            self.assertGreater(compiles["max-autotune"]["breakdown_s"]["autotune_s"], 0)
         # a mode no config takes is a usage error, not a dead flag
         proc = self.sweep("--suite-name=dummy", "--dynamo=None", "--inductor-mode=max-autotune",
                           check=False)
