@@ -108,6 +108,8 @@ struct backend_context {
   std::string sweep_token;          // the sweep's --timestamp; the children of one sweep (timing,
                                     // verifier, accuracy baseline) share its fresh build
   std::string inductor_mode = "default";  // the config's --inductor-mode (inductor only)
+  std::string precision = "auto";         // the config's --precision (named in packages'
+                                          // descriptions where not auto)
   bool compile_only = false;        // a --compile-ahead child: fill the cache and report the
                                     // compile; a backend may then return no step (inductor does
                                     // not load its package, capture or warm up)

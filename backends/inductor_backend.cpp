@@ -94,7 +94,7 @@ package_recipe make_recipe(std::shared_ptr<const traced_forward> traced, model_i
   recipe.description = "model " + context.model_name + "; torch " + TORCH_VERSION + "; " +
                        device_description(device) + "; batch size " +
                        std::to_string(model.batch_size) +
-                       inductor_mode_description(context.inductor_mode) +
+                       inductor_mode_description(context.inductor_mode, context.precision) +
                        compile_helper_settings() +
                        (recipe.traced ? "" : "; from its torch.export package");
   recipe.inductor_mode = context.inductor_mode;
@@ -223,8 +223,9 @@ backend_step compile_only_step(compile_report report, const cache_entry& entry) 
   return result;
 }
 
-std::string inductor_mode_description(const std::string& mode) {
-  return mode == "default" ? "; AOTInductor defaults" : "; Inductor mode " + mode;
+std::string inductor_mode_description(const std::string& mode, const std::string& precision) {
+  return (mode == "default" ? "; AOTInductor defaults" : "; Inductor mode " + mode) +
+         (precision == "auto" ? "" : "; precision " + precision);
 }
 
 std::vector<std::string> inductor_mode_arguments(const std::string& mode) {

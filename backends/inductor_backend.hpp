@@ -20,10 +20,13 @@ namespace benchmatrix {
 /// hence of its cache key, so that a package built under one setting is not reused under another.
 [[nodiscard]] std::string compile_helper_settings();
 
-/// How `mode` (the config's --inductor-mode) reads in a package's description, hence its cache key:
-/// "; AOTInductor defaults" for default (the key every earlier package has), else
-/// "; Inductor mode <mode>".
-[[nodiscard]] std::string inductor_mode_description(const std::string& mode);
+/// How the config's --inductor-mode and --precision read in a package's description, hence its
+/// cache key: "; AOTInductor defaults" for the default mode (the key every earlier package has),
+/// else "; Inductor mode <mode>"; then "; precision <precision>" where it is not auto. (The traced
+/// graph differs between precisions anyway; the words let bench/torch_compile_anchor.py tell
+/// the entries apart.)
+[[nodiscard]] std::string inductor_mode_description(const std::string& mode,
+                                                    const std::string& precision);
 
 /// The compile helper's arguments for `mode`: none for default, else --inductor-mode <mode>.
 [[nodiscard]] std::vector<std::string> inductor_mode_arguments(const std::string& mode);

@@ -311,7 +311,7 @@ backend_step make_inductor_train_step(model_instance& model, const step_options&
                        "; " + (options.device.is_cuda() ? "cuda" : "cpu") + "; batch size " +
                        std::to_string(model.batch_size) +
                        (options.use_amp ? "; " + recipe.amp_dtype + " autocast" : "") +
-                       inductor_mode_description(context.inductor_mode) +
+                       inductor_mode_description(context.inductor_mode, context.precision) +
                        compile_helper_settings();
 
   compile_cache cache(context.cache_dir);

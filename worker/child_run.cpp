@@ -79,6 +79,7 @@ backend_context make_backend_context(const child_job& job) {
   if (job.timestamp > 0) context.sweep_token = python_float_repr(job.timestamp);
   context.compile_only = job.role == child_role::compile_ahead;  // its step is never run
   context.inductor_mode = job.experiment.inductor_mode;
+  context.precision = job.experiment.precision;
   return context;
 }
 
