@@ -128,6 +128,12 @@ analysed_record analyse(const results_record& record, const metric_report_option
       {"repeat", integer_cell(record, "repeat", id.repeat)},
       {"iterations_per_run", integer_cell(record, "iterations_per_run", id.iterations_per_run)},
   };
+  // benchmatrix's axes, only for records that ran off their defaults (core/precision_axes.hpp), so
+  // that a default sweep's report keeps the original's columns and two precisions of one config
+  // are told apart.
+  if (e.precision != default_precision) a.identity.emplace_back("precision", e.precision);
+  if (e.inductor_mode != default_inductor_mode)
+    a.identity.emplace_back("inductor_mode", e.inductor_mode);
 
   const json_value& metrics = record.metrics;
   if (const auto error = record.error()) {
@@ -330,6 +336,9 @@ std::string metric_jsonl_line(const results_record& record, const metric_report_
     json_add(dimensions, k, identity(k), alloc);
   for (const char* k : {"xla", "dynamo", "torch_xla2", "test"})
     json_add(dimensions, k, dimension_text(identity(k)), alloc);
+  for (const char* k : {"precision", "inductor_mode"})  // off their defaults only (see analyse)
+    if (const report_cell value = identity(k); !std::holds_alternative<std::monostate>(value))
+      json_add(dimensions, k, dimension_text(value), alloc);
   json_add(dimensions, "outputs_file", dimension_text(cell_of(record.extra("outputs_file"))), alloc);
   json_add(dimensions, "verification_code",
            dimension_text(text_cell(record, "verification_code", record.verification_code)), alloc);
