@@ -13,6 +13,7 @@
 # Usage: bench/precision_modes.sh OUT_DIR STEP...
 #   MODELS=regex (default: five zoo models), PRECISIONS="float32 bfloat16 amp" (default),
 #   ACCELERATOR=cpu|cuda (default cuda where nvidia-smi lists a GPU), REPEAT (default 10),
+#   BATCH=N: one batch size for every model (default: each model's own),
 #   RUNNER=path (default build-gpu/experiment_runner, else build/experiment_runner),
 #   SECONDS_BUDGET=N: stop the sweep after N seconds (default 540; the next call resumes it)
 set -euo pipefail
@@ -26,6 +27,8 @@ fi
 runner=${RUNNER:-build-gpu/experiment_runner}
 [ -x "$runner" ] || runner=build/experiment_runner
 mkdir -p "$out"
+batch_flags=()
+[ -n "${BATCH:-}" ] && batch_flags=("--batch-size=$BATCH")
 precision_flags=()
 for p in $precisions; do precision_flags+=("--precision=$p"); done
 for step in "$@"; do
@@ -34,7 +37,7 @@ for step in "$@"; do
     run)
       timeout --signal=INT "${SECONDS_BUDGET:-540}" "$runner" --suite-name=torchbench -k "$models" \
         --accelerator="$ACCELERATOR" --xla=None --dynamo=None --dynamo=inductor --test=eval \
-        "${precision_flags[@]}" --inductor-mode=default --inductor-mode=max-autotune \
+        "${precision_flags[@]}" "${batch_flags[@]}" --inductor-mode=default --inductor-mode=max-autotune \
         --repeat="${REPEAT:-10}" --verify --output-dirname="$out" --cache-dir="$out/cache" \
         > "$out/sweep.log" 2>&1 || echo "run: stopped (status $?), resumes next call"
       echo "run: $(wc -l < "$out/results.jsonl" 2>/dev/null || echo 0) records" ;;
