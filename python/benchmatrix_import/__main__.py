@@ -593,6 +593,13 @@ def build_entry(args, overrides, versions, directory):
     flat, inputs, names, loss_rule, class_name = built_model(args, overrides)
     state = {k: v.clone() for k, v in flat.state_dict().items()}
     masks = eager_mask_decisions() if args.traced_for == "eager" else contextlib.nullcontext()
+    with torch.no_grad():
+        # One forward before tracing, as the C++ TorchScript backend settles its models: work a
+        # model does on its first call only would otherwise be traced in and repeated on every call
+        # of the program (TorchBench's llama converts its float32 KV caches to the input's dtype on
+        # the first call, 134 MB per layer: its program ran 25x slower than the C++ port on the
+        # CPU, 2026-12-06, BENCHMARKS.md). The BatchNorm statistics it moves are restored below.
+        flat(*inputs)
     try:
         with torch.no_grad(), masks:
             traced = torch.jit.trace(flat, inputs, check_trace=False, strict=False)
