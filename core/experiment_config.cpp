@@ -44,13 +44,12 @@ bool read_bool(const json_value& object, const char* key, bool fallback) {
 }
 
 /// `object`.`key` when present: one of the axis' names (a string), else `fallback`.
-std::string read_axis_name(const json_value& object, const char* key, std::string_view fallback,
-                           bool (*is_name)(std::string_view), const std::string& names) {
+std::string read_axis_name(const json_value& object, const char* key, std::string_view fallback) {
   const auto it = object.FindMember(key);
   if (it == object.MemberEnd()) return std::string(fallback);
-  if (!it->value.IsString() || !is_name({it->value.GetString(), it->value.GetStringLength()}))
+  if (!it->value.IsString() || !is_axis_name(key, {it->value.GetString(), it->value.GetStringLength()}))
     throw std::runtime_error(std::string("--experiment-config: '") + key + "' must be one of " +
-                             names + ", got " + to_python_json(it->value));
+                             axis_name_list(key) + ", got " + to_python_json(it->value));
   return {it->value.GetString(), it->value.GetStringLength()};
 }
 
@@ -97,10 +96,8 @@ experiment_config experiment_config::from_config_json(const std::string& text_js
   c.test = *test;
   c.keep_model_data_on_cuda = read_bool(d, "keep_model_data_on_cuda", false);
   c.enable_functionalization = read_bool(d, "enable_functionalization", false);
-  c.precision = read_axis_name(d, "precision", default_precision, is_precision_name,
-                               precision_name_list());
-  c.inductor_mode = read_axis_name(d, "inductor_mode", default_inductor_mode,
-                                   is_inductor_mode_name, inductor_mode_name_list());
+  c.precision = read_axis_name(d, "precision", default_precision);
+  c.inductor_mode = read_axis_name(d, "inductor_mode", default_inductor_mode);
   return c;
 }
 

@@ -33,6 +33,12 @@ inline constexpr std::string_view default_inductor_mode = "default";
 [[nodiscard]] bool is_precision_name(std::string_view name);
 [[nodiscard]] bool is_inductor_mode_name(std::string_view name);
 
+/// Whether `name` belongs to the axis `key` ("precision" or "inductor_mode"); the other keys have
+/// no vocabulary here. Throws std::invalid_argument for another key.
+[[nodiscard]] bool is_axis_name(std::string_view key, std::string_view name);
+/// "auto, float32, ..." or "default, max-autotune", by key as is_axis_name.
+[[nodiscard]] std::string axis_name_list(std::string_view key);
+
 /// The names as a flag's choices.
 [[nodiscard]] std::vector<std::string> precision_choices();
 [[nodiscard]] std::vector<std::string> inductor_mode_choices();

@@ -75,6 +75,14 @@ public:
     return v.GetDouble();
   }
 
+  /// experiment.`key` ("precision" or "inductor_mode"): one of its axis' names.
+  std::string axis_name(const json_value& v, const char* key) const {
+    const std::string name = std::string("experiment.") + key;
+    std::string value = text(v, name);
+    if (!is_axis_name(key, value)) fail(name, "one of " + axis_name_list(key) + ", found '" + value + "'");
+    return value;
+  }
+
   /// A top-level "noise" must be what noise() reads.
   void check_noise(const json_value& extras) const {
     const auto it = extras.FindMember("noise");
@@ -99,16 +107,13 @@ void check_paired(const results_record& r, const std::string& where) {
 /// in this order and each only where not at its default: "precision", "inductor_mode".
 void read_benchmatrix_axes(const record_reader& in, const json_value& e, experiment_config& c) {
   auto it = e.MemberBegin() + 10;
-  const auto axis = [&](const char* key, bool (*is_name)(std::string_view),
-                        const std::string& names, std::string& value) {
+  const auto axis = [&](const char* key, std::string& value) {
     if (it == e.MemberEnd() || std::string_view(it->name.GetString()) != key) return;
-    const std::string name = std::string("experiment.") + key;
-    value = in.text(it->value, name);
-    if (!is_name(value)) in.fail(name, "one of " + names + ", found '" + value + "'");
+    value = in.axis_name(it->value, key);
     ++it;
   };
-  axis("precision", is_precision_name, precision_name_list(), c.precision);
-  axis("inductor_mode", is_inductor_mode_name, inductor_mode_name_list(), c.inductor_mode);
+  axis("precision", c.precision);
+  axis("inductor_mode", c.inductor_mode);
   if (it != e.MemberEnd())
     in.fail("experiment", "its ten keys, then \"precision\" and \"inductor_mode\" where not at "
                           "their defaults, and no others; found '" +
@@ -244,16 +249,10 @@ results_record results_record::parse_lenient(std::string_view line, const std::s
       field.boolean(e, "keep_model_data_on_cuda", "experiment.keep_model_data_on_cuda");
   id.experiment.enable_functionalization =
       field.boolean(e, "enable_functionalization", "experiment.enable_functionalization");
-  if (const auto it = e.FindMember("precision"); it != e.MemberEnd()) {
-    id.experiment.precision = in.text(it->value, "experiment.precision");
-    if (!is_precision_name(id.experiment.precision))
-      in.fail("experiment.precision", "one of " + precision_name_list());
-  }
-  if (const auto it = e.FindMember("inductor_mode"); it != e.MemberEnd()) {
-    id.experiment.inductor_mode = in.text(it->value, "experiment.inductor_mode");
-    if (!is_inductor_mode_name(id.experiment.inductor_mode))
-      in.fail("experiment.inductor_mode", "one of " + inductor_mode_name_list());
-  }
+  if (const auto it = e.FindMember("precision"); it != e.MemberEnd())
+    id.experiment.precision = in.axis_name(it->value, "precision");
+  if (const auto it = e.FindMember("inductor_mode"); it != e.MemberEnd())
+    id.experiment.inductor_mode = in.axis_name(it->value, "inductor_mode");
   if (const json_value* v = field.find(e, "batch_size", "experiment.batch_size", true);
       v && !v->IsNull())
     id.batch_size = in.integral(*v, "experiment.batch_size");

@@ -31,6 +31,16 @@ const std::string verified_line =
            R"("message": "naïve \"quoted\"\nline"}}, "timestamp": 1e-05, "verification_code": "PASS", )"
            R"("placement": {"host": "gpu-7", "device": "0", "children_beside": 1, "wall_time_s": 12.5}})";
 
+/// What results_record::parse throws for `line` (read as `where`), or "(no error)".
+std::string parse_error_of(const std::string& line, const std::string& where) {
+  try {
+    (void)results_record::parse(line, where);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
 }  // namespace
 
 TEST_CASE("reading and writing back a record gives the same bytes") {
@@ -125,14 +135,7 @@ TEST_CASE("typed accessors: per-repeat lists, per-iteration seconds, placement")
 }
 
 TEST_CASE("a malformed line is an error naming where, the key and what was expected") {
-  const auto error_of = [](const std::string& line) {
-    try {
-      (void)results_record::parse(line, "results.jsonl:7");
-    } catch (const std::exception& e) {
-      return std::string(e.what());
-    }
-    return std::string("(no error)");
-  };
+  const auto error_of = [](const std::string& line) { return parse_error_of(line, "results.jsonl:7"); };
   std::string line = timing_line;
   line.replace(line.find(R"("repeat": 3)"), 11, R"("repeat": "3")");
   CHECK(error_of(line) == R"(results.jsonl:7: 'repeat': expected an integer, found "3")");
@@ -251,14 +254,7 @@ TEST_CASE("precision and Inductor mode: in the experiment object only where not 
 }
 
 TEST_CASE("a precision or mode outside the vocabulary, or another extra key, is an error naming it") {
-  const auto error_of = [](const std::string& line) {
-    try {
-      (void)results_record::parse(line, "results.jsonl:3");
-    } catch (const std::exception& e) {
-      return std::string(e.what());
-    }
-    return std::string("(no error)");
-  };
+  const auto error_of = [](const std::string& line) { return parse_error_of(line, "results.jsonl:3"); };
   const std::string at = R"("enable_functionalization": false)";
   std::string line = timing_line;
   line.replace(line.find(at), at.size(), at + R"(, "precision": "fp8")");
