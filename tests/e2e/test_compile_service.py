@@ -9,8 +9,10 @@ probes, precompiled headers) are the per-user ones of the other inductor tests, 
 seconds, not a cold minute."""
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 import unittest
 
 from harness import RUNNER, SHARED_CACHE, OutputDirTest, read_records, run, wait_until_dead
@@ -91,21 +93,49 @@ class CompileServiceTest(OutputDirTest):
         self.assertFalse(os.path.exists(self.service_log))
 
     def test_a_child_killed_during_a_served_compile_takes_the_compile_with_it(self):
-        # Its own, empty compiler caches: a compile that outlasts the child's short timeout.
-        os.unlink(os.path.join(self.cache, "compiler-caches"))
-        self.sweep("--filter=^tiny_a$", "--subprocess-timeout=8", "--subprocess-grace-period=0.5")
+        # The served compile is stopped (SIGSTOP to its group) as soon as the service logs it, so it
+        # outlasts the child's timeout however fast this machine compiles; the child times out
+        # waiting for it, and the service must SIGKILL the stopped compile when the child's
+        # connection closes.
+        sweep = subprocess.Popen(
+            [RUNNER, "--accelerator=cpu", "--xla=None", "--repeat=2", "--suite-name=exported",
+             f"--model-path={self.models}", "--dynamo=inductor", "--test=eval",
+             f"--output-dirname={self.out}", f"--cache-dir={self.cache}", "--no-resume",
+             "--filter=^tiny_a$", "--subprocess-timeout=8", "--subprocess-grace-period=0.5"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            pid = self.wait_for_served_compile(sweep)
+            os.killpg(pid, signal.SIGSTOP)
+            output, _ = sweep.communicate(timeout=120)
+        finally:
+            if sweep.poll() is None:
+                sweep.kill()
+                sweep.communicate()
+        self.assertEqual(sweep.returncode, 0, output)
         (record,) = read_records(self.results)
         self.assertIn("timed out after 8 seconds", record["metrics"]["error"])
         with open(self.service_log) as f:
             log = f.read()
-        started = re.findall(r"started benchmatrix_compile as (\d+)", log)
-        self.assertEqual(len(started), 1, log)
-        pid = int(started[0])
+        self.assertEqual(re.findall(r"started benchmatrix_compile as (\d+)", log), [str(pid)], log)
         # Killed when the child's connection closed, not only when the sweep stopped the service.
         self.assertIn(f"killed {pid}: its client went away", log)
+        self.assertLess(log.index(f"killed {pid}"), log.index("stopped"), log)
         self.assertTrue(wait_until_dead(pid), f"the served compile {pid} outlived its child")
         self.assertEqual(group_members(pid), [], "its compile workers outlived it")
 
+    def wait_for_served_compile(self, sweep, seconds=60):
+        """The pid of the first compile the service starts, read from its log as soon as it appears."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if os.path.exists(self.service_log):
+                with open(self.service_log) as f:
+                    started = re.search(r"started benchmatrix_compile as (\d+)", f.read())
+                if started:
+                    return int(started.group(1))
+            if sweep.poll() is not None:
+                self.fail(f"the sweep ended before its compile was served:\n{sweep.stdout.read()}")
+            time.sleep(0.01)
+        self.fail(f"no served compile within {seconds} s")
 
 if __name__ == "__main__":
     unittest.main()
