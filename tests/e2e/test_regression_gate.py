@@ -80,8 +80,8 @@ class GateTestCase(OutputDirTest):
         self.db = os.path.join(self.out, "nights.sqlite")
         self.verdict = os.path.join(self.out, "verdict.json")
 
-    def gate(self, *args, expect=None, timeout=600):
-        proc = run(GATE, *args, check=False, timeout=timeout)
+    def gate(self, *args, expect=None, timeout=600, env=None):
+        proc = run(GATE, *args, check=False, timeout=timeout, env=env)
         if expect is not None:
             self.assertEqual(proc.returncode, expect, f"regression_gate {' '.join(args)}\n"
                              f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr[-5000:]}")
@@ -359,8 +359,14 @@ class RegressionGateTest(GateTestCase):
         broken = self.copy_night(CONTROL[6], lambda r: {**r, "metrics": {"error": "RuntimeError: x"}}
                                  if r["model"]["model_name"] == "dcgan" else r)
         seen = os.path.join(self.out, "hook_saw")
-        self.gate("check", "--db", self.db, broken, "--no-confirm", "--on-regression",
-                  f"cp -- \"$1\" {seen}; true", expect=1)
+        # Without --verdict-json the verdict goes to a temporary file, kept for the hook's user.
+        proc = self.gate("check", "--db", self.db, broken, "--no-confirm", "--on-regression",
+                         f"cp -- \"$1\" {seen}; true", expect=1,
+                         env=dict(os.environ, TMPDIR=self.out))
+        kept = re.search(r"verdict JSON kept at (\S+)", proc.stderr)
+        self.assertTrue(kept, proc.stderr)
+        self.assertEqual(os.path.dirname(kept.group(1)), self.out)
+        self.assertTrue(os.path.exists(kept.group(1) + ".hook.log"), proc.stderr)
         with open(seen, encoding="utf-8") as f:
             verdict = json.load(f)
         self.assertEqual(sorted(c["config"] for c in verdict["configs"] if c["verdict"] == "BROKEN"),
