@@ -33,6 +33,11 @@ mean the compile reused the bench's shared caches). With --warm-only it exits af
 bench's warm-up phase); otherwise it reads commands from stdin, one JSON object a line:
   {"cmd": "time", "iters": N, "repeats": R} -> {"event": "timed", "per_iter_ms": {variant: [R]},
                                                   "errors": {variant: reason}, "recompiles": n}
+  {"cmd": "profile", "iters": N, "dir": D} -> {"event": "profiled", "traces": {variant: path},
+                                                  "errors": {variant: reason}}
+      N back-to-back steps of each variant under torch.profiler (CUDA kernels and memory
+      operations on CUDA, CPU ops), its Chrome trace written to D/<variant>.json: what
+      bench/train_kernels.py compares with our --dump-pytorch-profiles traces.
   {"cmd": "exit"} or end of input -> exits.
 Each repeat is N back-to-back steps timed with CUDA events (perf_counter on the CPU).
 """
@@ -268,12 +273,40 @@ def prepare(spec, emit):
     return steps
 
 
+def profile_steps(steps, device, iters, directory):
+    """Each variant's `iters` steps under torch.profiler; {variant: trace path}, {variant: error}."""
+    import torch
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if device == "cuda":
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    os.makedirs(directory, exist_ok=True)
+    traces, errors = {}, {}
+    for variant, (step, inputs) in steps.items():
+        try:
+            synchronize(device)
+            with torch.profiler.profile(activities=activities) as profiler:
+                for _ in range(iters):
+                    step(*inputs)
+                synchronize(device)
+            path = os.path.join(directory, f"{variant}.json")
+            profiler.export_chrome_trace(path)
+            traces[variant] = path
+        except Exception as error:  # noqa: BLE001 - the variant's line says why
+            traceback.print_exc()
+            errors[variant] = reason_of(error)
+    return traces, errors
+
+
 def serve(steps, device, emit):
-    """Answers the bench's time commands until it says exit or closes our stdin."""
+    """Answers the bench's time and profile commands until it says exit or closes our stdin."""
     for line in sys.stdin:
         command = json.loads(line)
         if command["cmd"] == "exit":
             return
+        if command["cmd"] == "profile":
+            traces, errors = profile_steps(steps, device, command["iters"], command["dir"])
+            emit({"event": "profiled", "traces": traces, "errors": errors})
+            continue
         if command["cmd"] != "time":
             raise SystemExit(f"unknown command {command!r}")
         per_iter_ms, errors = {}, {}
