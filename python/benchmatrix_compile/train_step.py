@@ -19,7 +19,9 @@ aot_export_module(trace_joint=True): one functional joint forward+backward graph
 that graph with the state as graph inputs (not frozen constants: the optimizer changes them) ->
 aoti_compile_and_package. One package for the whole step rather than forward and backward packages
 stitched by an autograd function: one call per step, no saved activations crossing a package
-boundary, and one graph Inductor can fuse across the forward/backward seam.
+boundary, and one graph Inductor can fuse across the forward/backward seam. Its
+convolution_backward calls take the layout Inductor gives the forward's convolutions, as
+torch.compile's separate backward graph does (conv_backward_layout.py).
 
 Random ops (dropout): the joint graph draws dropout's mask as LibTorch's eager kernel does
 (_eager_dropout), each draw reading the tensor it masks so that Inductor keeps the draws in the
@@ -39,6 +41,8 @@ import traceback
 
 import torch
 
+from benchmatrix_compile.conv_backward_layout import ChannelsLastConvolutionBackward
+from benchmatrix_compile.conv_backward_layout import enabled as conv_backward_layout_enabled
 from benchmatrix_compile.mutations_removed import remove_mutations
 
 # The exit status of a --train compile whose export (TorchScript -> ExportedProgram -> joint graph)
@@ -363,6 +367,17 @@ def export_failure_is_a_skip():
         raise SystemExit(EXPORT_FAILED)
 
 
+def train_step_inductor_configs(metadata):
+    """The AOTInductor configs of the train step's package: its `metadata`, and the pass that
+    gives convolution_backward the forward's layout (conv_backward_layout.py) unless
+    BENCHMATRIX_CONV_BACKWARD_LAYOUT=0. Returns (configs, that pass or None)."""
+    configs = {"aot_inductor.metadata": metadata}
+    layout_pass = ChannelsLastConvolutionBackward() if conv_backward_layout_enabled() else None
+    if layout_pass is not None:
+        configs["post_grad_custom_post_pass"] = layout_pass
+    return configs, layout_pass
+
+
 def compile_train_step(args, static_shapes):
     """The --train compile of __main__: loads args.torchscript, args.inputs and args.state, writes
     the train step's package to args.out; returns the phases' seconds. `static_shapes` is
@@ -389,8 +404,10 @@ def compile_train_step(args, static_shapes):
     torch._inductor.config.fallback_random = True
     metadata = {"benchmatrix_updated_buffers": ",".join(map(str, updated_buffers)),
                 "benchmatrix_parameters_without_gradient": ",".join(map(str, without_gradient))}
+    inductor_configs, layout_pass = train_step_inductor_configs(metadata)
     torch._inductor.aoti_compile_and_package(
-        step_exported, package_path=args.out,
-        inductor_configs={"aot_inductor.metadata": metadata})
+        step_exported, package_path=args.out, inductor_configs=inductor_configs)
     timings["aoti_compile_s"] = time.perf_counter() - started
+    if layout_pass is not None:
+        timings["conv_backward_channels_last"] = layout_pass.restated
     return timings
