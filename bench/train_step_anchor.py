@@ -809,7 +809,10 @@ def main():
     models = models[args.part_index - 1::args.part_count]
     print_estimate(bench, models)
     if "warm" in args.phase:
-        warm_phase(bench, [m for m in models if not warmed(bench, m)])
+        # A model timed already (here, or by an earlier call whose timing/ file was copied in:
+        # train_step_gpu.sh's DONE_DIR) needs no warm-up.
+        warm_phase(bench, [m for m in models if not warmed(bench, m)
+                           and not os.path.exists(bench.path("timing", m + ".json"))])
         log(f"warm-up phase done after {(time.monotonic() - bench.started) / 60:.1f} min")
     if "time" in args.phase:
         timing_phase(bench, models)

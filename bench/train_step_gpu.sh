@@ -36,6 +36,11 @@
 #   python_reduce_overhead (default all); ROUNDS (2), WARM_JOBS (4), PART (1/1), DEADLINE_S,
 #   ZOO_DIR as above; ANCHOR_ARGS passes more options to train_step_anchor.py (e.g. "--repeats 5
 #   --iters 20", "--no-verify"); VERIFY_MODELS=regex the verified ones of `verify`.
+#   DONE_DIR=folder: timing/<model>.json files of earlier calls (extracted from their
+#   trainzoo.tar.gz into the working tree, e.g. bench/results/<date>_trainzoo/timing, and
+#   carried): copied into the work folder first, so a fresh machine (one goes back after 30 min
+#   held) times only the models still missing, and the table holds every call's models (each
+#   model's row from one call).
 set -euo pipefail
 started=$(date +%s)  # DEADLINE_S counts from here (a device command's 600 s include the build)
 out=$1; shift
@@ -126,6 +131,12 @@ PY
     zoo)
       work=${ZOO_DIR:-$build/trainzoo}
       mkdir -p "$(dirname "$work")"
+      if [ -n "${DONE_DIR:-}" ]; then  # models timed by earlier calls, on other machines
+        [ -d "$DONE_DIR" ] || { echo "DONE_DIR=$DONE_DIR is not a folder"; exit 2; }
+        mkdir -p "$work/timing"
+        cp -n "$DONE_DIR"/*.json "$work/timing/" 2>/dev/null || true
+        echo "zoo: $(ls "$DONE_DIR"/*.json 2>/dev/null | wc -l) models timed before (DONE_DIR)"
+      fi
       left=$(( ${DEADLINE_S:-540} - ($(date +%s) - started) ))
       if [ "$left" -lt 120 ]; then
         echo "zoo: $left s left of DEADLINE_S=${DEADLINE_S:-540}: run the zoo step next call"
