@@ -22,6 +22,7 @@
 #include <ATen/cuda/CUDAContext.h>
 #include <torch/serialize.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -63,14 +64,12 @@ struct package_recipe {
   std::string inductor_mode = "default";  // the helper's --inductor-mode (in the description)
 
   [[nodiscard]] std::string key() const {
-    const std::string helper_source = read_text_file(
-        helper_sources_dir() + "/benchmatrix_compile/__main__.py");
     sha256_hasher hasher;
     if (traced) hasher.add_field("graph", graph_digest(*traced->graph));
     else hasher.add_field("exported_program", file_sha256_hex(exported_program));
     return hasher.add_field("inputs", inputs)
         .add_field("description", description)
-        .add_field("helper", helper_source)
+        .add_field("helper", compile_helper_sources())
         .add_field("entry", aoti_entry_layout)
         .hex();
   }
@@ -231,6 +230,24 @@ std::string inductor_mode_description(const std::string& mode, const std::string
 std::vector<std::string> inductor_mode_arguments(const std::string& mode) {
   if (mode == "default") return {};
   return {"--inductor-mode", mode};
+}
+
+std::string compile_helper_sources() {
+  const std::filesystem::path folder =
+      std::filesystem::path(helper_sources_dir()) / "benchmatrix_compile";
+  std::vector<std::filesystem::path> sources;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, error))
+    if (entry.is_regular_file() && entry.path().extension() == ".py")
+      sources.push_back(entry.path());
+  if (error)
+    throw std::runtime_error("cannot list the compile helper's sources in " + folder.string() +
+                             ": " + error.message());
+  std::sort(sources.begin(), sources.end());
+  std::string text;
+  for (const auto& source : sources)
+    text += source.filename().string() + "\n" + read_text_file(source.string()) + "\n";
+  return text;
 }
 
 std::string compile_helper_settings() {

@@ -20,6 +20,13 @@ namespace benchmatrix {
 /// hence of its cache key, so that a package built under one setting is not reused under another.
 [[nodiscard]] std::string compile_helper_settings();
 
+/// Every Python source of the compile helper (python/benchmatrix_compile/*.py), each as its file
+/// name, a newline and its text, in name order: part of each package's cache key, so that a change
+/// to any module the helper runs (train_step.py, conv_backward_layout.py, runtime_apart.py, ...)
+/// rebuilds the packages it would build differently. Throws std::runtime_error when the folder
+/// cannot be read.
+[[nodiscard]] std::string compile_helper_sources();
+
 /// How the config's --inductor-mode and --precision read in a package's description, hence its
 /// cache key: "; AOTInductor defaults" for the default mode (the key every earlier package has),
 /// else "; Inductor mode <mode>"; then "; precision <precision>" where it is not auto. (The traced

@@ -90,10 +90,6 @@ std::string loss_structure(const c10::IValue& output, size_t& next_leaf) {
   return text + "]";
 }
 
-std::string helper_file(const std::string& name) {
-  return read_text_file(helper_sources_dir() + "/benchmatrix_compile/" + name);
-}
-
 /// What the train package depends on, hashed into its cache key (distinct from eval's: another
 /// artifact name, the state and the train helper's source in the key, "train step" in the
 /// description).
@@ -118,8 +114,7 @@ struct train_recipe {
         .add_field("loss_structure", loss_structure)
         .add_field("amp", amp ? amp_dtype : "none")
         .add_field("description", description)
-        .add_field("helper", helper_file("__main__.py"))
-        .add_field("train_helper", helper_file("train_step.py"))
+        .add_field("helper", compile_helper_sources())
         .add_field("entry", aoti_entry_layout)
         .hex();
   }

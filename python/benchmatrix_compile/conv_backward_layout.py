@@ -62,9 +62,9 @@ def channels_last_convolution_backward(graph):
                     or argument in outputs:
                 continue
             value = argument.meta.get("val")
-            if not isinstance(value, torch.Tensor) or value.dim() != 4 \
+            if getattr(value, "fake_mode", None) is None or value.dim() != 4 \
                     or value.is_contiguous(memory_format=torch.channels_last):
-                continue
+                continue  # no fake tensor to restate, not 4-d, or channels-last already
             with value.fake_mode:
                 argument.meta["val"] = torch.empty_like(value, memory_format=torch.channels_last)
             restated += 1
