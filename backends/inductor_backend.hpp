@@ -15,8 +15,10 @@ namespace benchmatrix {
 /// The environment variables that change what the compile helper builds, as "; NAME=value" for
 /// each one set (empty when none is): AOT_INDUCTOR_COMPILE_WRAPPER_OPT_LEVEL (the wrapper's g++
 /// level; unset, CUDA forward packages build it at O0), TORCHINDUCTOR_VEC_ISA_OK (the CPU vector
-/// ISA probes; unset, CUDA packages skip them) and BENCHMATRIX_WEIGHTS_IN_LIBRARY (1: the weights
-/// linked into the wrapper library; unset, a file beside it). Part of each package's description,
+/// ISA probes; unset, CUDA packages skip them), BENCHMATRIX_WEIGHTS_IN_LIBRARY (1: the weights
+/// linked into the wrapper library; unset, a file beside it) and BENCHMATRIX_CONV_BACKWARD_LAYOUT
+/// (0: the train step's convolution_backward at the traced NCHW strides; unset, channels-last
+/// where Inductor picks it). Part of each package's description,
 /// hence of its cache key, so that a package built under one setting is not reused under another.
 [[nodiscard]] std::string compile_helper_settings();
 
