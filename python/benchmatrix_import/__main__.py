@@ -591,7 +591,9 @@ def build_entry(args, overrides, versions, directory):
     import torch
 
     flat, inputs, names, loss_rule, class_name = built_model(args, overrides)
-    state = {k: v.clone() for k, v in flat.state_dict().items()}
+    # The tensors of the state only: a quantization-aware model's state dict also holds dtypes and
+    # other plain values (TorchBench's resnet50_quantized_qat), which no forward changes.
+    state = {k: v.clone() for k, v in flat.state_dict().items() if isinstance(v, torch.Tensor)}
     masks = eager_mask_decisions() if args.traced_for == "eager" else contextlib.nullcontext()
     with torch.no_grad():
         # One forward before tracing, as the C++ TorchScript backend settles its models: work a
@@ -609,7 +611,8 @@ def build_entry(args, overrides, versions, directory):
     # the copies would lose the state dict's per-module versions: torchvision's MNASNet refuses it)
     with torch.no_grad():
         for key, tensor in flat.state_dict().items():
-            tensor.copy_(state[key])
+            if key in state:
+                tensor.copy_(state[key])
     if args.exported_program:
         check_disk_space(traced, inputs, directory)  # the package holds the same weights
         write_exported_program_or_why(flat, inputs, directory)

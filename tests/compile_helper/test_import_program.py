@@ -266,3 +266,71 @@ class OnlyTrainingTest(unittest.TestCase):
         self.assertIsNone(entries[False][2])
         self.assertTrue(entries[True][1].training)
         self.assertEqual(entries[True][2], "train (the suite YAML's only_training)")
+
+
+# A checkout model whose state dict holds a plain value beside its tensors, as a
+# quantization-aware model's holds dtypes (TorchBench's resnet50_quantized_qat), and BatchNorm
+# statistics that the helper's settling forward moves.
+STATE_WITH_A_DTYPE = '''
+import torch
+from torchbenchmark.util.model import BenchmarkModel
+
+
+class WithExtraState(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(16, 8)
+        self.norm = torch.nn.BatchNorm1d(8)
+
+    def forward(self, x):
+        return self.norm(self.linear(x))
+
+    def get_extra_state(self):
+        return torch.qint8
+
+    def set_extra_state(self, state):
+        pass
+
+
+class Model(BenchmarkModel):
+    DEFAULT_EVAL_BSIZE = 4
+
+    def __init__(self, test, device, batch_size=None, extra_args=[]):
+        super().__init__(test=test, device=device, batch_size=batch_size, extra_args=extra_args)
+        self.model = WithExtraState().to(device)
+        self.example_inputs = (torch.randn(self.batch_size, 16, device=device),)
+
+    def get_module(self):
+        return self.model, self.example_inputs
+'''
+
+
+class StateRestoreTest(unittest.TestCase):
+    """The import helper runs one forward before tracing and then restores the model's state:
+    the restore must take the state dict's tensors and leave its other values (a dtype) alone."""
+
+    def test_a_state_dict_with_a_dtype_imports_with_its_statistics_restored(self):
+        fixture = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e",
+                               "fixtures", "torchbench_checkout")
+        with tempfile.TemporaryDirectory() as work:
+            checkout = os.path.join(work, "checkout")
+            shutil.copytree(fixture, checkout)
+            model_dir = os.path.join(checkout, "torchbenchmark", "models", "state_with_a_dtype")
+            os.makedirs(model_dir)
+            with open(os.path.join(model_dir, "__init__.py"), "w") as f:
+                f.write(STATE_WITH_A_DTYPE)
+            result = os.path.join(work, "result")
+            self.assertEqual(import_main([
+                "--suite=torchbench", "--model=state_with_a_dtype", f"--torchbench-dir={checkout}",
+                "--test=eval", "--eval-in-train-mode", "--device=cpu",
+                f"--cache-dir={os.path.join(work, 'cache')}", f"--result={result}"]), 0)
+            with open(result) as f:
+                program = torch.jit.load(os.path.join(f.read(), "model.pt"))
+        statistics = {k.rsplit(".", 2)[-2] + "." + k.rsplit(".", 1)[-1]: v
+                      for k, v in program.state_dict().items() if "running" in k}
+        # Traced in train mode, the forward moved the running statistics (twice: the settling
+        # forward and the trace); the saved program has them as they were built.
+        self.assertEqual(sorted(statistics), ["norm.running_mean", "norm.running_var"],
+                         list(program.state_dict()))
+        self.assertTrue(torch.equal(statistics["norm.running_mean"], torch.zeros(8)))
+        self.assertTrue(torch.equal(statistics["norm.running_var"], torch.ones(8)))
