@@ -26,6 +26,7 @@ import io
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -33,7 +34,8 @@ from unittest import mock
 
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+PYTHON_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
+sys.path.insert(0, PYTHON_DIR)
 
 from benchmatrix_import.__main__ import (  # noqa: E402
     NotEnoughDisk, UNBUILDABLE, check_disk_space, eager_mask_decisions, float16_fill_values,
@@ -320,10 +322,16 @@ class StateRestoreTest(unittest.TestCase):
             with open(os.path.join(model_dir, "__init__.py"), "w") as f:
                 f.write(STATE_WITH_A_DTYPE)
             result = os.path.join(work, "result")
-            self.assertEqual(import_main([
-                "--suite=torchbench", "--model=state_with_a_dtype", f"--torchbench-dir={checkout}",
-                "--test=eval", "--eval-in-train-mode", "--device=cpu",
-                f"--cache-dir={os.path.join(work, 'cache')}", f"--result={result}"]), 0)
+            # A process of its own, as the runner starts the helper: this one has imported the
+            # fixture checkout's torchbenchmark package already.
+            helper = subprocess.run(
+                [sys.executable, "-m", "benchmatrix_import", "--suite=torchbench",
+                 "--model=state_with_a_dtype", f"--torchbench-dir={checkout}", "--test=eval",
+                 "--eval-in-train-mode", "--device=cpu",
+                 f"--cache-dir={os.path.join(work, 'cache')}", f"--result={result}"],
+                capture_output=True, text=True, timeout=300,
+                env=dict(os.environ, PYTHONPATH=PYTHON_DIR))
+            self.assertEqual(helper.returncode, 0, helper.stderr[-3000:])
             with open(result) as f:
                 program = torch.jit.load(os.path.join(f.read(), "model.pt"))
         statistics = {k.rsplit(".", 2)[-2] + "." + k.rsplit(".", 1)[-1]: v
