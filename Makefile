@@ -1,7 +1,8 @@
 # The two commands of README.md. Both install what is missing, build incrementally, then act.
 #   make run   - the default sweep (configs/matrices/default.yaml) on the CPU, or the GPU if present,
 #                then the HTML report of it ($(OUTPUT_DIR)/report.html)
-#   make test  - every test, through ctest
+#   make test  - every test, through ctest (after pruning the tests' per-user compile cache of
+#                entries unused for a week, or beyond 10 GiB: tests/prune_test_cache.py)
 BUILD_DIR ?= build
 OUTPUT_DIR ?= results
 JOBS ?= $(shell nproc)
@@ -26,6 +27,7 @@ run: build
 	@echo "Report: open $(OUTPUT_DIR)/report.html in a browser (self-contained, works offline)"
 
 test: build
+	@python3 tests/prune_test_cache.py  # the tests' compile cache: unused entries go
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
 clean:
