@@ -2,7 +2,7 @@
 $XDG_CACHE_HOME/benchmatrix/test-compile-cache) from growing without bound on a machine that runs
 `make test` again and again: every change to what keys a package (the compile helper's sources,
 the traced graphs) leaves the old entries behind, a few GB a change (8.6 GB on the build machine
-on 2026-12-06, when a full disk failed a run).
+on 2026-12-06).
 
 Run by `make test` before ctest. An entry (a folder named by its key, with its `.lock` beside it)
 is removed when unused for --max-age-days (default 7), then the least recently used go until the
