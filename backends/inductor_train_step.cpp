@@ -91,8 +91,8 @@ std::string loss_structure(const c10::IValue& output, size_t& next_leaf) {
 }
 
 /// What the train package depends on, hashed into its cache key (distinct from eval's: another
-/// artifact name, the state and the train helper's source in the key, "train step" in the
-/// description).
+/// artifact name, the state in the key, "train step" in the description; both keys hash every
+/// compile-helper module, compile_helper_sources()).
 struct train_recipe {
   std::string torchscript;  // forward(*inputs, *parameters, *buffers), serialized
   std::string inputs;       // the example inputs' pickled bytes

@@ -58,11 +58,14 @@ class CompileServiceTest(OutputDirTest):
         os.symlink(shared, os.path.join(self.cache, "compiler-caches"))
         self.service_log = os.path.join(self.out, "compile-service.log")
 
+    def sweep_flags(self, *args):
+        """The runner's flags for an inductor sweep of the two exported models, then `args`."""
+        return ["--accelerator=cpu", "--xla=None", "--repeat=2", "--suite-name=exported",
+                f"--model-path={self.models}", "--dynamo=inductor", "--test=eval",
+                f"--output-dirname={self.out}", f"--cache-dir={self.cache}", "--no-resume", *args]
+
     def sweep(self, *args, check=True):
-        return run(RUNNER, "--accelerator=cpu", "--xla=None", "--repeat=2", "--suite-name=exported",
-                   f"--model-path={self.models}", "--dynamo=inductor", "--test=eval",
-                   f"--output-dirname={self.out}", f"--cache-dir={self.cache}", "--no-resume",
-                   *args, timeout=900, check=check)
+        return run(RUNNER, *self.sweep_flags(*args), timeout=900, check=check)
 
     def test_a_sweeps_compiles_are_served_and_the_second_imports_nothing(self):
         self.sweep("--verify")
@@ -98,10 +101,8 @@ class CompileServiceTest(OutputDirTest):
         # waiting for it, and the service must SIGKILL the stopped compile when the child's
         # connection closes.
         sweep = subprocess.Popen(
-            [RUNNER, "--accelerator=cpu", "--xla=None", "--repeat=2", "--suite-name=exported",
-             f"--model-path={self.models}", "--dynamo=inductor", "--test=eval",
-             f"--output-dirname={self.out}", f"--cache-dir={self.cache}", "--no-resume",
-             "--filter=^tiny_a$", "--subprocess-timeout=8", "--subprocess-grace-period=0.5"],
+            [RUNNER, *self.sweep_flags("--filter=^tiny_a$", "--subprocess-timeout=8",
+                                       "--subprocess-grace-period=0.5")],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         try:
             pid = self.wait_for_served_compile(sweep)
