@@ -16,7 +16,9 @@
 #   SECONDS_BUDGET=N: stop starting new columns after N seconds (default 540),
 #   CACHE_DIR=path: the imports and compiled packages (default OUT_DIR/cache),
 #   RETRY_FAILED=1: run the error records again (--retry-failed: models the import helper has
-#   learnt to build since, e.g. mnasnet1_0 and the untraceable models' SKIPs of 2026-12-06)
+#   learnt to build since, e.g. mnasnet1_0 and the untraceable models' SKIPs of 2026-12-06),
+#   COMPILE_AHEAD=N: the inductor column imports and compiles N models at once before its timed
+#   sweep (--compile-ahead; default 4: the 16-core GPU machine, each compile on 4 cores)
 set -euo pipefail
 out=$1; shift
 checkout=${CHECKOUT:-.torchbench_checkout}
@@ -40,7 +42,7 @@ for step in "$@"; do
   case $step in
     build) bench/build_gpu.sh "$out" experiment_runner ;;
     eager) column eager --dynamo=None --test=eval --test=train ;;
-    inductor) column inductor --dynamo=inductor --test=eval ;;
+    inductor) column inductor --dynamo=inductor --test=eval --compile-ahead="${COMPILE_AHEAD:-4}" ;;
     table) python3 bench/torchbench_checkout_table.py "$out" > "$out/table.md"; cat "$out/table.md" ;;
     *) echo "unknown step $step" >&2; exit 2 ;;
   esac
