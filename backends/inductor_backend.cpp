@@ -254,7 +254,8 @@ std::string compile_helper_settings() {
   std::string settings;
   // Set but empty counts as set, as for Inductor and the helper (os.environ.get(...) is not None).
   for (const char* name : {"AOT_INDUCTOR_COMPILE_WRAPPER_OPT_LEVEL", "TORCHINDUCTOR_VEC_ISA_OK",
-                           "BENCHMATRIX_WEIGHTS_IN_LIBRARY", "BENCHMATRIX_CONV_BACKWARD_LAYOUT"})
+                           "BENCHMATRIX_WEIGHTS_IN_LIBRARY", "BENCHMATRIX_CONV_BACKWARD_LAYOUT",
+                           "BENCHMATRIX_TRAIN_PARTITION"})
     if (const char* value = std::getenv(name)) settings += "; " + std::string(name) + "=" + value;
   return settings;
 }

@@ -15,9 +15,11 @@ and the updated buffers are those the forward writes, in the buffers' order. The
 "benchmatrix_parameters_without_gradient" the parameters the loss does not reach.
 
 Path: TorchScript -> TS2EPConverter (static shapes) -> ExportedProgram -> AOTAutograd's
-aot_export_module(trace_joint=True): one functional joint forward+backward graph -> torch.export of
-that graph with the state as graph inputs (not frozen constants: the optimizer changes them) ->
-aoti_compile_and_package. One package for the whole step rather than forward and backward packages
+aot_export_module(trace_joint=True): one functional joint forward+backward graph (with
+BENCHMATRIX_TRAIN_PARTITION=1 traced with Inductor's decompositions, partitioned by AOTAutograd's
+min-cut partitioner as torch.compile partitions it and joined again: joint_partition.py) ->
+torch.export of that graph with the state as graph inputs (not frozen constants:
+the optimizer changes them) -> aoti_compile_and_package. One package for the whole step rather than forward and backward packages
 stitched by an autograd function: one call per step, no saved activations crossing a package
 boundary, and one graph Inductor can fuse across the forward/backward seam. Its
 convolution_backward calls take the layout Inductor gives the forward's convolutions, as
@@ -41,6 +43,7 @@ import traceback
 
 import torch
 
+from benchmatrix_compile import joint_partition
 from benchmatrix_compile.conv_backward_layout import ChannelsLastConvolutionBackward
 from benchmatrix_compile.conv_backward_layout import enabled as conv_backward_layout_enabled
 from benchmatrix_compile.mutations_removed import remove_mutations
@@ -301,21 +304,33 @@ def joint_trace_decompositions(toolchain):
 
 
 def export_train_step(exported, example, state, parameter_count, amp, loss_structure=None,
-                      toolchain="inductor"):
+                      toolchain="inductor", notes=None):
     """The joint train step of `exported` (an ExportedProgram of forward(*example, *state)) as an
     ExportedProgram of forward(*state, *example); alongside, the indices of the buffers it updates
     and of the parameters the loss does not reach (their gradients are zeros in the package; the
-    child leaves them None, as eager's backward does)."""
+    child leaves them None, as eager's backward does). For Inductor with
+    BENCHMATRIX_TRAIN_PARTITION=1 the joint graph is traced with Inductor's decompositions and
+    partitioned as torch.compile partitions it (joint_partition.py); `notes`, a dict if given,
+    then receives the partition's report as "train_partition"."""
     from torch._functorch.aot_autograd import aot_export_module
 
     parameters = list(state[:parameter_count])
     buffers = list(state[parameter_count:])
     forward = _eager_dropouts(_expanded_int_lists(_constants_as_buffers(exported.module())))
     forward_and_loss = _ForwardAndLoss(forward, parameters, buffers, loss_structure, amp)
+    partition = toolchain == "inductor" and joint_partition.enabled()
+    decompositions = (joint_partition.trace_decompositions() if partition
+                      else joint_trace_decompositions(toolchain))
     joint, signature = aot_export_module(forward_and_loss, tuple(example), trace_joint=True,
-                                         output_loss_index=0,
-                                         decompositions=joint_trace_decompositions(toolchain))
+                                         output_loss_index=0, decompositions=decompositions)
     output_count = len(signature.user_outputs)
+    if partition:
+        mutated_count = len(signature.buffers_to_mutate)
+        joint, report = joint_partition.partitioned_joint(
+            joint, loss_index=mutated_count, forward_output_count=mutated_count + output_count,
+            static_input_count=len(signature.parameters) + len(signature.buffers))
+        if notes is not None:
+            notes["train_partition"] = report
     step = _TrainStep(joint, signature, forward_and_loss, parameters, buffers, len(example),
                       output_count)
     step_exported = torch.export.export(step, (*state, *example), strict=False)
@@ -347,7 +362,7 @@ def trace_train_step(args, module, example, state, timings):
     loss_structure = json.loads(args.loss_structure) if args.loss_structure else None
     toolchain = "stablehlo" if args.format == "stablehlo" else "inductor"
     result = export_train_step(exported, example, state, args.parameter_count, args.amp,
-                               loss_structure, toolchain)
+                               loss_structure, toolchain, notes=timings)
     timings["joint_export_s"] = time.perf_counter() - started
     return result
 
