@@ -6,6 +6,8 @@
 # --suite-name=torchbench --torchbench-dir, random weights (the machine has no network), --verify.
 # Resumes: each step appends to OUT_DIR/<column>/results.jsonl and skips the configs already there,
 # so calls that end at the device's time limit pick up where the last stopped.
+# Carry third_party_cache and .torchbench_checkout, and build-gpu-carry where it was made
+# (bench/build_gpu.sh --carry: the runner built on the build machine, no build here).
 # Steps, in order:
 #   build      configure and build experiment_runner into build-gpu (bench/build_gpu.sh)
 #   eager      eager eval and train, --verify (the column's SKIPs say why a model does not run)
