@@ -61,6 +61,7 @@ NOT_OURS = {
     "--target",  # pip install --target /tmp/site
     "--boost-version",  # scripts/prepare_offline_build.sh --boost-version=M.m
     "--eval-only",  # bench/import_scan_cpu.py OUT [--eval-only]
+    "--carry",  # bench/build_gpu.sh --carry OUT (the runner built here for the GPU machine)
     "--train",  # python -m benchmatrix_compile --train (the train-step package)
     # Prefix examples (`--ac`, `--bat`, `--excl`, ...) are recognised by rule: dead_flags().
 }
