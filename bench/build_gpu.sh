@@ -14,7 +14,7 @@
 #   there: carry build-gpu-carry; this script, asked for experiment_runner alone, then makes
 #          BUILD_DIR/experiment_runner a wrapper of the carried binary (the checkout path compiled
 #          into it linked to this checkout, BENCHMATRIX_PYTHON=python3, torch's and CUDA's
-#          libraries on LD_LIBRARY_PATH) if a one-config CUDA sweep of the dummy model runs with
+#          libraries and the carried Boost.Program_options and yaml-cpp on LD_LIBRARY_PATH) if a one-config CUDA sweep of the dummy model runs with
 #          it (timed records, not SKIPs), and builds as above otherwise (saying why in
 #          OUT_DIR/carried.log).
 set -euo pipefail
@@ -43,7 +43,7 @@ use_carried_runner() {  # 0 when BUILD_DIR/experiment_runner now runs the carrie
 #!/bin/sh
 # The runner carried from the build machine ($carried/, bench/build_gpu.sh --carry).
 export BENCHMATRIX_PYTHON=\${BENCHMATRIX_PYTHON:-$python}
-export LD_LIBRARY_PATH=$torch_dir/lib:$(dirname "$torch_dir")/nvidia/cu13/lib:/usr/local/cuda/lib64\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}
+export LD_LIBRARY_PATH=$torch_dir/lib:$(dirname "$torch_dir")/nvidia/cu13/lib:/usr/local/cuda/lib64:$(realpath "$carried/lib")\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}
 exec "$(realpath "$carried/experiment_runner")" "\$@"
 EOF
   chmod +x "$build/experiment_runner"
@@ -73,5 +73,11 @@ if [ "$carry" = 1 ]; then
   mkdir -p "$carried"
   cp "$build/experiment_runner" "$carried/"
   realpath . > "$carried/source_dir"  # the paths compiled into it (python/, configs/) start here
+  # This machine's Boost.Program_options and yaml-cpp libraries, which the GPU machine lacks
+  # (Debian 12's libboost_program_options.so.1.74.0 was missing on an H100 machine, 2026-12-06;
+  # its image has yaml-cpp 0.8). glibc, libstdc++ and OpenSSL 3 are older here than there.
+  mkdir -p "$carried/lib"
+  ldd "$build/experiment_runner" | awk '/=> \// {print $3}' | grep -E '/lib(boost_|yaml-cpp)' |
+    xargs -r cp -L -t "$carried/lib"
   echo "$carried/: $(du -sh "$carried" | cut -f1); carry it to the GPU machine"
 fi
