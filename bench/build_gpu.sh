@@ -14,9 +14,9 @@
 #   there: carry build-gpu-carry; this script, asked for experiment_runner alone, then makes
 #          BUILD_DIR/experiment_runner a wrapper of the carried binary (the checkout path compiled
 #          into it linked to this checkout, BENCHMATRIX_PYTHON=python3, torch's and CUDA's
-#          libraries and the carried Boost.Program_options and yaml-cpp on LD_LIBRARY_PATH) if a one-config CUDA sweep of the dummy model runs with
-#          it (timed records, not SKIPs), and builds as above otherwise (saying why in
-#          OUT_DIR/carried.log).
+#          libraries and the carried Boost.Program_options and yaml-cpp on LD_LIBRARY_PATH) if a
+#          one-config CUDA sweep of the dummy model runs with it (timed records, not SKIPs), and
+#          builds as above otherwise (saying why in OUT_DIR/carried.log).
 set -euo pipefail
 carry=0
 if [ "${1:-}" = --carry ]; then carry=1; shift; fi

@@ -43,11 +43,11 @@ for path in sorted(glob.glob(os.path.join(out, "*_[01]/results.jsonl")) +
     for line in open(path):
         record = json.loads(line)
         key = (record["model"]["model_name"], setting)
-        times = [t * 1e3 for t in record["metrics"].get("per_iter_time", [])]
+        metrics = record["metrics"]
+        times = [t * 1e3 for t in metrics.get("per_iter_time", [])]
         entry = runs.setdefault(key, {"times": [], "sweeps": [], "verify": None, "peak": [],
                                       "compile": None})
         entry["times"] += times
-        metrics = record["metrics"]
         peaks = metrics.get("peak_device_allocated_bytes") or metrics.get("peak_host_rss_bytes") or []
         entry["peak"] += [p / 1e6 for p in peaks]
         if times:

@@ -18,9 +18,9 @@ Path: TorchScript -> TS2EPConverter (static shapes) -> ExportedProgram -> AOTAut
 aot_export_module(trace_joint=True): one functional joint forward+backward graph (with
 BENCHMATRIX_TRAIN_PARTITION=1 traced with Inductor's decompositions, partitioned by AOTAutograd's
 min-cut partitioner as torch.compile partitions it and joined again: joint_partition.py) ->
-torch.export of that graph with the state as graph inputs (not frozen constants:
-the optimizer changes them) -> aoti_compile_and_package. One package for the whole step rather than forward and backward packages
-stitched by an autograd function: one call per step, no saved activations crossing a package
+torch.export of that graph with the state as graph inputs (not frozen constants: the optimizer
+changes them) -> aoti_compile_and_package. One package for the whole step rather than forward and
+backward packages stitched by an autograd function: one call per step, no saved activations crossing a package
 boundary, and one graph Inductor can fuse across the forward/backward seam. Its
 convolution_backward calls take the layout Inductor gives the forward's convolutions, as
 torch.compile's separate backward graph does (conv_backward_layout.py).

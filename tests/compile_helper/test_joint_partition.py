@@ -30,13 +30,13 @@ class DropoutNet(torch.nn.Module):
         super().__init__()
         net = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.ReLU(), torch.nn.Dropout(0.3),
                                   torch.nn.Linear(32, 4))
-        self.names = [n for n, _ in net.named_parameters()]
+        self.parameter_names = [n for n, _ in net.named_parameters()]
         self.state = tuple(p.detach().clone() for p in net.parameters())
         self.net = (net,)
-        self.parameter_names = self.names
 
     def forward(self, x, *state):
-        return (torch.func.functional_call(self.net[0], dict(zip(self.names, state)), (x,)),)
+        parameters = dict(zip(self.parameter_names, state))
+        return (torch.func.functional_call(self.net[0], parameters, (x,)),)
 
 
 def step_outputs(model, x, setting, seed=0):
