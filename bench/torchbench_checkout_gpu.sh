@@ -20,7 +20,9 @@
 #   RETRY_FAILED=1: run the error records again (--retry-failed: models the import helper has
 #   learnt to build since, e.g. mnasnet1_0 and the untraceable models' SKIPs of 2026-12-06),
 #   COMPILE_AHEAD=N: the inductor column imports and compiles N models at once before its timed
-#   sweep (--compile-ahead; default 4: the 16-core GPU machine, each compile on 4 cores)
+#   sweep (--compile-ahead; default 4: the 16-core GPU machine, each compile on 4 cores),
+#   PARALLEL=1: the eager and inductor columns run at once (a coverage call: the columns' timings
+#   share the machine and are not for comparison; their verdicts and SKIPs are unaffected)
 set -euo pipefail
 out=$1; shift
 checkout=${CHECKOUT:-.torchbench_checkout}
@@ -40,12 +42,16 @@ column() {  # column NAME FLAGS...: one sweep, cut at the budget (resume picks i
     echo "$name: stopped (status $?), resumes next call"
   echo "$name: $(wc -l < "$out/$name/results.jsonl" 2>/dev/null || echo 0) records"
 }
+run_column() {  # in the background under PARALLEL=1, else now
+  if [ -n "${PARALLEL:-}" ]; then "$@" & else "$@"; fi
+}
 for step in "$@"; do
   case $step in
     build) bench/build_gpu.sh "$out" experiment_runner ;;
-    eager) column eager --dynamo=None --test=eval --test=train ;;
-    inductor) column inductor --dynamo=inductor --test=eval --compile-ahead="${COMPILE_AHEAD:-4}" ;;
-    table) python3 bench/torchbench_checkout_table.py "$out" > "$out/table.md"; cat "$out/table.md" ;;
+    eager) run_column column eager --dynamo=None --test=eval --test=train ;;
+    inductor) run_column column inductor --dynamo=inductor --test=eval --compile-ahead="${COMPILE_AHEAD:-4}" ;;
+    table) wait; python3 bench/torchbench_checkout_table.py "$out" > "$out/table.md"; cat "$out/table.md" ;;
     *) echo "unknown step $step" >&2; exit 2 ;;
   esac
 done
+wait
