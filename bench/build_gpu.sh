@@ -38,6 +38,7 @@ use_carried_runner() {  # 0 when BUILD_DIR/experiment_runner now runs the carrie
     mkdir -p "$(dirname "$source_dir")" && ln -sfn "$(realpath .)" "$source_dir" || return 1
   fi
   torch_dir=$("$python" -c 'import os, torch; print(os.path.dirname(torch.__file__))') || return 1
+  python=$(command -v "$python")  # the wrapper names it by its path: the helpers are exec'd, not run by a shell
   mkdir -p "$build"
   cat > "$build/experiment_runner" <<EOF
 #!/bin/sh

@@ -10,7 +10,8 @@
 # (bench/build_gpu.sh --carry: the runner built on the build machine, no build here).
 # Steps, in order:
 #   build      configure and build experiment_runner into build-gpu (bench/build_gpu.sh)
-#   eager      eager eval and train, --verify (the column's SKIPs say why a model does not run)
+#   eager      eager eval (OUT_DIR/eager) and train (OUT_DIR/eager_train), --verify (the
+#              columns' SKIPs say why a model does not run)
 #   inductor   inductor eval, --verify
 #   table      the coverage table of the three columns (bench/torchbench_checkout_table.py)
 # Usage: bench/torchbench_checkout_gpu.sh OUT_DIR STEP...
@@ -21,7 +22,7 @@
 #   learnt to build since, e.g. mnasnet1_0 and the untraceable models' SKIPs of 2026-12-06),
 #   COMPILE_AHEAD=N: the inductor column imports and compiles N models at once before its timed
 #   sweep (--compile-ahead; default 4: the 16-core GPU machine, each compile on 4 cores),
-#   PARALLEL=1: the eager and inductor columns run at once (a coverage call: the columns' timings
+#   PARALLEL=1: the eager eval, eager train and inductor columns run at once (a coverage call: the columns' timings
 #   share the machine and are not for comparison; their verdicts and SKIPs are unaffected)
 set -euo pipefail
 out=$1; shift
@@ -48,7 +49,9 @@ run_column() {  # in the background under PARALLEL=1, else now
 for step in "$@"; do
   case $step in
     build) bench/build_gpu.sh "$out" experiment_runner ;;
-    eager) run_column column eager --dynamo=None --test=eval --test=train ;;
+    eager)  # eval and train as two sweeps (two results files), so PARALLEL=1 runs them at once
+      run_column column eager --dynamo=None --test=eval
+      run_column column eager_train --dynamo=None --test=train ;;
     inductor) run_column column inductor --dynamo=inductor --test=eval --compile-ahead="${COMPILE_AHEAD:-4}" ;;
     table) wait; python3 bench/torchbench_checkout_table.py "$out" > "$out/table.md"; cat "$out/table.md" ;;
     *) echo "unknown step $step" >&2; exit 2 ;;

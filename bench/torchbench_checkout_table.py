@@ -15,10 +15,21 @@ def records(path):
         return [json.loads(line) for line in f if line.strip()]
 
 
+def reason(error):
+    """The line of a record's error that says why: the first, unless that only says the child
+    failed ("child exited with status 1"), when the child's last line naming an error (a Python
+    exception, "error:"; warnings at exit come after it) or else its last line says more."""
+    lines = [line for line in error.splitlines() if line.strip()]
+    if not lines[0].startswith("child ") or len(lines) == 1:
+        return lines[0]
+    named = [line for line in lines[1:] if "Error" in line or "error:" in line or "Exception" in line]
+    return (named or lines)[-1]
+
+
 def cell(record):
     error = record["metrics"].get("error")
     if error:
-        first = error.splitlines()[0][:110].replace("|", "/")
+        first = reason(error)[:110].replace("|", "/")
         return ("SKIP" if error.startswith("SKIP") else "ERROR") + ": " + first.removeprefix("SKIP: ")
     per_iter = record["metrics"].get("per_iter_time") or []
     ms = f" {statistics.median(per_iter) * 1000:.2f} ms" if per_iter else ""
@@ -26,13 +37,16 @@ def cell(record):
 
 
 def main(out):
+    """Every results.jsonl in OUT_DIR's folders, each record in the column of its backend and test
+    (the script's folders: eager, eager_train, inductor; earlier runs kept eval and train in one)."""
     columns = {("eager", "eval"): {}, ("eager", "train"): {}, ("inductor", "eval"): {}}
-    for name in ("eager", "inductor"):
-        for r in records(os.path.join(out, name, "results.jsonl")):
-            columns[(name, r["experiment"]["test"])][r["model"]["model_name"]] = r
+    for folder in sorted(os.listdir(out)):
+        for r in records(os.path.join(out, folder, "results.jsonl")):
+            backend = r["experiment"].get("dynamo") or "eager"
+            columns.setdefault((backend, r["experiment"]["test"]), {})[r["model"]["model_name"]] = r
     models = sorted({m for column in columns.values() for m in column})
-    print("| model | eager eval | eager train | inductor eval |")
-    print("|---|---|---|---|")
+    print("| model | " + " | ".join(f"{b} {t}" for b, t in columns) + " |")
+    print("|---" * (len(columns) + 1) + "|")
     for model in models:
         cells = [cell(c[model]) if model in c else "NOT_RUN" for c in columns.values()]
         print(f"| {model} | " + " | ".join(cells) + " |")

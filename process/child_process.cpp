@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 #include <thread>
 
@@ -16,6 +17,31 @@ extern char** environ;
 namespace bp = boost::process;
 
 namespace benchmatrix {
+namespace {
+
+/// The file to exec for `program`: a bare name ("python3", as $BENCHMATRIX_PYTHON may say) is
+/// looked up on the child's PATH (its environment's, else ours) as a shell would, since
+/// Boost.Process execs the name as given; a name with a '/' is used as it is.
+std::string executable_for(const std::string& program,
+                           const std::map<std::string, std::string>& environment) {
+  if (program.find('/') != std::string::npos) return program;
+  const auto child_path = environment.find("PATH");
+  const char* own_path = std::getenv("PATH");
+  const std::string search =
+      child_path != environment.end() ? child_path->second : (own_path ? own_path : "");
+  std::vector<boost::filesystem::path> folders;
+  for (std::size_t start = 0; start <= search.size();) {
+    const auto end = std::min(search.find(':', start), search.size());
+    folders.emplace_back(end == start ? "." : search.substr(start, end - start));  // "" is "."
+    start = end + 1;
+  }
+  const auto found = bp::search_path(program, folders);
+  if (found.empty()) throw launch_error(program, "not found on PATH (" + search + ")");
+  return found.string();
+}
+
+}  // namespace
+
 launch_error::launch_error(std::string program_, std::string reason_)
     : std::runtime_error("cannot launch " + program_ + ": " + reason_),
       program(std::move(program_)),
@@ -56,6 +82,12 @@ child_process::child_process(const std::vector<std::string>& argv,
                              const std::filesystem::path& stderr_path, process_group group)
     : m_group(group) {
   if (argv.empty()) throw std::runtime_error("cannot launch a child: empty command line");
+  const std::string executable = executable_for(argv.front(), environment);
+  // Emptied first: Boost.Process 1.74 opens an output file without O_TRUNC, so a child writing
+  // less than the last one to use the path would leave that one's tail behind its own output.
+  for (const auto& path : {stdout_path, stderr_path})
+    if (!std::ofstream(path, std::ios::trunc))
+      throw launch_error(argv.front(), "cannot write its output to " + path.string());
   bp::environment env;
   for (const auto& [key, value] : environment) env[key] = value;
   std::vector<std::string> args(argv.begin() + 1, argv.end());
@@ -71,13 +103,13 @@ child_process::child_process(const std::vector<std::string>& argv,
   };
   try {
     if (stdout_path == stderr_path) {
-      bp::child child(bp::exe = argv.front(), bp::args = args, env, bp::std_in < bp::null,
+      bp::child child(bp::exe = executable, bp::args = args, env, bp::std_in < bp::null,
                       (bp::std_out & bp::std_err) > stdout_path.string(),
                       bp::extend::on_exec_setup = setup);
       m_pid = child.id();
       child.detach();  // this class reaps the pid itself (waitpid), boost must not
     } else {
-      bp::child child(bp::exe = argv.front(), bp::args = args, env, bp::std_in < bp::null,
+      bp::child child(bp::exe = executable, bp::args = args, env, bp::std_in < bp::null,
                       bp::std_out > stdout_path.string(), bp::std_err > stderr_path.string(),
                       bp::extend::on_exec_setup = setup);
       m_pid = child.id();

@@ -295,4 +295,9 @@ TEST_CASE("a helper's exit status and output tail come back") {
   CHECK(killed.exit.describe().find("SIGSEGV") != std::string::npos);
   CHECK_THROWS_WITH(bm::run_helper({"/nonexistent/python"}, env, dir.path / "log"),
                     doctest::Contains("cannot start /nonexistent/python"));
+  // A bare name is found on PATH, as BENCHMATRIX_PYTHON=python3 needs; a missing one says so.
+  const auto bare = bm::run_helper({"sh", "-c", "echo found"}, env, dir.path / "log");
+  CHECK(bare.output_tail == "found\n");
+  CHECK_THROWS_WITH(bm::run_helper({"no-such-helper-python"}, env, dir.path / "log"),
+                    doctest::Contains("no-such-helper-python: not found on PATH"));
 }
