@@ -23,7 +23,9 @@
 #   COMPILE_AHEAD=N: the inductor column imports and compiles N models at once before its timed
 #   sweep (--compile-ahead; default 4: the 16-core GPU machine, each compile on 4 cores),
 #   PARALLEL=1: the eager eval, eager train and inductor columns run at once (a coverage call: the columns' timings
-#   share the machine and are not for comparison; their verdicts and SKIPs are unaffected)
+#   share the machine and are not for comparison; their verdicts and SKIPs are unaffected),
+#   PARTS=N: each column as N sweeps of contiguous parts of the model list (--total-partitions,
+#   folders NAME_p0 ... NAME_pN-1; with PARALLEL=1 all at once); keep N across resumed calls
 set -euo pipefail
 out=$1; shift
 checkout=${CHECKOUT:-.torchbench_checkout}
@@ -43,6 +45,14 @@ column() {  # column NAME FLAGS...: one sweep, cut at the budget (resume picks i
     echo "$name: stopped (status $?), resumes next call"
   echo "$name: $(wc -l < "$out/$name/results.jsonl" 2>/dev/null || echo 0) records"
 }
+parts=${PARTS:-1}
+parted_column() {  # parted_column NAME FLAGS...: PARTS sweeps of contiguous parts of the model list
+  local name=$1; shift
+  if [ "$parts" = 1 ]; then run_column column "$name" "$@"; return; fi
+  for part in $(seq 0 $(( parts - 1 ))); do
+    run_column column "${name}_p$part" --total-partitions="$parts" --partition-id="$part" "$@"
+  done
+}
 run_column() {  # in the background under PARALLEL=1, else now
   if [ -n "${PARALLEL:-}" ]; then "$@" & else "$@"; fi
 }
@@ -50,9 +60,9 @@ for step in "$@"; do
   case $step in
     build) bench/build_gpu.sh "$out" experiment_runner ;;
     eager)  # eval and train as two sweeps (two results files), so PARALLEL=1 runs them at once
-      run_column column eager --dynamo=None --test=eval
-      run_column column eager_train --dynamo=None --test=train ;;
-    inductor) run_column column inductor --dynamo=inductor --test=eval --compile-ahead="${COMPILE_AHEAD:-4}" ;;
+      parted_column eager --dynamo=None --test=eval
+      parted_column eager_train --dynamo=None --test=train ;;
+    inductor) parted_column inductor --dynamo=inductor --test=eval --compile-ahead="${COMPILE_AHEAD:-4}" ;;
     table) wait; python3 bench/torchbench_checkout_table.py "$out" > "$out/table.md"; cat "$out/table.md" ;;
     *) echo "unknown step $step" >&2; exit 2 ;;
   esac
