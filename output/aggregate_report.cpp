@@ -267,290 +267,333 @@ void compute_speedups(aggregated_results& results, const aggregate_options& opti
   }
 }
 
-std::optional<report_table> make_report(const aggregated_results& results,
-                                        const aggregate_options& options, report_kind kind,
-                                        const std::string& extra_title) {
-  const std::string base_title = backend_title(options.backends.front());
-  const bool latest_base = options.baseline_latest;
-  const std::string over = std::string(latest_base ? "Latest" : "Oldest") + " Benchmarked " + base_title;
-  report_table table;
-  const auto title = [&](const std::string& text) {
+namespace {
+
+/// What every kind of report starts from: the baseline backend's title, which run is the
+/// baseline, and the caller's extra title line.
+struct report_start {
+  const aggregate_options& options;
+  std::string base_title;   // the first backend's title: the speedups' baseline
+  bool latest_base;         // the baseline is each backend's latest run (else its oldest)
+  std::string over;         // "Latest|Oldest Benchmarked <base>", for the titles
+  std::string extra_title;  // a second title line when not empty
+
+  /// An empty table titled `text` (and the extra title under it).
+  report_table titled(const std::string& text) const {
+    report_table table;
     table.title = extra_title.empty() ? text : text + "\n" + extra_title;
-  };
-  const auto speedup_columns = [&](const std::string& backend) {
+    return table;
+  }
+  /// `backend`'s speedup column (single-line and multi-line headers) and its StdDev.
+  void add_speedup_columns(report_table& table, const std::string& backend) const {
     const std::string t = backend_title(backend);
     add_column(table, speedup_header(t, base_title, latest_base, false),
                speedup_header(t, base_title, latest_base, true));
     add_column(table, "StdDev", "StdDev");
-  };
-  const auto rounded = [](const datapoint& p) {  // pr_round of numpy floats
-    return std::make_pair(numpy_round(p.avg, 8), numpy_round(p.std, 8));
-  };
-  switch (kind) {
-  case report_kind::speedup: {
-    title("Speedup over " + over);
-    add_column(table, "Datetime(UTC)", "Datetime(UTC)");
-    for (const auto& b : options.backends) speedup_columns(b);
-    for (const auto& [timestamp, at] : results) {
-      std::vector<table_cell> row = {python_utc_datetime(timestamp)};
-      bool any = false;
-      for (const auto& b : options.backends) {
-        const auto it = at.speedups.find(b);
-        if (it == at.speedups.end()) {
-          row.insert(row.end(), {table_cell{}, table_cell{}});
-          continue;
-        }
-        any = true;
-        const auto [avg, std] = rounded(it->second.geomean);
-        row.insert(row.end(), {value_cell(avg), value_cell(std)});
-      }
-      if (!any) continue;
-      table.rows.push_back(std::move(row));
-      table.row_timestamps.push_back(timestamp);
-    }
-    return table;
   }
-  case report_kind::latest: {
-    title("Speedup over " + over);
-    std::vector<std::vector<std::pair<datapoint, std::string>>> sorted;
-    for (const auto& b : options.backends) {
-      sorted.emplace_back();
-      for (auto it = results.rbegin(); it != results.rend(); ++it) {
-        const auto s = it->second.speedups.find(b);
-        if (s == it->second.speedups.end()) continue;
-        for (const auto& [model, point] : s->second.per_model) sorted.back().emplace_back(point, model);
-        std::sort(sorted.back().begin(), sorted.back().end(), [](const auto& x, const auto& y) {
-          return std::tie(x.first.avg, x.first.std, x.second) <
-                 std::tie(y.first.avg, y.first.std, y.second);
-        });
-        break;
+};
+
+/// A datapoint's average and spread as the original's pr_round of numpy floats rounds them.
+std::pair<double, double> rounded(const datapoint& p) {
+  return std::make_pair(numpy_round(p.avg, 8), numpy_round(p.std, 8));
+}
+
+/// One row per run (timestamp): each backend's geomean speedup over the baseline and its spread.
+report_table speedup_report(const aggregated_results& results, const report_start& start) {
+  auto table = start.titled("Speedup over " + start.over);
+  add_column(table, "Datetime(UTC)", "Datetime(UTC)");
+  for (const auto& b : start.options.backends) start.add_speedup_columns(table, b);
+  for (const auto& [timestamp, at] : results) {
+    std::vector<table_cell> row = {python_utc_datetime(timestamp)};
+    bool any = false;
+    for (const auto& b : start.options.backends) {
+      const auto it = at.speedups.find(b);
+      if (it == at.speedups.end()) {
+        row.insert(row.end(), {table_cell{}, table_cell{}});
+        continue;
       }
+      any = true;
+      const auto [avg, std] = rounded(it->second.geomean);
+      row.insert(row.end(), {value_cell(avg), value_cell(std)});
     }
-    size_t rows = 0;
-    for (const auto& s : sorted) rows = std::max(rows, s.size());
-    if (rows == 0) return std::nullopt;
-    add_column(table, "Workload", "Workload");
-    for (const auto& b : options.backends) {
-      speedup_columns(b);
-      add_column(table, "ModelName(" + backend_title(b) + ")", "ModelName\n" + backend_title(b));
-    }
-    for (size_t j = 0; j < rows; ++j) {
-      std::vector<table_cell> row = {static_cast<long long>(j)};
-      for (const auto& s : sorted) {
-        if (j >= s.size()) {
-          row.insert(row.end(), {table_cell{}, table_cell{}, table_cell{}});
-          continue;
-        }
-        const auto [avg, std] = rounded(s[j].first);
-        row.insert(row.end(), {value_cell(avg), value_cell(std), s[j].second});
-      }
-      table.rows.push_back(std::move(row));
-    }
-    return table;
+    if (!any) continue;
+    table.rows.push_back(std::move(row));
+    table.row_timestamps.push_back(timestamp);
   }
-  case report_kind::latest_grouped: {
-    title("Speedup over " + over);
-    if (results.empty()) return std::nullopt;
-    const timestamp_results& at = results.rbegin()->second;
-    std::vector<std::pair<std::string, std::map<std::string, datapoint>>> per_model;
-    for (const auto& b : options.backends)
-      if (const auto s = at.speedups.find(b); s != at.speedups.end())
-        for (const auto& [model, point] : s->second.per_model) entry(per_model, model)[b] = point;
-    if (per_model.empty()) return std::nullopt;
-    std::stable_sort(per_model.begin(), per_model.end(), [](const auto& x, const auto& y) {
-      return lower(x.first) < lower(y.first);  // str.casefold for ASCII names
+  return table;
+}
+
+/// The latest run of each backend: its per-model speedups sorted ascending, one column group per
+/// backend (rows are ranks, not models).
+std::optional<report_table> latest_report(const aggregated_results& results, const report_start& start) {
+  auto table = start.titled("Speedup over " + start.over);
+  std::vector<std::vector<std::pair<datapoint, std::string>>> sorted;
+  for (const auto& b : start.options.backends) {
+    sorted.emplace_back();
+    for (auto it = results.rbegin(); it != results.rend(); ++it) {
+      const auto s = it->second.speedups.find(b);
+      if (s == it->second.speedups.end()) continue;
+      for (const auto& [model, point] : s->second.per_model) sorted.back().emplace_back(point, model);
+      std::sort(sorted.back().begin(), sorted.back().end(), [](const auto& x, const auto& y) {
+        return std::tie(x.first.avg, x.first.std, x.second) <
+               std::tie(y.first.avg, y.first.std, y.second);
+      });
+      break;
+    }
+  }
+  size_t rows = 0;
+  for (const auto& s : sorted) rows = std::max(rows, s.size());
+  if (rows == 0) return std::nullopt;
+  add_column(table, "Workload", "Workload");
+  for (const auto& b : start.options.backends) {
+    start.add_speedup_columns(table, b);
+    add_column(table, "ModelName(" + backend_title(b) + ")", "ModelName\n" + backend_title(b));
+  }
+  for (size_t j = 0; j < rows; ++j) {
+    std::vector<table_cell> row = {static_cast<long long>(j)};
+    for (const auto& s : sorted) {
+      if (j >= s.size()) {
+        row.insert(row.end(), {table_cell{}, table_cell{}, table_cell{}});
+        continue;
+      }
+      const auto [avg, std] = rounded(s[j].first);
+      row.insert(row.end(), {value_cell(avg), value_cell(std), s[j].second});
+    }
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+/// The latest run: one row per model (case-insensitive order), each backend's speedup, then GEOMEAN.
+std::optional<report_table> latest_grouped_report(const aggregated_results& results, const report_start& start) {
+  auto table = start.titled("Speedup over " + start.over);
+  if (results.empty()) return std::nullopt;
+  const timestamp_results& at = results.rbegin()->second;
+  std::vector<std::pair<std::string, std::map<std::string, datapoint>>> per_model;
+  for (const auto& b : start.options.backends)
+    if (const auto s = at.speedups.find(b); s != at.speedups.end())
+      for (const auto& [model, point] : s->second.per_model) entry(per_model, model)[b] = point;
+  if (per_model.empty()) return std::nullopt;
+  std::stable_sort(per_model.begin(), per_model.end(), [](const auto& x, const auto& y) {
+    return lower(x.first) < lower(y.first);  // str.casefold for ASCII names
+  });
+  add_column(table, "ModelName", "ModelName");
+  for (const auto& b : start.options.backends) start.add_speedup_columns(table, b);
+  for (const auto& [model, points] : per_model) {
+    std::vector<table_cell> row = {model};
+    for (const auto& b : start.options.backends) {
+      const auto p = points.find(b);
+      if (p == points.end()) {
+        row.insert(row.end(), {table_cell{}, table_cell{}});
+        continue;
+      }
+      const auto [avg, std] = rounded(p->second);
+      row.insert(row.end(), {value_cell(avg), value_cell(std)});
+    }
+    table.rows.push_back(std::move(row));
+  }
+  std::vector<table_cell> geomean = {std::string("GEOMEAN")};
+  for (const auto& b : start.options.backends) {
+    const auto s = at.speedups.find(b);
+    if (s == at.speedups.end()) {
+      geomean.insert(geomean.end(), {table_cell{}, table_cell{}});
+      continue;
+    }
+    const auto [avg, std] = rounded(s->second.geomean);
+    geomean.insert(geomean.end(), {value_cell(avg), value_cell(std)});
+  }
+  table.rows.push_back(std::move(geomean));
+  return table;
+}
+
+/// The latest run: per model and batch size each backend's median speedup over the first with its
+/// 95% interval, the kind (paired or not) and the verdict; then GEOMEAN and the verdicts counted.
+std::optional<report_table> latest_intervals_report(const aggregated_results& results, const report_start& start) {
+  if (results.empty()) return std::nullopt;
+  const std::string& base = start.options.backends.front();
+  auto table = start.titled("Speedup over " + start.base_title + " (latest, median and 95% interval)");
+  const timestamp_results& at = results.rbegin()->second;
+  const auto base_timings = at.timings.find(base);
+  std::vector<std::string> others(start.options.backends.begin() + 1, start.options.backends.end());
+  // (model, batch) → backend → speedup, rows in case-insensitive model order
+  std::map<std::pair<std::string, std::string>, std::map<std::string, speedup_figure>> cells;
+  for (const auto& b : others) {
+    const auto timings = at.timings.find(b);
+    if (timings == at.timings.end()) continue;
+    for (const auto& [key, timing] : timings->second) {
+      std::optional<speedup_figure> figure;
+      if (timing.paired && timing.paired->baseline == base)
+        figure = speedup_figure{timing.paired->speedup, speedup_kind::paired};
+      else if (base_timings != at.timings.end())
+        if (const auto b_timing = base_timings->second.find(key);
+            b_timing != base_timings->second.end())
+          figure = unpaired_speedup(b_timing->second.per_iter_s, timing.per_iter_s);
+      if (figure && figure->interval.median > 0) cells[key][b] = *figure;
+    }
+  }
+  if (cells.empty()) return std::nullopt;
+  const auto keys = keys_by_model(cells);
+  add_column(table, "ModelName", "ModelName");
+  add_column(table, "BatchSize", "BatchSize");
+  for (const auto& b : others) {
+    const std::string t = backend_title(b);
+    add_column(table, t + " speedup", t + "\nspeedup");
+    add_column(table, t + " 95% low", t + "\n95% low");
+    add_column(table, t + " 95% high", t + "\n95% high");
+    add_column(table, t + " kind", t + "\nkind");
+    add_column(table, t + " verdict", t + "\nverdict");
+  }
+  std::map<std::string, std::vector<datapoint>> medians;  // backend → per-row medians
+  std::map<std::string, std::map<speedup_verdict, size_t>> verdicts;
+  for (const auto& key : keys) {
+    std::vector<table_cell> row = {key.first, key.second};
+    for (const auto& b : others) {
+      const auto it = cells[key].find(b);
+      if (it == cells[key].end()) {
+        row.insert(row.end(), 5, table_cell{});
+        continue;
+      }
+      const auto& i = it->second.interval;
+      const auto verdict = verdict_of(i);
+      medians[b].push_back({i.median, 0});
+      ++verdicts[b][verdict];
+      row.insert(row.end(), {value_cell(numpy_round(i.median, 8)), value_cell(numpy_round(i.low, 8)),
+                             value_cell(numpy_round(i.high, 8)),
+                             std::string(speedup_kind_name(it->second.kind)),
+                             std::string(speedup_verdict_name(verdict))});
+    }
+    table.rows.push_back(std::move(row));
+  }
+  std::vector<table_cell> geomean = {std::string("GEOMEAN"), table_cell{}};
+  for (const auto& b : others) {
+    if (!medians.count(b)) {
+      geomean.insert(geomean.end(), 5, table_cell{});
+      continue;
+    }
+    auto& v = verdicts[b];
+    geomean.insert(geomean.end(),
+                   {value_cell(numpy_round(geomean_of(medians[b]).avg, 8)), table_cell{},
+                    table_cell{}, std::string("no interval"),
+                    std::to_string(v[speedup_verdict::faster]) + " faster, " +
+                        std::to_string(v[speedup_verdict::slower]) + " slower, " +
+                        std::to_string(v[speedup_verdict::within_noise]) + " within noise"});
+  }
+  table.rows.push_back(std::move(geomean));
+  return table;
+}
+
+/// The latest run: per model and batch size the baseline's peak memory over each backend's, flagged
+/// below low_compression_ratio; then GEOMEAN and how many rows are flagged.
+std::optional<report_table> memory_compression_report(const aggregated_results& results, const report_start& start) {
+  if (results.empty()) return std::nullopt;
+  const std::string& base = start.options.backends.front();
+  auto table = start.titled("Memory compression ratio: " + start.base_title + " peak / backend peak (latest)");
+  const timestamp_results& at = results.rbegin()->second;
+  const auto base_timings = at.timings.find(base);
+  if (base_timings == at.timings.end()) return std::nullopt;
+  std::vector<std::string> others(start.options.backends.begin() + 1, start.options.backends.end());
+  std::map<std::pair<std::string, std::string>, std::map<std::string, double>> cells;
+  for (const auto& b : others) {
+    const auto timings = at.timings.find(b);
+    if (timings == at.timings.end()) continue;
+    for (const auto& [key, timing] : timings->second) {
+      const auto base_timing = base_timings->second.find(key);
+      if (!timing.peak_memory || base_timing == base_timings->second.end() ||
+          !base_timing->second.peak_memory)
+        continue;
+      if (const auto ratio = compression_ratio(*base_timing->second.peak_memory,
+                                               *timing.peak_memory))
+        cells[key][b] = *ratio;
+    }
+  }
+  if (cells.empty()) return std::nullopt;
+  const auto keys = keys_by_model(cells);
+  add_column(table, "ModelName", "ModelName");
+  add_column(table, "BatchSize", "BatchSize");
+  for (const auto& b : others) {
+    const std::string t = backend_title(b);
+    add_column(table, t + " compression", t + "\ncompression");
+    add_column(table, t + " flag", t + "\nflag");
+  }
+  const std::string below = "below " + python_float_repr(low_compression_ratio);
+  std::map<std::string, std::vector<datapoint>> ratios;  // backend → per-row ratios
+  for (const auto& key : keys) {
+    std::vector<table_cell> row = {key.first, key.second};
+    for (const auto& b : others) {
+      const auto it = cells[key].find(b);
+      if (it == cells[key].end()) {
+        row.insert(row.end(), 2, table_cell{});
+        continue;
+      }
+      ratios[b].push_back({it->second, 0});
+      row.insert(row.end(), {value_cell(numpy_round(it->second, 8)),
+                             it->second < low_compression_ratio ? table_cell{below}
+                                                                : table_cell{}});
+    }
+    table.rows.push_back(std::move(row));
+  }
+  std::vector<table_cell> geomean = {std::string("GEOMEAN"), table_cell{}};
+  for (const auto& b : others) {
+    if (!ratios.count(b)) {
+      geomean.insert(geomean.end(), 2, table_cell{});
+      continue;
+    }
+    const auto low = std::count_if(ratios[b].begin(), ratios[b].end(), [](const datapoint& p) {
+      return p.avg < low_compression_ratio;
     });
-    add_column(table, "ModelName", "ModelName");
-    for (const auto& b : options.backends) speedup_columns(b);
-    for (const auto& [model, points] : per_model) {
-      std::vector<table_cell> row = {model};
-      for (const auto& b : options.backends) {
-        const auto p = points.find(b);
-        if (p == points.end()) {
-          row.insert(row.end(), {table_cell{}, table_cell{}});
-          continue;
-        }
-        const auto [avg, std] = rounded(p->second);
-        row.insert(row.end(), {value_cell(avg), value_cell(std)});
-      }
-      table.rows.push_back(std::move(row));
-    }
-    std::vector<table_cell> geomean = {std::string("GEOMEAN")};
-    for (const auto& b : options.backends) {
+    const double g = geomean_of(ratios[b]).avg;
+    geomean.insert(geomean.end(),
+                   {value_cell(numpy_round(g, 8)),
+                    std::string(g < low_compression_ratio ? below + "; " : "") +
+                        std::to_string(low) + " of " + std::to_string(ratios[b].size()) +
+                        " rows " + below});
+  }
+  table.rows.push_back(std::move(geomean));
+  return table;
+}
+
+/// One row per run where the baseline has data: each backend's 95th, 50th and 5th percentile speedup.
+report_table histogram_report(const aggregated_results& results, const report_start& start) {
+  auto table = start.titled("Histogram of Speedup over " + start.over);
+  add_column(table, "Datetime(UTC)", "Datetime(UTC)");
+  for (const auto& b : start.options.backends)
+    for (const char* p : {"p95", "p50", "p5"})
+      add_column(table, backend_title(b) + " " + p, backend_title(b) + "\n" + p);
+  for (const auto& [timestamp, at] : results) {
+    if (!at.speedups.count(start.options.backends.front())) continue;  // rows where the baseline has data
+    std::vector<table_cell> row = {python_utc_datetime(timestamp)};
+    for (const auto& b : start.options.backends) {
       const auto s = at.speedups.find(b);
       if (s == at.speedups.end()) {
-        geomean.insert(geomean.end(), {table_cell{}, table_cell{}});
+        row.insert(row.end(), {table_cell{}, table_cell{}, table_cell{}});
         continue;
       }
-      const auto [avg, std] = rounded(s->second.geomean);
-      geomean.insert(geomean.end(), {value_cell(avg), value_cell(std)});
+      for (double v : {s->second.p95, s->second.p50, s->second.p5})
+        row.push_back(value_cell(python_round(v, 8)));  // Python floats there: Python's round
     }
-    table.rows.push_back(std::move(geomean));
-    return table;
+    table.rows.push_back(std::move(row));
+    table.row_timestamps.push_back(timestamp);
   }
-  case report_kind::latest_intervals: {
-    if (results.empty()) return std::nullopt;
-    const std::string& base = options.backends.front();
-    title("Speedup over " + base_title + " (latest, median and 95% interval)");
-    const timestamp_results& at = results.rbegin()->second;
-    const auto base_timings = at.timings.find(base);
-    std::vector<std::string> others(options.backends.begin() + 1, options.backends.end());
-    // (model, batch) → backend → speedup, rows in case-insensitive model order
-    std::map<std::pair<std::string, std::string>, std::map<std::string, speedup_figure>> cells;
-    for (const auto& b : others) {
-      const auto timings = at.timings.find(b);
-      if (timings == at.timings.end()) continue;
-      for (const auto& [key, timing] : timings->second) {
-        std::optional<speedup_figure> figure;
-        if (timing.paired && timing.paired->baseline == base)
-          figure = speedup_figure{timing.paired->speedup, speedup_kind::paired};
-        else if (base_timings != at.timings.end())
-          if (const auto b_timing = base_timings->second.find(key);
-              b_timing != base_timings->second.end())
-            figure = unpaired_speedup(b_timing->second.per_iter_s, timing.per_iter_s);
-        if (figure && figure->interval.median > 0) cells[key][b] = *figure;
-      }
-    }
-    if (cells.empty()) return std::nullopt;
-    const auto keys = keys_by_model(cells);
-    add_column(table, "ModelName", "ModelName");
-    add_column(table, "BatchSize", "BatchSize");
-    for (const auto& b : others) {
-      const std::string t = backend_title(b);
-      add_column(table, t + " speedup", t + "\nspeedup");
-      add_column(table, t + " 95% low", t + "\n95% low");
-      add_column(table, t + " 95% high", t + "\n95% high");
-      add_column(table, t + " kind", t + "\nkind");
-      add_column(table, t + " verdict", t + "\nverdict");
-    }
-    std::map<std::string, std::vector<datapoint>> medians;  // backend → per-row medians
-    std::map<std::string, std::map<speedup_verdict, size_t>> verdicts;
-    for (const auto& key : keys) {
-      std::vector<table_cell> row = {key.first, key.second};
-      for (const auto& b : others) {
-        const auto it = cells[key].find(b);
-        if (it == cells[key].end()) {
-          row.insert(row.end(), 5, table_cell{});
-          continue;
-        }
-        const auto& i = it->second.interval;
-        const auto verdict = verdict_of(i);
-        medians[b].push_back({i.median, 0});
-        ++verdicts[b][verdict];
-        row.insert(row.end(), {value_cell(numpy_round(i.median, 8)), value_cell(numpy_round(i.low, 8)),
-                               value_cell(numpy_round(i.high, 8)),
-                               std::string(speedup_kind_name(it->second.kind)),
-                               std::string(speedup_verdict_name(verdict))});
-      }
-      table.rows.push_back(std::move(row));
-    }
-    std::vector<table_cell> geomean = {std::string("GEOMEAN"), table_cell{}};
-    for (const auto& b : others) {
-      if (!medians.count(b)) {
-        geomean.insert(geomean.end(), 5, table_cell{});
-        continue;
-      }
-      auto& v = verdicts[b];
-      geomean.insert(geomean.end(),
-                     {value_cell(numpy_round(geomean_of(medians[b]).avg, 8)), table_cell{},
-                      table_cell{}, std::string("no interval"),
-                      std::to_string(v[speedup_verdict::faster]) + " faster, " +
-                          std::to_string(v[speedup_verdict::slower]) + " slower, " +
-                          std::to_string(v[speedup_verdict::within_noise]) + " within noise"});
-    }
-    table.rows.push_back(std::move(geomean));
-    return table;
-  }
-  case report_kind::memory_compression: {
-    if (results.empty()) return std::nullopt;
-    const std::string& base = options.backends.front();
-    title("Memory compression ratio: " + base_title + " peak / backend peak (latest)");
-    const timestamp_results& at = results.rbegin()->second;
-    const auto base_timings = at.timings.find(base);
-    if (base_timings == at.timings.end()) return std::nullopt;
-    std::vector<std::string> others(options.backends.begin() + 1, options.backends.end());
-    std::map<std::pair<std::string, std::string>, std::map<std::string, double>> cells;
-    for (const auto& b : others) {
-      const auto timings = at.timings.find(b);
-      if (timings == at.timings.end()) continue;
-      for (const auto& [key, timing] : timings->second) {
-        const auto base_timing = base_timings->second.find(key);
-        if (!timing.peak_memory || base_timing == base_timings->second.end() ||
-            !base_timing->second.peak_memory)
-          continue;
-        if (const auto ratio = compression_ratio(*base_timing->second.peak_memory,
-                                                 *timing.peak_memory))
-          cells[key][b] = *ratio;
-      }
-    }
-    if (cells.empty()) return std::nullopt;
-    const auto keys = keys_by_model(cells);
-    add_column(table, "ModelName", "ModelName");
-    add_column(table, "BatchSize", "BatchSize");
-    for (const auto& b : others) {
-      const std::string t = backend_title(b);
-      add_column(table, t + " compression", t + "\ncompression");
-      add_column(table, t + " flag", t + "\nflag");
-    }
-    const std::string below = "below " + python_float_repr(low_compression_ratio);
-    std::map<std::string, std::vector<datapoint>> ratios;  // backend → per-row ratios
-    for (const auto& key : keys) {
-      std::vector<table_cell> row = {key.first, key.second};
-      for (const auto& b : others) {
-        const auto it = cells[key].find(b);
-        if (it == cells[key].end()) {
-          row.insert(row.end(), 2, table_cell{});
-          continue;
-        }
-        ratios[b].push_back({it->second, 0});
-        row.insert(row.end(), {value_cell(numpy_round(it->second, 8)),
-                               it->second < low_compression_ratio ? table_cell{below}
-                                                                  : table_cell{}});
-      }
-      table.rows.push_back(std::move(row));
-    }
-    std::vector<table_cell> geomean = {std::string("GEOMEAN"), table_cell{}};
-    for (const auto& b : others) {
-      if (!ratios.count(b)) {
-        geomean.insert(geomean.end(), 2, table_cell{});
-        continue;
-      }
-      const auto low = std::count_if(ratios[b].begin(), ratios[b].end(), [](const datapoint& p) {
-        return p.avg < low_compression_ratio;
-      });
-      const double g = geomean_of(ratios[b]).avg;
-      geomean.insert(geomean.end(),
-                     {value_cell(numpy_round(g, 8)),
-                      std::string(g < low_compression_ratio ? below + "; " : "") +
-                          std::to_string(low) + " of " + std::to_string(ratios[b].size()) +
-                          " rows " + below});
-    }
-    table.rows.push_back(std::move(geomean));
-    return table;
-  }
-  case report_kind::histogram: {
-    title("Histogram of Speedup over " + over);
-    add_column(table, "Datetime(UTC)", "Datetime(UTC)");
-    for (const auto& b : options.backends)
-      for (const char* p : {"p95", "p50", "p5"})
-        add_column(table, backend_title(b) + " " + p, backend_title(b) + "\n" + p);
-    for (const auto& [timestamp, at] : results) {
-      if (!at.speedups.count(options.backends.front())) continue;  // rows where the baseline has data
-      std::vector<table_cell> row = {python_utc_datetime(timestamp)};
-      for (const auto& b : options.backends) {
-        const auto s = at.speedups.find(b);
-        if (s == at.speedups.end()) {
-          row.insert(row.end(), {table_cell{}, table_cell{}, table_cell{}});
-          continue;
-        }
-        for (double v : {s->second.p95, s->second.p50, s->second.p5})
-          row.push_back(value_cell(python_round(v, 8)));  // Python floats there: Python's round
-      }
-      table.rows.push_back(std::move(row));
-      table.row_timestamps.push_back(timestamp);
-    }
-    return table;
-  }
+  return table;
+}
+
+}  // namespace
+
+std::optional<report_table> make_report(const aggregated_results& results,
+                                        const aggregate_options& options, report_kind kind,
+                                        const std::string& extra_title) {
+  const bool latest_base = options.baseline_latest;
+  const std::string base_title = backend_title(options.backends.front());
+  const report_start start{options, base_title, latest_base,
+                           std::string(latest_base ? "Latest" : "Oldest") + " Benchmarked " + base_title,
+                           extra_title};
+  switch (kind) {
+  case report_kind::speedup: return speedup_report(results, start);
+  case report_kind::latest: return latest_report(results, start);
+  case report_kind::latest_grouped: return latest_grouped_report(results, start);
+  case report_kind::latest_intervals: return latest_intervals_report(results, start);
+  case report_kind::memory_compression: return memory_compression_report(results, start);
+  case report_kind::histogram: return histogram_report(results, start);
   }
   return std::nullopt;
 }
