@@ -24,6 +24,10 @@
 #   sweep (--compile-ahead; default 4: the 16-core GPU machine, each compile on 4 cores),
 #   PARALLEL=1: the eager eval, eager train and inductor columns run at once (a coverage call: the columns' timings
 #   share the machine and are not for comparison; their verdicts and SKIPs are unaffected),
+#   SEED_DIR=path: a folder of an earlier run (its */results.jsonl, e.g.
+#   bench/results/torchbench_checkout) whose records each new column folder starts from, so the
+#   sweep resumes them (bench/torchbench_checkout_seed.py: only the records of this machine's GPU
+#   model, which alone resume), less the models SEED_EXCLUDE (a regex) names,
 #   PARTS=N: each column as N sweeps of contiguous parts of the model list (--total-partitions,
 #   folders NAME_p0 ... NAME_pN-1; with PARALLEL=1 all at once); keep N across resumed calls
 set -euo pipefail
@@ -38,10 +42,15 @@ column() {  # column NAME FLAGS...: one sweep, cut at the budget (resume picks i
   local left=$(( budget - (SECONDS - start) ))
   [ "$left" -gt 30 ] || { echo "$name: no time left in this call"; return 0; }
   mkdir -p "$out/$name"
-  timeout --signal=INT "$left" "$runner" --suite-name=torchbench --torchbench-dir="$checkout" \
-    --random-weights --accelerator=cuda --xla=None --repeat=5 --verify -k "$filter" \
-    --output-dirname="$out/$name" --cache-dir="${CACHE_DIR:-$out/cache}" \
-    ${RETRY_FAILED:+--retry-failed} "$@" > "$out/$name/sweep.log" 2>&1 ||
+  local sweep=("$runner" --suite-name=torchbench --torchbench-dir="$checkout" --random-weights
+               --accelerator=cuda --xla=None --repeat=5 --verify -k "$filter"
+               --output-dirname="$out/$name" --cache-dir="${CACHE_DIR:-$out/cache}" "$@")
+  if [ -n "${SEED_DIR:-}" ] && [ ! -s "$out/$name/results.jsonl" ]; then
+    "${sweep[@]}" --dry-run 2>&1 |
+      SEED_GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) \
+        python3 bench/torchbench_checkout_seed.py "$SEED_DIR" "$out/$name/results.jsonl"
+  fi
+  timeout --signal=INT "$left" "${sweep[@]}" ${RETRY_FAILED:+--retry-failed} > "$out/$name/sweep.log" 2>&1 ||
     echo "$name: stopped (status $?), resumes next call"
   echo "$name: $(wc -l < "$out/$name/results.jsonl" 2>/dev/null || echo 0) records"
 }
