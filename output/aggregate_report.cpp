@@ -299,7 +299,8 @@ std::pair<double, double> rounded(const datapoint& p) {
 }
 
 /// One row per run (timestamp): each backend's geomean speedup over the baseline and its spread.
-report_table speedup_report(const aggregated_results& results, const report_start& start) {
+report_table speedup_report(const aggregated_results& results,
+                            const report_start& start) {
   auto table = start.titled("Speedup over " + start.over);
   add_column(table, "Datetime(UTC)", "Datetime(UTC)");
   for (const auto& b : start.options.backends) start.add_speedup_columns(table, b);
@@ -325,7 +326,8 @@ report_table speedup_report(const aggregated_results& results, const report_star
 
 /// The latest run of each backend: its per-model speedups sorted ascending, one column group per
 /// backend (rows are ranks, not models).
-std::optional<report_table> latest_report(const aggregated_results& results, const report_start& start) {
+std::optional<report_table> latest_report(const aggregated_results& results,
+                                          const report_start& start) {
   auto table = start.titled("Speedup over " + start.over);
   std::vector<std::vector<std::pair<datapoint, std::string>>> sorted;
   for (const auto& b : start.options.backends) {
@@ -365,7 +367,8 @@ std::optional<report_table> latest_report(const aggregated_results& results, con
 }
 
 /// The latest run: one row per model (case-insensitive order), each backend's speedup, then GEOMEAN.
-std::optional<report_table> latest_grouped_report(const aggregated_results& results, const report_start& start) {
+std::optional<report_table> latest_grouped_report(const aggregated_results& results,
+                                                  const report_start& start) {
   auto table = start.titled("Speedup over " + start.over);
   if (results.empty()) return std::nullopt;
   const timestamp_results& at = results.rbegin()->second;
@@ -408,10 +411,12 @@ std::optional<report_table> latest_grouped_report(const aggregated_results& resu
 
 /// The latest run: per model and batch size each backend's median speedup over the first with its
 /// 95% interval, the kind (paired or not) and the verdict; then GEOMEAN and the verdicts counted.
-std::optional<report_table> latest_intervals_report(const aggregated_results& results, const report_start& start) {
+std::optional<report_table> latest_intervals_report(const aggregated_results& results,
+                                                    const report_start& start) {
   if (results.empty()) return std::nullopt;
   const std::string& base = start.options.backends.front();
-  auto table = start.titled("Speedup over " + start.base_title + " (latest, median and 95% interval)");
+  auto table =
+      start.titled("Speedup over " + start.base_title + " (latest, median and 95% interval)");
   const timestamp_results& at = results.rbegin()->second;
   const auto base_timings = at.timings.find(base);
   std::vector<std::string> others(start.options.backends.begin() + 1, start.options.backends.end());
@@ -484,10 +489,12 @@ std::optional<report_table> latest_intervals_report(const aggregated_results& re
 
 /// The latest run: per model and batch size the baseline's peak memory over each backend's, flagged
 /// below low_compression_ratio; then GEOMEAN and how many rows are flagged.
-std::optional<report_table> memory_compression_report(const aggregated_results& results, const report_start& start) {
+std::optional<report_table> memory_compression_report(const aggregated_results& results,
+                                                      const report_start& start) {
   if (results.empty()) return std::nullopt;
   const std::string& base = start.options.backends.front();
-  auto table = start.titled("Memory compression ratio: " + start.base_title + " peak / backend peak (latest)");
+  auto table = start.titled("Memory compression ratio: " + start.base_title +
+                            " peak / backend peak (latest)");
   const timestamp_results& at = results.rbegin()->second;
   const auto base_timings = at.timings.find(base);
   if (base_timings == at.timings.end()) return std::nullopt;
@@ -553,7 +560,8 @@ std::optional<report_table> memory_compression_report(const aggregated_results& 
 }
 
 /// One row per run where the baseline has data: each backend's 95th, 50th and 5th percentile speedup.
-report_table histogram_report(const aggregated_results& results, const report_start& start) {
+report_table histogram_report(const aggregated_results& results,
+                              const report_start& start) {
   auto table = start.titled("Histogram of Speedup over " + start.over);
   add_column(table, "Datetime(UTC)", "Datetime(UTC)");
   for (const auto& b : start.options.backends)
