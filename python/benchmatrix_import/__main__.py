@@ -24,8 +24,8 @@ device, test, config overrides, --traced-for and this file's source; reused when
                (train/eval) on the device, in the dtype, with the attention masks of the
                eager forward (eager_mask_decisions) or, --traced-for=compiler, those
                torch.compile sees; its shape arithmetic folded to the
-               traced sizes (traced_sizes_as_constants); a float32 program's fills with
-               float32's lowest value made float16's (float16_fill_values).
+               traced sizes (traced_sizes_as_constants); a float32 program's mask fills
+               beyond float16's range made float16's extremes (float16_fill_values).
   inputs.pt    torch.save'd tuple of the example tensors (CPU), as benchmatrix_compile's --inputs.
   manifest.json  what was built: model, class, versions, batch size, input names and shapes, the
                loss rule ("first_output" or "reduce_to_scalar_loss"), parameter count, traced_for
@@ -49,6 +49,7 @@ import argparse
 import contextlib
 import hashlib
 import json
+import math
 import os
 import shutil
 import sys
@@ -491,27 +492,33 @@ FILL_OPS = ("aten::masked_fill", "aten::masked_fill_", "aten::where", "aten::fil
 
 
 def float16_fill_values(traced):
-    """Every fill of a float32 program with float32's lowest value (transformers' attention masks:
-    `masked_fill(mask, torch.finfo(dtype).min)`, dtype read while tracing) becomes float16's lowest,
-    -65504. The C++ child runs the float32 train program under CUDA's float16 autocast, where the
-    masked scores are float16 and float32's lowest overflows them (DebertaV2's train configs on the
-    H100); PyTorch's harness, which traces nothing, reads finfo of the autocast dtype there and so
-    fills with -65504 itself. In float32 the masked positions still vanish in the softmax that
-    follows (exp(-65504 - max) is 0 in float32). Only scalars of the fill ops: a clamp's bound of
-    the same value keeps it. Returns how many were replaced."""
+    """Every fill of a float32 program with a value beyond float16's range becomes float16's
+    extreme of the same sign (+-65504): transformers' attention masks (`masked_fill(mask,
+    torch.finfo(dtype).min)`, dtype read while tracing) and masks written as a large constant
+    (TorchBench's BERT_pytorch: -1e9, or -65504 when it sees float16 scores). The C++ child runs
+    the float32 train program under CUDA's float16 autocast, where the masked scores are float16
+    and such a value overflows them ("value cannot be converted to type c10::Half without
+    overflow": DebertaV2's train configs and BERT_pytorch's on the H100); PyTorch's harness, which
+    traces nothing, runs the model's code under autocast, which fills with a float16 value itself.
+    In float32 the masked positions still vanish in the softmax that follows (exp(-65504 - max)
+    is 0 in float32). Only scalars of the fill ops: a clamp's bound of the same value keeps it.
+    Returns how many were replaced."""
     import torch
 
-    lowest32, lowest16 = torch.finfo(torch.float32).min, torch.finfo(torch.float16).min
+    highest16 = torch.finfo(torch.float16).max
     graph, replaced = traced.graph, 0
     for node in list(graph.findAllNodes("prim::Constant")):
         value = node.output()
-        if value.type().kind() != "FloatType" or value.toIValue() != lowest32:
+        if value.type().kind() != "FloatType":
+            continue
+        number = value.toIValue()
+        if not math.isfinite(number) or abs(number) <= highest16:  # -inf fits: float16 has it
             continue
         fills = [use for use in value.uses() if use.user.kind() in FILL_OPS]
         if not fills:
             continue
         with graph.insert_point_guard(node):  # where the old constant is: before all its uses
-            fill16 = graph.insertConstant(lowest16)
+            fill16 = graph.insertConstant(math.copysign(highest16, number))
         for use in fills:
             use.user.replaceInput(use.offset, fill16)
         replaced += len(fills)

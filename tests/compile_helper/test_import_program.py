@@ -2,9 +2,10 @@
 
 float16_fill_values: a float32 program traced
 from a transformers-style attention mask (`masked_fill(mask, torch.finfo(dtype).min)`, dtype read
-while tracing) must run on float16 scores, as the C++ train step runs it under CUDA's float16
-autocast (DebertaV2's train configs failed there: "value cannot be converted to type c10::Half
-without overflow"), and give the float32 results it gave before.
+while tracing) or from TorchBench's BERT_pytorch mask (`masked_fill(mask == 0, -1e9)`) must run on
+float16 scores, as the C++ train step runs it under CUDA's float16 autocast (DebertaV2's and
+BERT_pytorch's train configs failed there: "value cannot be converted to type c10::Half without
+overflow"), and give the float32 results it gave before.
 
 check_disk_space: a program larger than the cache's free space is refused with a message that
 says so, before torch.jit.save would die in C++ (SIGABRT, a backtrace; BlenderbotForCausalLM's
@@ -53,6 +54,18 @@ class MaskedAttention(torch.nn.Module):
         return torch.softmax(filled, -1), scores.float().clamp(min=lowest)
 
 
+class ConstantMask(torch.nn.Module):
+    """BERT_pytorch's attention (bert_pytorch/model/attention/single.py): -1e9 unless the scores
+    are float16 when the model runs, which a float32 trace never sees."""
+
+    def __init__(self, fill=-1e9):
+        super().__init__()
+        self.fill = fill
+
+    def forward(self, scores, mask):
+        return torch.softmax(scores.masked_fill(mask == 0, self.fill), -1)
+
+
 def saved_and_loaded(traced):
     """The program as the C++ child gets it (benchmatrix_import saves it after the rewrite; the
     traced module's own executor keeps the plan of its first runs)."""
@@ -93,6 +106,25 @@ class Float16FillValuesTest(unittest.TestCase):
                      if n.output().type().kind() == "FloatType"]
         self.assertIn(torch.finfo(torch.float32).min, constants)
 
+    def test_a_large_constant_mask_runs_on_float16_scores(self):
+        scores = torch.randn(2, 4, 4)
+        mask = (torch.rand(2, 4, 4) > 0.3).long()
+        mask[..., 0] = 1
+        traced = torch.jit.trace(ConstantMask(), (scores, mask))
+        probabilities32 = traced(scores, mask)
+        with self.assertRaisesRegex(RuntimeError, "overflow"):
+            saved_and_loaded(traced)(scores.half(), mask)
+        self.assertEqual(float16_fill_values(traced), 1)
+        program = saved_and_loaded(traced)
+        torch.testing.assert_close(program(scores, mask), probabilities32, rtol=0, atol=0)
+        probabilities16 = program(scores.half(), mask)
+        torch.testing.assert_close(probabilities16.float(), probabilities32, rtol=1e-2, atol=1e-3)
+        self.assertTrue(torch.all(probabilities16[mask == 0] == 0))
+
+    def test_fills_within_float16s_range_stay(self):
+        inputs = (torch.randn(2, 4), torch.ones(2, 4).long())
+        self.assertEqual(float16_fill_values(torch.jit.trace(ConstantMask(-1e4), inputs)), 0)
+        self.assertEqual(float16_fill_values(torch.jit.trace(ConstantMask(-65504.0), inputs)), 0)
 
 
 class LogitsOf(torch.nn.Module):
