@@ -28,6 +28,7 @@ import contextlib
 import functools
 import hashlib
 import importlib
+import importlib.metadata
 import os
 import re
 import subprocess
@@ -152,6 +153,34 @@ def hub_reason(error):
             f"config.json` (HF_HOME pointing at that cache) and copy the cache here")
 
 
+def package_version_reason(model, error):
+    """The Unbuildable text for a model written against another version of a package that is
+    installed, or None: `from package import name` of a name the installed version lacks
+    (ImportError naming the package), or a lookup of a submodule it no longer has (TorchBench's
+    basic_gnn_* read sys.modules["torch_geometric.compile"], which torch_geometric 2.5 removed:
+    KeyError, the module's dotted name)."""
+    if isinstance(error, ModuleNotFoundError):
+        return None
+    if isinstance(error, ImportError) and error.name:
+        module, needs = error.name, str(error).split(" (")[0]  # "cannot import name 'x' from 'y'"
+    elif (isinstance(error, KeyError) and len(error.args) == 1 and isinstance(error.args[0], str)
+          and "." in error.args[0] and error.args[0].split(".")[0] in sys.modules
+          and error.args[0] not in sys.modules):
+        module = error.args[0]
+        needs = f"the module {module}, which is not there"
+    else:
+        return None
+    top = module.split(".")[0]
+    distributions = importlib.metadata.packages_distributions().get(top, [top])
+    try:
+        version = importlib.metadata.version(distributions[0])
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    return (f"{model} was written for another version of {distributions[0]} than the installed "
+            f"{version}: {needs} (the model's requirements.txt or install.py in TorchBench names "
+            f"the version it needs)")
+
+
 def import_model_class(model):
     """torchbenchmark.models.<model>.Model (canary_models as PyTorch's harness falls back to)."""
     last = None
@@ -206,6 +235,11 @@ def build_torchbench(model, batch_size, device, test, checkout, use_random_weigh
                 reason = hub_reason(e)
                 if reason:
                     raise unbuildable(f"{model} {reason}") from e
+                raise
+            except (ImportError, KeyError) as e:
+                reason = package_version_reason(model, e)
+                if reason:
+                    raise unbuildable(reason) from e
                 raise
     finally:
         os.chdir(previous_directory)

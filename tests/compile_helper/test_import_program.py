@@ -20,9 +20,15 @@ write_exported_program_or_why: the torch.export package the inductor backend com
 the module does; where torch.export fails on a model, the entry says why instead of the helper
 failing, so that the inductor backend still compiles the model's TorchScript program.
 
+package_version_reason: a TorchBench model written against another version of an installed package
+(basic_gnn_*: sys.modules["torch_geometric.compile"], removed in torch_geometric 2.5) is a SKIP
+naming the package, its installed version and what the model looked for, not a KeyError in an
+ERROR record.
+
 untraceable: a model torch.jit.trace refuses (TorchBench's microbench_unbacked_tolist_sum: a
 torch._check of a size the tracer records as a tensor) is explained by the error and the model's
 line that raised it, the SKIP its records give, not a traceback in an ERROR record."""
+import importlib.metadata
 import io
 import json
 import os
@@ -42,6 +48,7 @@ from benchmatrix_import.__main__ import (  # noqa: E402
     NotEnoughDisk, UNBUILDABLE, check_disk_space, eager_mask_decisions, float16_fill_values,
     untraceable)
 from benchmatrix_import.__main__ import main as import_main  # noqa: E402
+from benchmatrix_import.torchbench_checkout import package_version_reason  # noqa: E402
 from benchmatrix_import.exported_package import (  # noqa: E402
     FAILURE_NAME, PACKAGE_NAME, write_exported_program_or_why)
 
@@ -125,6 +132,30 @@ class Float16FillValuesTest(unittest.TestCase):
         inputs = (torch.randn(2, 4), torch.ones(2, 4).long())
         self.assertEqual(float16_fill_values(torch.jit.trace(ConstantMask(-1e4), inputs)), 0)
         self.assertEqual(float16_fill_values(torch.jit.trace(ConstantMask(-65504.0), inputs)), 0)
+
+
+class PackageVersionReasonTest(unittest.TestCase):
+    def test_a_submodule_the_installed_package_lacks(self):
+        reason = package_version_reason("basic_gnn_gcn", KeyError("torch.no_such_module"))
+        self.assertEqual(reason, "basic_gnn_gcn was written for another version of torch than the "
+                                 f"installed {importlib.metadata.version('torch')}: the module "
+                                 "torch.no_such_module, which is not there (the model's "
+                                 "requirements.txt or install.py in TorchBench names the version "
+                                 "it needs)")
+
+    def test_a_name_the_installed_package_lacks(self):
+        with self.assertRaises(ImportError) as raised:
+            from torch import no_such_name  # noqa: F401
+        reason = package_version_reason("m", raised.exception)
+        self.assertIn("another version of torch", reason)
+        self.assertIn(": cannot import name 'no_such_name' from 'torch' (the model's", reason)
+
+    def test_other_errors_are_not_a_version_mismatch(self):
+        for error in (KeyError("weights"), KeyError("torch.nn"), KeyError(3),
+                      ModuleNotFoundError("no module", name="absent_package"),
+                      KeyError("absent_package.sub")):
+            with self.subTest(error=repr(error)):
+                self.assertIsNone(package_version_reason("m", error))
 
 
 class LogitsOf(torch.nn.Module):
