@@ -89,7 +89,8 @@ void use_torchbench_checkout(benchmatrix::runner_options& options) {
               << ")\n";
     return;
   }
-  register_torchbench_checkout(source.checkout, options.random_weights);
+  register_torchbench_checkout(source.checkout, options.random_weights,
+                               load_suite_config("torchbench")->canary_models());
   std::cerr << program << ": torchbench: the models of the TorchBench checkout " << source.checkout
             << " (" << source.why << ")" << (options.random_weights ? ", random weights" : "")
             << "\n";
@@ -103,7 +104,8 @@ int run_job(const benchmatrix::child_job& job) {
   if (!job.settings.cpus.empty()) set_cpu_affinity(parse_cpu_list(job.settings.cpus));
   if (!job.settings.model_path.empty()) register_exported_models(job.settings.model_path);
   if (!job.settings.torchbench_checkout.empty())
-    register_torchbench_checkout(job.settings.torchbench_checkout, job.settings.random_weights);
+    register_torchbench_checkout(job.settings.torchbench_checkout, job.settings.random_weights,
+                                 load_suite_config("torchbench")->canary_models());
   const auto config = load_suite_config(job.suite_name);
   if (job.role == child_role::verifier) return run_verifier_child(job, config.get());
   return run_child(job, config.get());

@@ -111,6 +111,7 @@ suite_config suite_config::load_text(const std::string& yaml, const std::string&
     flatten_names(root["dont_change_batch_size"], origin + ": dont_change_batch_size",
                   c.m_dont_change_batch_size);
     flatten_names(root["only_training"], origin + ": only_training", c.m_only_training);
+    flatten_names(root["canary_models"], origin + ": canary_models", c.m_canary_models);
     const auto dtype = child(root, "dtype", origin + ": dtype");
     flatten_names(child(dtype, "force_amp_for_fp16_bf16_models", origin + ": dtype"),
                   origin + ": dtype.force_amp_for_fp16_bf16_models", c.m_force_amp);

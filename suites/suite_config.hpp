@@ -33,6 +33,9 @@ public:
   [[nodiscard]] bool dont_change_batch_size(const std::string& model) const;
   /// only_training: models whose eval runs with the module in train mode (PyTorch's harness).
   [[nodiscard]] bool only_training(const std::string& model) const;
+  /// canary_models: the models of a TorchBench checkout's torchbenchmark/canary_models/ that run
+  /// beside torchbenchmark/models/ (PyTorch's harness lists no other canary model).
+  [[nodiscard]] const std::set<std::string>& canary_models() const { return m_canary_models; }
   /// dtype.force_amp_for_fp16_bf16_models / dtype.force_fp16_for_bf16_models.
   [[nodiscard]] bool force_amp(const std::string& model) const;
   [[nodiscard]] bool force_fp16(const std::string& model) const;
@@ -59,6 +62,7 @@ private:
   std::map<std::string, std::map<std::string, long long>> m_batch_size;  // test -> model -> size
   name_set m_dont_change_batch_size;
   name_set m_only_training;
+  name_set m_canary_models;
   name_set m_force_amp;
   name_set m_force_fp16;
   std::map<std::string, name_set> m_tolerance;  // higher | even_higher | higher_fp16 | ...

@@ -112,40 +112,59 @@ torchbench_source find_torchbench_checkout(const std::string& explicit_dir) {
               "torchbench or benchmark); --torchbench-dir=PATH names one"};
 }
 
-void register_torchbench_checkout(const std::string& checkout, bool random_weights) {
+namespace {
+
+/// The definition of the checkout's model in `folder` (torchbenchmark/models/<name> or
+/// torchbenchmark/canary_models/<name>), read from its __init__.py.
+model_definition checkout_model_definition(const std::string& checkout, const fs::path& folder,
+                                           bool random_weights) {
+  const std::string name = folder.filename().string();
+  const std::string source = read_text_file((folder / "__init__.py").string());
+  model_definition definition;
+  definition.name = name;
+  // A class attribute the file does not set literally (inherited from a family's factory,
+  // computed) is left to the model: the definition's value is then a placeholder, and the
+  // helper passes no batch size unless the run chose another.
+  definition.default_eval_batch_size =
+      positive_integer(class_attribute(source, "DEFAULT_EVAL_BSIZE")).value_or(1);
+  const std::string train = class_attribute(source, "DEFAULT_TRAIN_BSIZE");
+  // None: eval-only (TorchBench's _determine_batch_size raises NotImplementedError for train);
+  // not set here: the model says (NotImplementedError is a SKIP from the helper)
+  if (train != "None")
+    definition.default_train_batch_size =
+        positive_integer(train).value_or(definition.default_eval_batch_size);
+  definition.allow_customize_batch_size =
+      class_attribute(source, "ALLOW_CUSTOMIZE_BSIZE") != "False";
+  definition.build = [root = checkout, name, eval_default = definition.default_eval_batch_size,
+                      train_default = definition.default_train_batch_size.value_or(0),
+                      random_weights](const model_build_options& o) {
+    return build_checkout_model(root, name, o.training ? train_default : eval_default,
+                                random_weights, o);
+  };
+  return definition;
+}
+
+bool is_model_folder(const fs::path& folder) {
+  return fs::is_directory(folder) && fs::is_regular_file(folder / "__init__.py");
+}
+
+}  // namespace
+
+void register_torchbench_checkout(const std::string& checkout, bool random_weights,
+                                  const std::set<std::string>& canary_models) {
   const fs::path models = fs::path(checkout) / "torchbenchmark" / "models";
   std::vector<model_definition> definitions;
-  for (const auto& item : fs::directory_iterator(models)) {
-    const fs::path init = item.path() / "__init__.py";
-    if (!item.is_directory() || !fs::is_regular_file(init)) continue;
-    const std::string name = item.path().filename().string();
-    const std::string source = read_text_file(init.string());
-    model_definition definition;
-    definition.name = name;
-    // A class attribute the file does not set literally (inherited from a family's factory,
-    // computed) is left to the model: the definition's value is then a placeholder, and the
-    // helper passes no batch size unless the run chose another.
-    definition.default_eval_batch_size =
-        positive_integer(class_attribute(source, "DEFAULT_EVAL_BSIZE")).value_or(1);
-    const std::string train = class_attribute(source, "DEFAULT_TRAIN_BSIZE");
-    // None: eval-only (TorchBench's _determine_batch_size raises NotImplementedError for train);
-    // not set here: the model says (NotImplementedError is a SKIP from the helper)
-    if (train != "None")
-      definition.default_train_batch_size =
-          positive_integer(train).value_or(definition.default_eval_batch_size);
-    definition.allow_customize_batch_size =
-        class_attribute(source, "ALLOW_CUSTOMIZE_BSIZE") != "False";
-    const std::string root = checkout;
-    definition.build = [root, name, eval_default = definition.default_eval_batch_size,
-                        train_default = definition.default_train_batch_size.value_or(0),
-                        random_weights](const model_build_options& o) {
-      return build_checkout_model(root, name, o.training ? train_default : eval_default,
-                                  random_weights, o);
-    };
-    definitions.push_back(std::move(definition));
-  }
+  for (const auto& item : fs::directory_iterator(models))
+    if (is_model_folder(item.path()))
+      definitions.push_back(checkout_model_definition(checkout, item.path(), random_weights));
   if (definitions.empty())
     throw std::runtime_error(models.string() + " holds no model folder with an __init__.py");
+  // The listed canary models the checkout has (PyTorch's harness: _list_canary_model_paths
+  // filtered by the YAML's canary_models); one missing from this checkout is not an error.
+  const fs::path canaries = fs::path(checkout) / "torchbenchmark" / "canary_models";
+  for (const auto& name : canary_models)
+    if (is_model_folder(canaries / name) && !fs::exists(models / name))
+      definitions.push_back(checkout_model_definition(checkout, canaries / name, random_weights));
   remove_suite_models(checkout_suite);
   for (auto& definition : definitions) register_model(checkout_suite, std::move(definition));
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 
 namespace benchmatrix {
@@ -29,7 +30,10 @@ struct torchbench_source {
 /// torchbenchmark/models/<name>/ with an __init__.py, its default batch sizes and
 /// ALLOW_CUSTOMIZE_BSIZE read from that file's literal class attributes (DEFAULT_TRAIN_BSIZE =
 /// None: the model does not train; an attribute the file does not set is left to the model when
-/// it is built). `random_weights`: --random-weights, passed to the helper.
-void register_torchbench_checkout(const std::string& checkout, bool random_weights);
+/// it is built), and the torchbenchmark/canary_models/<name>/ of the names in `canary_models` (the
+/// suite YAML's canary_models) that the checkout has. `random_weights`: --random-weights, passed
+/// to the helper.
+void register_torchbench_checkout(const std::string& checkout, bool random_weights,
+                                  const std::set<std::string>& canary_models);
 
 }  // namespace benchmatrix

@@ -5,6 +5,8 @@ harness builds them (Model(test, device, batch_size).get_module(), dict inputs a
 run by every backend the CPU has with --verify; what cannot be built is a SKIP naming why; a bad
 path is a usage error; records say where their model came from and resume as any other's."""
 import os
+import re
+import shutil
 import subprocess
 import unittest
 
@@ -103,6 +105,20 @@ class TorchbenchCheckoutTest(OutputDirTest):
                       "(BENCHMATRIX_TORCHBENCH_DIR=none", self.output)
         record = self.records()[("dcgan", None, "eval")]
         self.assertEqual(record["model_source"]["kind"], "built-in")
+
+    def test_the_yamls_canary_models_run_beside_the_models(self):
+        # PyTorch's harness: torchbenchmark/models/ plus the canary_models/ that its YAML lists
+        # (torchrec_dlrm); an unlisted canary model is not run
+        checkout = os.path.join(self.out, "checkout")
+        shutil.copytree(CHECKOUT, checkout)
+        canaries = os.path.join(checkout, "torchbenchmark", "canary_models")
+        for name in ("torchrec_dlrm", "unlisted_canary"):
+            shutil.copytree(os.path.join(checkout, "torchbenchmark", "models", "tiny_mlp"),
+                            os.path.join(canaries, name))
+        self.sweep(f"--torchbench-dir={checkout}", "--dynamo=None", "--test=eval", "--dry-run")
+        planned = set(re.findall(r'"model_name": "(\w+)"', self.output))
+        self.assertEqual(planned, {"tiny_mlp", "dict_inputs", "eval_only", "needs_package",
+                                   "torchrec_dlrm"})
 
     def test_a_folder_that_is_not_a_checkout_is_a_usage_error_naming_it(self):
         empty = os.path.join(self.out, "not_a_checkout")
