@@ -20,6 +20,10 @@ write_exported_program_or_why: the torch.export package the inductor backend com
 the module does; where torch.export fails on a model, the entry says why instead of the helper
 failing, so that the inductor backend still compiles the model's TorchScript program.
 
+build_torchbench: a TorchBench model whose data set is missing and whose fallback is Meta's internal
+storage (Super_SloMo: "Failed to download data from manifold") is a SKIP naming the data folder and
+install.py, not a RuntimeError in an ERROR record.
+
 package_version_reason: a TorchBench model written against another version of an installed package
 (basic_gnn_*: sys.modules["torch_geometric.compile"], removed in torch_geometric 2.5) is a SKIP
 naming the package, its installed version and what the model looked for, not a KeyError in an
@@ -48,7 +52,8 @@ from benchmatrix_import.__main__ import (  # noqa: E402
     NotEnoughDisk, UNBUILDABLE, check_disk_space, eager_mask_decisions, float16_fill_values,
     untraceable)
 from benchmatrix_import.__main__ import main as import_main  # noqa: E402
-from benchmatrix_import.torchbench_checkout import package_version_reason  # noqa: E402
+from benchmatrix_import.torchbench_checkout import (  # noqa: E402
+    build_torchbench, package_version_reason)
 from benchmatrix_import.exported_package import (  # noqa: E402
     FAILURE_NAME, PACKAGE_NAME, write_exported_program_or_why)
 
@@ -132,6 +137,54 @@ class Float16FillValuesTest(unittest.TestCase):
         inputs = (torch.randn(2, 4), torch.ones(2, 4).long())
         self.assertEqual(float16_fill_values(torch.jit.trace(ConstantMask(-1e4), inputs)), 0)
         self.assertEqual(float16_fill_values(torch.jit.trace(ConstantMask(-65504.0), inputs)), 0)
+
+
+FIXTURE_CHECKOUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e", "fixtures",
+                                "torchbench_checkout")
+NEEDS_DATA_MODEL = """
+from torchbenchmark.util.model import BenchmarkModel
+
+
+class Model(BenchmarkModel):
+    DEFAULT_EVAL_BSIZE = 1
+
+    def __init__(self, test, device, batch_size=None, extra_args=[]):
+        super().__init__(test=test, device=device, batch_size=batch_size, extra_args=extra_args)
+        try:
+            from torchbenchmark.util.framework.fb.installer import install_data  # noqa: F401
+        except Exception as e:
+            raise RuntimeError(f"Failed to download data from manifold: {e}") from e
+"""
+
+
+class MissingDataSetTest(unittest.TestCase):
+    def test_a_model_whose_data_set_is_missing_is_unbuildable_naming_install_py(self):
+        checkout = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, checkout)
+        shutil.copytree(FIXTURE_CHECKOUT, checkout, dirs_exist_ok=True)
+        model = os.path.join(checkout, "torchbenchmark", "models", "needs_data")
+        os.makedirs(model)
+        with open(os.path.join(model, "__init__.py"), "w") as f:
+            f.write(NEEDS_DATA_MODEL)
+
+        class Unbuildable(Exception):
+            pass
+
+        def forget_torchbenchmark():  # the package of another test's checkout, or of this one
+            for name in [m for m in sys.modules if m.split(".")[0] == "torchbenchmark"]:
+                del sys.modules[name]
+
+        forget_torchbenchmark()
+        self.addCleanup(forget_torchbenchmark)
+        self.addCleanup(sys.path.remove, os.path.abspath(checkout))
+        with self.assertRaises(Unbuildable) as raised:
+            build_torchbench("needs_data", None, "cpu", "eval", checkout, False, Unbuildable)
+        self.assertEqual(str(raised.exception),
+                         f"needs_data needs its data set, which TorchBench's install.py downloads "
+                         f"into {os.path.abspath(checkout)}/torchbenchmark/data/.data/ (run `python "
+                         f"install.py needs_data` in the checkout where the network is reachable); "
+                         f"its fallback, Meta's internal storage, failed: No module named "
+                         f"'torchbenchmark.util.framework'")
 
 
 class PackageVersionReasonTest(unittest.TestCase):
