@@ -76,6 +76,11 @@ class Untraceable(Exception):
     tracer refuses): exit status 3, as the runner's every backend loads the traced program."""
 
 
+# The models whose eval runs with autograd enabled (PyTorch's benchmarks/dynamo/torchbench.py
+# pick_grad names maml alone).
+EVAL_WITH_GRAD = {"maml"}
+
+
 def untraceable(model, error):
     """Untraceable naming the error and the innermost line outside torch where it was raised
     (the model's own code, where the fix or the reason lies)."""
@@ -602,7 +607,11 @@ def build_entry(args, overrides, versions, directory):
     # other plain values (TorchBench's resnet50_quantized_qat), which no forward changes.
     state = {k: v.clone() for k, v in flat.state_dict().items() if isinstance(v, torch.Tensor)}
     masks = eager_mask_decisions() if args.traced_for == "eager" else contextlib.nullcontext()
-    with torch.no_grad():
+    # PyTorch's torchbench.py pick_grad: maml's eval takes gradients inside its forward
+    # (torch.autograd.grad), so it runs with grad enabled; the tracer then says why it cannot
+    # record that (an Untraceable SKIP) instead of the forward failing under no_grad
+    grad_mode = torch.enable_grad if args.model in EVAL_WITH_GRAD else torch.no_grad
+    with grad_mode():
         # One forward before tracing, as the C++ TorchScript backend settles its models: work a
         # model does on its first call only would otherwise be traced in and repeated on every call
         # of the program (TorchBench's llama converts its float32 KV caches to the input's dtype on
@@ -610,7 +619,7 @@ def build_entry(args, overrides, versions, directory):
         # CPU, 2026-12-06, BENCHMARKS.md). The BatchNorm statistics it moves are restored below.
         flat(*inputs)
     try:
-        with torch.no_grad(), masks:
+        with grad_mode(), masks:
             traced = torch.jit.trace(flat, inputs, check_trace=False, strict=False)
     except Exception as e:  # the tracer's errors have no common type (TypeError, RuntimeError...)
         raise untraceable(args.model, e) from e

@@ -423,6 +423,77 @@ class Model(BenchmarkModel):
 '''
 
 
+# A checkout model whose eval takes gradients inside its forward, as TorchBench's maml does
+# (torch.autograd.grad of an inner loss on a copy of its network): PyTorch's harness runs maml's eval
+# with grad enabled.
+GRADIENT_IN_EVAL = '''
+import copy
+
+import torch
+from torchbenchmark.util.model import BenchmarkModel
+
+
+class InnerStep(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Linear(4, 4))
+
+    def forward(self, x):
+        inner = copy.deepcopy(self.layers)  # maml fine-tunes a copy, leaving its own state alone
+        (grad,) = torch.autograd.grad(inner(x).sum(), inner[0].weight)
+        return x @ (inner[0].weight - 0.1 * grad).t()
+
+
+class Model(BenchmarkModel):
+    DEFAULT_EVAL_BSIZE = 2
+
+    def __init__(self, test, device, batch_size=None, extra_args=[]):
+        super().__init__(test=test, device=device, batch_size=batch_size, extra_args=extra_args)
+        self.model = InnerStep().to(device)
+        self.example_inputs = (torch.randn(self.batch_size, 4, device=device),)
+
+    def get_module(self):
+        return self.model, self.example_inputs
+'''
+
+
+class GradientInEvalTest(unittest.TestCase):
+    """maml (PyTorch's pick_grad): its eval runs with grad enabled, so the forward works and the
+    tracer says why it cannot record the inner gradient: a SKIP naming the model's line, where
+    under no_grad the forward itself failed ("element 0 of tensors does not require grad", an
+    ERROR record on the H100, 2026-12-06). Another model's eval keeps no_grad."""
+
+    def import_eval(self, name):
+        fixture = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e",
+                               "fixtures", "torchbench_checkout")
+        with tempfile.TemporaryDirectory() as work:
+            checkout = os.path.join(work, "checkout")
+            shutil.copytree(fixture, checkout)
+            model_dir = os.path.join(checkout, "torchbenchmark", "models", name)
+            os.makedirs(model_dir)
+            with open(os.path.join(model_dir, "__init__.py"), "w") as f:
+                f.write(GRADIENT_IN_EVAL)
+            return subprocess.run(
+                [sys.executable, "-m", "benchmatrix_import", "--suite=torchbench",
+                 f"--model={name}", f"--torchbench-dir={checkout}", "--test=eval",
+                 "--device=cpu", f"--cache-dir={os.path.join(work, 'cache')}",
+                 f"--result={os.path.join(work, 'result')}"],
+                capture_output=True, text=True, timeout=300,
+                env=dict(os.environ, PYTHONPATH=PYTHON_DIR))
+
+    def test_maml_is_traced_with_grad_enabled_and_skipped_naming_why(self):
+        helper = self.import_eval("maml")
+        self.assertEqual(helper.returncode, UNBUILDABLE, helper.stderr[-3000:])
+        self.assertRegex(helper.stderr, r"maml cannot be traced by torch\.jit\.trace at "
+                                        r"\S+/models/maml/__init__\.py:\d+: RuntimeError: "
+                                        r"Cannot insert a Tensor that requires grad")
+
+    def test_another_models_eval_runs_without_grad(self):
+        helper = self.import_eval("inner_step")
+        self.assertNotEqual(helper.returncode, 0)
+        self.assertIn("does not require grad", helper.stderr)
+
+
 class StateRestoreTest(unittest.TestCase):
     """The import helper runs one forward before tracing and then restores the model's state:
     the restore must take the state dict's tensors and leave its other values (a dtype) alone."""
