@@ -181,7 +181,8 @@ class MissingDataSetTest(unittest.TestCase):
             build_torchbench("needs_data", None, "cpu", "eval", checkout, False, Unbuildable)
         self.assertEqual(str(raised.exception),
                          f"needs_data needs its data set, which TorchBench's install.py downloads "
-                         f"into {os.path.abspath(checkout)}/torchbenchmark/data/.data/ (run `python "
+                         f"into {os.path.abspath(checkout)}/torchbenchmark/data/.data/ "
+                         f"(run `python "
                          f"install.py needs_data` in the checkout where the network is reachable); "
                          f"its fallback, Meta's internal storage, failed: No module named "
                          f"'torchbenchmark.util.framework'")
@@ -424,8 +425,8 @@ class Model(BenchmarkModel):
 
 
 # A checkout model whose eval takes gradients inside its forward, as TorchBench's maml does
-# (torch.autograd.grad of an inner loss on a copy of its network): PyTorch's harness runs maml's eval
-# with grad enabled.
+# (torch.autograd.grad of an inner loss on a copy of its network): PyTorch's harness runs maml's
+# eval with grad enabled.
 GRADIENT_IN_EVAL = '''
 import copy
 
