@@ -103,10 +103,11 @@ int run_job(const benchmatrix::child_job& job) {
   // run on the slice of CPUs --compile-ahead gave this child.
   if (!job.settings.cpus.empty()) set_cpu_affinity(parse_cpu_list(job.settings.cpus));
   if (!job.settings.model_path.empty()) register_exported_models(job.settings.model_path);
+  const auto config = load_suite_config(job.suite_name);
+  // set for torchbench jobs only (child_job_options.cpp), so `config` is torchbench.yaml's
   if (!job.settings.torchbench_checkout.empty())
     register_torchbench_checkout(job.settings.torchbench_checkout, job.settings.random_weights,
-                                 load_suite_config("torchbench")->canary_models());
-  const auto config = load_suite_config(job.suite_name);
+                                 config->canary_models());
   if (job.role == child_role::verifier) return run_verifier_child(job, config.get());
   return run_child(job, config.get());
 }

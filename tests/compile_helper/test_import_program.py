@@ -141,6 +141,30 @@ class Float16FillValuesTest(unittest.TestCase):
 
 FIXTURE_CHECKOUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e", "fixtures",
                                 "torchbench_checkout")
+
+
+def checkout_with_model(work, name, source):
+    """A copy of the fixture checkout under `work` with one more model, `name`, whose
+    __init__.py is `source`; returns the copy's path."""
+    checkout = os.path.join(work, "checkout")
+    shutil.copytree(FIXTURE_CHECKOUT, checkout)
+    model_dir = os.path.join(checkout, "torchbenchmark", "models", name)
+    os.makedirs(model_dir)
+    with open(os.path.join(model_dir, "__init__.py"), "w") as f:
+        f.write(source)
+    return checkout
+
+
+def run_helper_process(checkout, work, model, *flags):
+    """python -m benchmatrix_import --suite=torchbench of `model` on the CPU, in a process of its
+    own as the runner starts it (this one may have imported another checkout's torchbenchmark);
+    its cache and result file under `work`."""
+    return subprocess.run(
+        [sys.executable, "-m", "benchmatrix_import", "--suite=torchbench", f"--model={model}",
+         f"--torchbench-dir={checkout}", "--device=cpu",
+         f"--cache-dir={os.path.join(work, 'cache')}", f"--result={os.path.join(work, 'result')}",
+         *flags],
+        capture_output=True, text=True, timeout=300, env=dict(os.environ, PYTHONPATH=PYTHON_DIR))
 NEEDS_DATA_MODEL = """
 from torchbenchmark.util.model import BenchmarkModel
 
@@ -159,13 +183,9 @@ class Model(BenchmarkModel):
 
 class MissingDataSetTest(unittest.TestCase):
     def test_a_model_whose_data_set_is_missing_is_unbuildable_naming_install_py(self):
-        checkout = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, checkout)
-        shutil.copytree(FIXTURE_CHECKOUT, checkout, dirs_exist_ok=True)
-        model = os.path.join(checkout, "torchbenchmark", "models", "needs_data")
-        os.makedirs(model)
-        with open(os.path.join(model, "__init__.py"), "w") as f:
-            f.write(NEEDS_DATA_MODEL)
+        work = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, work)
+        checkout = checkout_with_model(work, "needs_data", NEEDS_DATA_MODEL)
 
         class Unbuildable(Exception):
             pass
@@ -182,8 +202,8 @@ class MissingDataSetTest(unittest.TestCase):
         self.assertEqual(str(raised.exception),
                          f"needs_data needs its data set, which TorchBench's install.py downloads "
                          f"into {os.path.abspath(checkout)}/torchbenchmark/data/.data/ "
-                         f"(run `python "
-                         f"install.py needs_data` in the checkout where the network is reachable); "
+                         f"(run `python install.py needs_data` in the checkout where the network "
+                         f"is reachable); "
                          f"its fallback, Meta's internal storage, failed: No module named "
                          f"'torchbenchmark.util.framework'")
 
@@ -364,8 +384,7 @@ class OnlyTrainingTest(unittest.TestCase):
     entry of its own whose manifest says so; without it, eval mode."""
 
     def test_the_eval_program_is_traced_in_train_mode_in_its_own_entry(self):
-        checkout = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e",
-                                "fixtures", "torchbench_checkout")
+        checkout = FIXTURE_CHECKOUT
         entries = {}
         with tempfile.TemporaryDirectory() as cache:
             for flags in ([], ["--eval-in-train-mode"]):
@@ -465,22 +484,9 @@ class GradientInEvalTest(unittest.TestCase):
     ERROR record on the H100, 2026-12-06). Another model's eval keeps no_grad."""
 
     def import_eval(self, name):
-        fixture = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e",
-                               "fixtures", "torchbench_checkout")
         with tempfile.TemporaryDirectory() as work:
-            checkout = os.path.join(work, "checkout")
-            shutil.copytree(fixture, checkout)
-            model_dir = os.path.join(checkout, "torchbenchmark", "models", name)
-            os.makedirs(model_dir)
-            with open(os.path.join(model_dir, "__init__.py"), "w") as f:
-                f.write(GRADIENT_IN_EVAL)
-            return subprocess.run(
-                [sys.executable, "-m", "benchmatrix_import", "--suite=torchbench",
-                 f"--model={name}", f"--torchbench-dir={checkout}", "--test=eval",
-                 "--device=cpu", f"--cache-dir={os.path.join(work, 'cache')}",
-                 f"--result={os.path.join(work, 'result')}"],
-                capture_output=True, text=True, timeout=300,
-                env=dict(os.environ, PYTHONPATH=PYTHON_DIR))
+            checkout = checkout_with_model(work, name, GRADIENT_IN_EVAL)
+            return run_helper_process(checkout, work, name, "--test=eval")
 
     def test_maml_is_traced_with_grad_enabled_and_skipped_naming_why(self):
         helper = self.import_eval("maml")
@@ -500,27 +506,12 @@ class StateRestoreTest(unittest.TestCase):
     the restore must take the state dict's tensors and leave its other values (a dtype) alone."""
 
     def test_a_state_dict_with_a_dtype_imports_with_its_statistics_restored(self):
-        fixture = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e",
-                               "fixtures", "torchbench_checkout")
         with tempfile.TemporaryDirectory() as work:
-            checkout = os.path.join(work, "checkout")
-            shutil.copytree(fixture, checkout)
-            model_dir = os.path.join(checkout, "torchbenchmark", "models", "state_with_a_dtype")
-            os.makedirs(model_dir)
-            with open(os.path.join(model_dir, "__init__.py"), "w") as f:
-                f.write(STATE_WITH_A_DTYPE)
-            result = os.path.join(work, "result")
-            # A process of its own, as the runner starts the helper: this one has imported the
-            # fixture checkout's torchbenchmark package already.
-            helper = subprocess.run(
-                [sys.executable, "-m", "benchmatrix_import", "--suite=torchbench",
-                 "--model=state_with_a_dtype", f"--torchbench-dir={checkout}", "--test=eval",
-                 "--eval-in-train-mode", "--device=cpu",
-                 f"--cache-dir={os.path.join(work, 'cache')}", f"--result={result}"],
-                capture_output=True, text=True, timeout=300,
-                env=dict(os.environ, PYTHONPATH=PYTHON_DIR))
+            checkout = checkout_with_model(work, "state_with_a_dtype", STATE_WITH_A_DTYPE)
+            helper = run_helper_process(checkout, work, "state_with_a_dtype", "--test=eval",
+                                        "--eval-in-train-mode")
             self.assertEqual(helper.returncode, 0, helper.stderr[-3000:])
-            with open(result) as f:
+            with open(os.path.join(work, "result")) as f:
                 program = torch.jit.load(os.path.join(f.read(), "model.pt"))
         statistics = {k.rsplit(".", 2)[-2] + "." + k.rsplit(".", 1)[-1]: v
                       for k, v in program.state_dict().items() if "running" in k}
