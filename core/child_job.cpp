@@ -228,4 +228,11 @@ child_job read_child_job_file(const std::filesystem::path& path) {
   return child_job_from_json(read_text_file(path), "job file " + path.string());
 }
 
+namespace {
+std::optional<child_role> g_running_child_role;  // one job per process: set once, before the model builds
+}  // namespace
+
+std::optional<child_role> running_child_role() { return g_running_child_role; }
+void set_running_child_role(child_role role) { g_running_child_role = role; }
+
 }  // namespace benchmatrix

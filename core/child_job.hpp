@@ -107,4 +107,10 @@ void write_child_job_file(const std::filesystem::path& path, const child_job& jo
 /// Reads a job file written by write_child_job_file; throws std::runtime_error naming the path.
 [[nodiscard]] child_job read_child_job_file(const std::filesystem::path& path);
 
+/// The role of the job this process runs, set by experiment_runner's job entry (a child, exec'd
+/// or forked from the sweep, or a config run by hand: timing); nullopt before (a sweep's parent).
+/// What code inside a model or backend asks to tell the verifier child from the timing child.
+[[nodiscard]] std::optional<child_role> running_child_role();
+void set_running_child_role(child_role role);
+
 }  // namespace benchmatrix

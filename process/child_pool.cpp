@@ -46,8 +46,21 @@ child_pool::child_id child_pool::start(const std::vector<std::string>& argv,
                                        const std::map<std::string, std::string>& environment,
                                        const std::filesystem::path& stdout_path,
                                        const std::filesystem::path& stderr_path, seconds timeout) {
-  auto process = std::make_unique<child_process>(argv, environment, stdout_path, stderr_path,
-                                                 process_group::own);
+  return adopt(std::make_unique<child_process>(argv, environment, stdout_path, stderr_path,
+                                              process_group::own),
+               timeout);
+}
+
+child_pool::child_id child_pool::start(const std::function<int()>& entry, const std::string& name,
+                                       const std::map<std::string, std::string>& environment,
+                                       const std::filesystem::path& stdout_path,
+                                       const std::filesystem::path& stderr_path, seconds timeout) {
+  return adopt(std::make_unique<child_process>(entry, name, environment, stdout_path, stderr_path,
+                                              process_group::own),
+               timeout);
+}
+
+child_pool::child_id child_pool::adopt(std::unique_ptr<child_process> process, seconds timeout) {
   m_janitor->watch_group(process->pid());
   const auto deadline =
       process->started() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -55,6 +56,12 @@ public:
                  const std::map<std::string, std::string>& environment,
                  const std::filesystem::path& stdout_path, const std::filesystem::path& stderr_path,
                  seconds timeout);
+  /// Starts a fork of this process that runs `entry` (see child_process), as above; `name` stands
+  /// for the program in errors.
+  child_id start(const std::function<int()>& entry, const std::string& name,
+                 const std::map<std::string, std::string>& environment,
+                 const std::filesystem::path& stdout_path, const std::filesystem::path& stderr_path,
+                 seconds timeout);
   /// The children that ended since the last call, waiting up to `wait` for one when none has (not
   /// at all when the pool is empty). A child past its deadline is stopped here (this blocks up to
   /// the grace period) and comes back with timed_out set. Ended children leave the pool.
@@ -79,6 +86,8 @@ private:
   /// The children that ended or ran past their deadline (stopped), without waiting.
   std::vector<ended> reap();
   void forget(std::map<child_id, member>::iterator it);
+  /// Makes a started child a member with a deadline `timeout` from its start; returns its id.
+  child_id adopt(std::unique_ptr<child_process> process, seconds timeout);
 
   seconds m_grace;
   std::filesystem::path m_scratch;

@@ -1,7 +1,10 @@
 #include "process/child_process.hpp"
 
+#include "process/forked_child.hpp"
+
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -9,6 +12,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <stdexcept>
 #include <thread>
 
@@ -38,6 +42,26 @@ std::string executable_for(const std::string& program,
   const auto found = bp::search_path(program, folders);
   if (found.empty()) throw launch_error(program, "not found on PATH (" + search + ")");
   return found.string();
+}
+
+/// In the child, between fork and exec or the forked entry (async-signal-safe calls only): the
+/// group, then the parent-death signal. SIGKILL, not SIGTERM: a child that ignores SIGTERM (a
+/// hang) must not outlive its parent either. If the parent died before prctl, the child was
+/// already reparented: getppid() says so; it ends.
+void join_group_and_die_with(pid_t parent, bool own_group) {
+  if (own_group) ::setpgid(0, 0);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(127);
+}
+
+/// `path` emptied and opened for writing (close-on-exec: the forked child keeps only its dup2'd
+/// copy); throws launch_error naming `program` when it cannot be.
+int open_output(const std::filesystem::path& path, const std::string& program) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw launch_error(program, "cannot write its output to " + path.string() + ": " +
+                                    std::strerror(errno));
+  return fd;
 }
 
 }  // namespace
@@ -93,14 +117,7 @@ child_process::child_process(const std::vector<std::string>& argv,
   std::vector<std::string> args(argv.begin() + 1, argv.end());
   const pid_t parent = ::getpid();
   const bool own_group = group == process_group::own;
-  // Between fork and exec (async-signal-safe calls only): the group, then the parent-death signal.
-  // SIGKILL, not SIGTERM: a child that ignores SIGTERM (a hang) must not outlive its parent either.
-  // If the parent died before prctl, the child was already reparented: getppid() says so; it ends.
-  const auto setup = [parent, own_group](auto&) {
-    if (own_group) ::setpgid(0, 0);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);
-  };
+  const auto setup = [parent, own_group](auto&) { join_group_and_die_with(parent, own_group); };
   try {
     if (stdout_path == stderr_path) {
       bp::child child(bp::exe = executable, bp::args = args, env, bp::std_in < bp::null,
@@ -119,6 +136,36 @@ child_process::child_process(const std::vector<std::string>& argv,
     throw launch_error(argv.front(), e.what());
   }
   // Also from the parent side, so kill(-pid) works at once (no race with the child's setpgid).
+  if (own_group) ::setpgid(m_pid, m_pid);
+  m_started = std::chrono::steady_clock::now();
+}
+
+child_process::child_process(const std::function<int()>& entry, const std::string& name,
+                             const std::map<std::string, std::string>& environment,
+                             const std::filesystem::path& stdout_path,
+                             const std::filesystem::path& stderr_path, process_group group)
+    : m_group(group) {
+  if (const auto why = fork_start_unsafe_reason()) throw launch_error(name, "cannot fork: " + *why);
+  const int stdout_fd = open_output(stdout_path, name);
+  const int stderr_fd = stdout_path == stderr_path ? stdout_fd : open_output(stderr_path, name);
+  const auto close_outputs = [&] {
+    ::close(stdout_fd);
+    if (stderr_fd != stdout_fd) ::close(stderr_fd);
+  };
+  // Whatever this process buffered is written now, once, not again by the child's copy.
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  const pid_t parent = ::getpid();
+  const bool own_group = group == process_group::own;
+  m_pid = ::fork();
+  if (m_pid == 0) {
+    join_group_and_die_with(parent, own_group);
+    run_forked_child(entry, environment, stdout_fd, stderr_fd);
+  }
+  const int fork_errno = errno;
+  close_outputs();
+  if (m_pid < 0) throw launch_error(name, std::string("fork: ") + std::strerror(fork_errno));
   if (own_group) ::setpgid(m_pid, m_pid);
   m_started = std::chrono::steady_clock::now();
 }

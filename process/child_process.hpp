@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -47,6 +48,14 @@ public:
   /// from a thread that outlives them (the main thread); a parent killed by SIGKILL leaves none.
   /// Throws launch_error when the program cannot be started.
   child_process(const std::vector<std::string>& argv,
+                const std::map<std::string, std::string>& environment,
+                const std::filesystem::path& stdout_path, const std::filesystem::path& stderr_path,
+                process_group group = process_group::own);
+  /// Starts a fork of this process that runs `entry` as if it were a program exec'd with exactly
+  /// `environment` (process/forked_child.hpp) and exits with its status; otherwise as above.
+  /// `name` stands for the program in errors. Throws launch_error when this process has other
+  /// threads (fork_start_unsafe_reason), an output file cannot be written or fork fails.
+  child_process(const std::function<int()>& entry, const std::string& name,
                 const std::map<std::string, std::string>& environment,
                 const std::filesystem::path& stdout_path, const std::filesystem::path& stderr_path,
                 process_group group = process_group::own);

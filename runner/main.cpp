@@ -6,6 +6,7 @@
 #include "core/cpu_affinity.hpp"
 #include "core/log.hpp"
 #include "runner/child_job_options.hpp"
+#include "runner/child_start.hpp"
 #include "runner/runner_cli.hpp"
 #include "runner/slurm_merge.hpp"
 #include "runner/slurm_submission.hpp"
@@ -99,6 +100,7 @@ void use_torchbench_checkout(benchmatrix::runner_options& options) {
 /// Runs one config's child in the job's role; returns the exit status.
 int run_job(const benchmatrix::child_job& job) {
   using namespace benchmatrix;
+  set_running_child_role(job.role);
   // Before the child starts any thread (LibTorch's pools, the compile helper): all of them then
   // run on the slice of CPUs --compile-ahead gave this child.
   if (!job.settings.cpus.empty()) set_cpu_affinity(parse_cpu_list(job.settings.cpus));
@@ -110,6 +112,25 @@ int run_job(const benchmatrix::child_job& job) {
                                  config->canary_models());
   if (job.role == child_role::verifier) return run_verifier_child(job, config.get());
   return run_child(job, config.get());
+}
+
+/// --job=FILE: reads the job and runs it; returns the exit status. Also what a child started as a
+/// fork of the sweep runs, so it first drops what it inherited of the sweep's display: its log
+/// lines go to its own stderr file, not around the sweep's progress line.
+int run_job_file(const std::filesystem::path& job_file) {
+  using namespace benchmatrix;
+  set_status_line_hooks({}, {});
+  try {
+    const child_job job = read_child_job_file(job_file);
+    set_log_level(job.settings.log_level);
+    return run_job(job);
+  } catch (const usage_error& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return 1;
+  }
 }
 
 bool asks_for_help(const std::vector<std::string>& arguments) {
@@ -160,15 +181,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    if (options.job_file) {
-      const child_job job = read_child_job_file(*options.job_file);
-      set_log_level(job.settings.log_level);
-      return run_job(job);
-    }
+    if (options.job_file) return run_job_file(*options.job_file);
     set_log_level(options.log_level);
     if (!options.model_path.empty()) register_exported_models(options.model_path);
     use_torchbench_checkout(options);
     (void)inductor_program_choice();  // a bad BENCHMATRIX_INDUCTOR_PROGRAM ends the run, not each child
+    (void)child_start_choice();       // as a bad BENCHMATRIX_CHILD_START does
     if (options.runs_one_config_by_hand()) return run_job(hand_run_job(options));
     sweep_inputs inputs;
     std::vector<std::unique_ptr<suite_config>> configs_of_suites;  // outlive the sweep
@@ -181,6 +199,7 @@ int main(int argc, char** argv) {
     inputs.argv.assign(argv, argv + argc);
     inputs.self_exe = std::filesystem::read_symlink("/proc/self/exe").string();
     inputs.environment = torch_run_environment();
+    inputs.run_job_file = run_job_file;
     if (options.slurm && options.slurm_merge) return run_slurm_merge(inputs);
     if (options.slurm && !options.slurm_task) return run_slurm_submission(inputs);
     return run_sweep(inputs);  // also one task of a --slurm array

@@ -14,6 +14,7 @@
 #include "process/child_pool.hpp"
 #include "runner/child_environment.hpp"
 #include "runner/child_job_options.hpp"
+#include "runner/child_start.hpp"
 #include "runner/compile_ahead.hpp"
 #include "runner/compile_service.hpp"
 #include "runner/device_slots.hpp"
@@ -467,10 +468,21 @@ bool sweep::launch(running_child& child, bool verifier) {
         environment.try_emplace("OMP_NUM_THREADS", std::to_string(share->second.size()));
       }
     write_child_job_file(job_path, job);
-    child.id = m_pool->start(
-        std::vector<std::string>{m_in.self_exe, "--job=" + job_path.string()}, environment,
-        child.directory / "stdout", child.directory / "stderr",
-        std::chrono::seconds(m_o.subprocess_timeout));
+    const auto timeout = std::chrono::seconds(m_o.subprocess_timeout);
+    const auto exec_reason = m_in.run_job_file ? fork_start_refusal(c.experiment, environment)
+                                               : std::optional<std::string>("no job entry");
+    if (exec_reason) {
+      log_debug("config " + std::to_string(c.config_index) + ": child exec'd (" + *exec_reason + ")");
+      child.id = m_pool->start(std::vector<std::string>{m_in.self_exe, "--job=" + job_path.string()},
+                               environment, child.directory / "stdout", child.directory / "stderr",
+                               timeout);
+    } else {
+      log_debug("config " + std::to_string(c.config_index) + ": child forked");
+      const auto& run_job_file = m_in.run_job_file;
+      child.id = m_pool->start([&run_job_file, job_path] { return run_job_file(job_path); },
+                               m_in.self_exe, environment, child.directory / "stdout",
+                               child.directory / "stderr", timeout);
+    }
   } catch (const std::exception& e) {
     log_error("ERROR when launching child process: " + std::string(e.what()));
     std::string line;

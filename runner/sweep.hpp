@@ -9,6 +9,8 @@
 #include "runner/runner_options.hpp"
 #include "suites/suite_config.hpp"
 
+#include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -24,6 +26,10 @@ struct sweep_inputs {
   /// Each suite's skip lists; a suite absent or null: every model is compatible (dummy).
   std::map<std::string, const suite_config*> configs;
   run_environment environment;           // the parent's (its children's), for run_context.json
+  /// Runs a child's job file in this process and returns its exit status (main's handling of
+  /// --job=FILE): what a child started as a fork of the sweep runs (runner/child_start.hpp).
+  /// Empty: every child is exec'd.
+  std::function<int(const std::filesystem::path& job_file)> run_job_file;
 };
 
 /// Runs the sweep; returns the process exit status (0, or 130 after Ctrl-C).

@@ -37,6 +37,24 @@ def wait_until_dead(pid, seconds=10):
     return False
 
 
+def sweep_child_jobs():
+    """{pid: job file} of the running sweep children (not zombies), exec'd or forked from their
+    sweep alike: a child's stdout is <scratch>/config-N[-verifier]/stdout, its job.json beside it
+    (a forked child's command line is its sweep's, so it cannot be told by `--job=`)."""
+    jobs = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stdout = os.readlink(f"/proc/{pid}/fd/1")
+            with open(f"/proc/{pid}/stat") as f:
+                state = f.read().rsplit(") ", 1)[1][0]
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
+        job = os.path.join(os.path.dirname(stdout), "job.json")
+        if state != "Z" and os.path.basename(stdout) == "stdout" and os.path.exists(job):
+            jobs[int(pid)] = job
+    return jobs
+
+
 def read_records(path):
     """Every line of a results file, parsed (Python's json accepts the NaN tokens we may write)."""
     with open(path, encoding="utf-8") as f:

@@ -8,23 +8,24 @@ import subprocess
 import tempfile
 import time
 
-from harness import FAULTY_RUNNER, OutputDirTest, read_records, run
+from harness import FAULTY_RUNNER, OutputDirTest, read_records, run, sweep_child_jobs
 
 ARGS = ["--suite-name=faulty", "-k", "a_healthy|hang_ignoring_sigterm|z_healthy",
         "--accelerator=cpu", "--xla=None", "--dynamo=None", "--test=eval", "--repeat=1",
         "--subprocess-grace-period=0.5"]
 
 
-def job_model(pid):
-    """The model_name of the job file a child started as `--job=<file>` runs; None for others."""
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            words = f.read().decode(errors="replace").split("\0")
-        job = next(w[len("--job="):] for w in words if w.startswith("--job="))
-        with open(job) as f:
-            return json.load(f)["model_name"]
-    except (OSError, StopIteration, ValueError, KeyError):
-        return None
+def child_models_under(folder):
+    """The model_name of each running sweep child whose job file lies under `folder`."""
+    models = []
+    for job in sweep_child_jobs().values():
+        if job.startswith(folder + os.sep):
+            try:
+                with open(job) as f:
+                    models.append(json.load(f)["model_name"])
+            except (OSError, ValueError, KeyError):
+                continue
+    return models
 
 
 def processes_mentioning(*texts):
@@ -52,9 +53,11 @@ class ParentDeathTest(OutputDirTest):
         self.args = [*ARGS, f"--output-dirname={self.out}"]
 
     def sweep_processes(self):
-        """The parent (its argv names the output directory) and its children (started as
-        `--job=<TMPDIR>/benchmatrix-*/.../job.json`)."""
-        return sorted(set(processes_mentioning(self.out)) | set(processes_mentioning(self.tmpdir)))
+        """The parent (its argv names the output directory) and its children (their job files
+        under <TMPDIR>/benchmatrix-*/)."""
+        children = {pid for pid, job in sweep_child_jobs().items()
+                    if job.startswith(self.tmpdir + os.sep)}
+        return sorted(set(processes_mentioning(self.out)) | children)
 
     def tearDown(self):
         for pid in self.sweep_processes():  # only if the test failed
@@ -71,8 +74,7 @@ class ParentDeathTest(OutputDirTest):
                                               os.path.getsize(self.results) > 0):
             time.sleep(0.1)
         time.sleep(1.0)  # the hanging child is running now
-        self.assertIn("hang_ignoring_sigterm",
-                      [job_model(pid) for pid in processes_mentioning(self.tmpdir, "--job=")],
+        self.assertIn("hang_ignoring_sigterm", child_models_under(self.tmpdir),
                       "the sweep's hanging child is not running")
         self.assertTrue(os.listdir(self.tmpdir), "the sweep made no scratch directory")
         return parent

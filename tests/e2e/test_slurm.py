@@ -7,7 +7,7 @@ import tempfile
 import time
 import unittest
 
-from harness import FAULTY_RUNNER, RUNNER, OutputDirTest, read_records, run
+from harness import FAULTY_RUNNER, RUNNER, OutputDirTest, read_records, run, sweep_child_jobs
 
 CLUSTER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "slurm",
                               "local_cluster.sh")
@@ -45,13 +45,8 @@ def hanging_child_ignores_sigterm(output_dir):
     """Whether the hang_ignoring_sigterm child of the sweep writing to `output_dir` runs and has
     set SIGTERM to ignored (its SigIgn bit): before that, a SIGTERM kills it like any child, and
     its task writes that death's record instead of ending without one."""
-    for pid in filter(str.isdigit, os.listdir("/proc")):
+    for pid, job in sweep_child_jobs().items():
         try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                arguments = f.read().split(b"\0")
-            job = next((a[len(b"--job="):] for a in arguments if a.startswith(b"--job=")), None)
-            if job is None:
-                continue
             with open(job, encoding="utf-8") as f:
                 text = f.read()
             if "hang_ignoring_sigterm" not in text or output_dir not in text:

@@ -259,5 +259,52 @@ class SeveralSuitesTest(OutputDirTest):
         self.assertIn("'torchbench', or a comma-separated list of them)", proc.stderr)
 
 
+class ChildStartTest(OutputDirTest):
+    """CPU children start as forks of the sweep (runner/child_start.hpp), skipping a second
+    LibTorch load, and give the records exec'd children give."""
+
+    def sweep(self, name, **env):
+        out = os.path.join(self.out, name)
+        proc = run(RUNNER, "--suite-name=dummy", "--accelerator=cpu", "--xla=None", "--dynamo=None",
+                   "--dynamo=torchscript", "--test=eval", "--test=train", "--repeat=2", "--verify",
+                   "--log-level=debug", f"--output-dirname={out}",
+                   env=dict(os.environ, **env))
+        records = {(r["experiment"]["dynamo"], r["experiment"]["test"]): r
+                   for r in read_records(os.path.join(out, "results.jsonl"))}
+        return proc.stderr, records
+
+    def test_cpu_children_are_forked_and_give_the_records_of_exec_d_children(self):
+        forked_log, forked = self.sweep("forked")
+        exec_log, execd = self.sweep("exec", BENCHMATRIX_CHILD_START="exec")
+        # each of the 4 configs: a timing child and a verifier child
+        self.assertEqual(forked_log.count(": child forked"), 8, forked_log)
+        self.assertEqual(exec_log.count(": child exec'd (BENCHMATRIX_CHILD_START=exec)"), 8, exec_log)
+        self.assertEqual(sorted(forked, key=str), sorted(execd, key=str))
+
+        def keys(value, prefix=""):
+            if not isinstance(value, dict):
+                return {prefix}
+            return set().union(*(keys(v, f"{prefix}.{k}") for k, v in value.items()))
+        for config, record in forked.items():
+            other = execd[config]
+            self.assertEqual(record["verification_code"], "PASS", (config, record))
+            self.assertEqual(other["verification_code"], "PASS", (config, other))
+            self.assertEqual(keys(record), keys(other), config)
+            self.assertEqual(record["model"], other["model"])
+            # the fork did not load LibTorch again: the CPU time the child had used when it began
+            # timing is below the exec'd child's, which includes the load (about 0.3 s)
+            self.assertLess(record["machine_state"]["start"]["host"]["process_cpu_s"],
+                            other["machine_state"]["start"]["host"]["process_cpu_s"], config)
+
+    def test_a_bad_child_start_is_a_usage_error(self):
+        proc = run(RUNNER, "--suite-name=dummy", "--accelerator=cpu", "--xla=None", "--dynamo=None",
+                   f"--output-dirname={self.out}", check=False,
+                   env=dict(os.environ, BENCHMATRIX_CHILD_START="vfork"))
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("BENCHMATRIX_CHILD_START=vfork: expected fork (the default: CPU children start "
+                      "as forks of the sweep) or exec (every child exec'd)", proc.stderr)
+        self.assertFalse(os.path.exists(self.results))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -71,14 +71,8 @@ c10::IValue add_to_last(const c10::IValue& output, double amount) {
   return c10::ivalue::Tuple::create(std::move(elements));
 }
 
-/// True in the --verify child: its job file (the `--job=<file>` it was started with) says so.
-bool in_verifier() {
-  std::ifstream command_line("/proc/self/cmdline");
-  for (std::string argument; std::getline(command_line, argument, '\0');)
-    if (argument.rfind("--job=", 0) == 0)
-      return read_child_job_file(argument.substr(6)).role == child_role::verifier;
-  return false;  // run by hand: a timing child
-}
+/// True in the --verify child (exec'd or forked: the job entry says which role it runs).
+bool in_verifier() { return running_child_role() == child_role::verifier; }
 
 /// `d` with `hook` run before each build (faults at construction).
 model_definition before_build(model_definition d, std::function<void()> hook) {

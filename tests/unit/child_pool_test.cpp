@@ -1,11 +1,14 @@
 // The child pool (process/child_pool.hpp): exit statuses, deadlines, stopping, scratch directory,
 // and the janitor that cleans up after a parent killed by SIGKILL.
 #include "process/child_pool.hpp"
+#include "process/forked_child.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <fstream>
+#include <iostream>
 #include <signal.h>
 #include <sstream>
 #include <sys/wait.h>
@@ -153,4 +156,59 @@ TEST_CASE("a parent killed by SIGKILL leaves no child, grandchild or scratch dir
   // The child and grandchild were re-parented (to init, which reaps them): gone once killed.
   CHECK(eventually([&] { return !process_alive(child) && !process_alive(grandchild); }));
   CHECK(eventually([&] { return !std::filesystem::exists(scratch); }));
+}
+
+TEST_CASE("a forked child runs its function as if exec'd: environment, outputs, signals, descriptors") {
+  REQUIRE_FALSE(bm::fork_start_unsafe_reason());  // the test binary has one thread
+  bm::child_pool pool(1s, "bm-pool-test-");
+  const auto dir = pool.scratch();
+  // A caught signal in the parent, a descriptor kept across exec and one closed by it.
+  struct sigaction caught {};
+  caught.sa_handler = [](int) {};
+  struct sigaction before {};
+  REQUIRE(::sigaction(SIGUSR1, &caught, &before) == 0);
+  const int kept = ::open("/dev/null", O_RDONLY);
+  const int closed = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  REQUIRE((kept >= 0 && closed >= 0));
+  std::printf("(child_pool_test: a line the parent buffered, written once, by the parent)\n");
+  const auto entry = [kept, closed] {
+    struct sigaction now {};
+    ::sigaction(SIGUSR1, nullptr, &now);
+    const char* only = std::getenv("ONLY_THIS");
+    std::cout << (only ? only : "unset") << " HOME=" << (std::getenv("HOME") ? "set" : "unset")
+              << " handler=" << (now.sa_handler == SIG_DFL ? "default" : "caught")
+              << " kept=" << (::fcntl(kept, F_GETFD) != -1)
+              << " closed=" << (::fcntl(closed, F_GETFD) != -1) << "\n";
+    std::cerr << "to stderr\n";
+    return 7;
+  };
+  const auto id = pool.start(entry, "entry", {{"ONLY_THIS", "given"}}, dir / "out", dir / "err", 10s);
+  bm::child_pool::ended ended;
+  REQUIRE(eventually([&] {
+    for (const auto& e : pool.collect(50ms))
+      if (e.id == id) {
+        ended = e;
+        return true;
+      }
+    return false;
+  }));
+  CHECK(ended.exit.exit_code == 7);
+  CHECK(read(dir / "out") == "given HOME=unset handler=default kept=1 closed=0\n");
+  CHECK(read(dir / "err") == "to stderr\n");
+  // A function that throws: status 1, its message on stderr.
+  const auto thrown = pool.start([]() -> int { throw std::runtime_error("no model"); }, "entry",
+                                 {}, dir / "out", dir / "err", 10s);
+  REQUIRE(eventually([&] {
+    for (const auto& e : pool.collect(50ms))
+      if (e.id == thrown) {
+        ended = e;
+        return true;
+      }
+    return false;
+  }));
+  CHECK(ended.exit.exit_code == 1);
+  CHECK(read(dir / "err") == "error: no model\n");
+  ::close(kept);
+  ::close(closed);
+  ::sigaction(SIGUSR1, &before, nullptr);
 }
