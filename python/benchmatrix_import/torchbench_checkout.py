@@ -241,6 +241,15 @@ def build_torchbench(model, batch_size, device, test, checkout, use_random_weigh
                 if reason:
                     raise unbuildable(reason) from e
                 raise
+            except AssertionError as e:
+                # yolov3 asserts its data set (coco128) is there when its module is imported,
+                # and asks for install.py by name
+                if "install.py" not in str(e):
+                    raise
+                raise unbuildable(f"{model} needs its data set, which TorchBench's install.py "
+                                  f"downloads into {checkout}/torchbenchmark/data/.data/ (run "
+                                  f"`python install.py {model}` in the checkout where the network "
+                                  f"is reachable): {e}") from e
             except RuntimeError as e:
                 # Super_SloMo, tacotron2, Background_Matting: their data set is not where
                 # install.py puts it, and the models' fallback is Meta's internal storage

@@ -21,8 +21,8 @@ the module does; where torch.export fails on a model, the entry says why instead
 failing, so that the inductor backend still compiles the model's TorchScript program.
 
 build_torchbench: a TorchBench model whose data set is missing and whose fallback is Meta's internal
-storage (Super_SloMo: "Failed to download data from manifold") is a SKIP naming the data folder and
-install.py, not a RuntimeError in an ERROR record.
+storage (Super_SloMo: "Failed to download data from manifold"), or that asserts its data set when
+imported (yolov3), is a SKIP naming the data folder and install.py, not an error in an ERROR record.
 
 package_version_reason: a TorchBench model written against another version of an installed package
 (basic_gnn_*: sys.modules["torch_geometric.compile"], removed in torch_geometric 2.5) is a SKIP
@@ -181,6 +181,20 @@ class Model(BenchmarkModel):
 """
 
 
+ASSERTS_DATA_MODEL = """
+import os
+from torchbenchmark.util.model import BenchmarkModel
+
+DATA_DIR = os.path.join(os.path.dirname(__file__), "no_such_data", "coco128")
+assert os.path.exists(DATA_DIR), (
+    f"Couldn't find coco128 data dir: {DATA_DIR}, please run install.py again.")
+
+
+class Model(BenchmarkModel):
+    DEFAULT_EVAL_BSIZE = 1
+"""
+
+
 class MissingDataSetTest(unittest.TestCase):
     def test_a_model_whose_data_set_is_missing_is_unbuildable_naming_install_py(self):
         work = tempfile.mkdtemp()
@@ -206,6 +220,20 @@ class MissingDataSetTest(unittest.TestCase):
                          f"is reachable); "
                          f"its fallback, Meta's internal storage, failed: No module named "
                          f"'torchbenchmark.util.framework'")
+
+
+    def test_a_model_that_asserts_its_data_set_at_import_is_unbuildable_naming_install_py(self):
+        # TorchBench's yolov3: `assert os.path.exists(DATA_DIR), "Couldn't find coco128 data dir:
+        # ..., please run install.py again."` in its __init__.py
+        work = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, work)
+        checkout = checkout_with_model(work, "asserts_data", ASSERTS_DATA_MODEL)
+        proc = run_helper_process(checkout, work, "asserts_data", "--test=eval")
+        self.assertEqual(proc.returncode, UNBUILDABLE, proc.stderr[-3000:])
+        self.assertIn(f"asserts_data needs its data set, which TorchBench's install.py downloads "
+                      f"into {os.path.abspath(checkout)}/torchbenchmark/data/.data/ (run `python "
+                      f"install.py asserts_data` in the checkout where the network is reachable): "
+                      f"Couldn't find coco128 data dir: ", proc.stdout + proc.stderr)
 
 
 class PackageVersionReasonTest(unittest.TestCase):
