@@ -148,10 +148,6 @@ child_process::child_process(const std::function<int()>& entry, const std::strin
   if (const auto why = fork_start_unsafe_reason()) throw launch_error(name, "cannot fork: " + *why);
   const int stdout_fd = open_output(stdout_path, name);
   const int stderr_fd = stdout_path == stderr_path ? stdout_fd : open_output(stderr_path, name);
-  const auto close_outputs = [&] {
-    ::close(stdout_fd);
-    if (stderr_fd != stdout_fd) ::close(stderr_fd);
-  };
   // Whatever this process buffered is written now, once, not again by the child's copy.
   std::cout.flush();
   std::cerr.flush();
@@ -164,7 +160,8 @@ child_process::child_process(const std::function<int()>& entry, const std::strin
     run_forked_child(entry, environment, stdout_fd, stderr_fd);
   }
   const int fork_errno = errno;
-  close_outputs();
+  ::close(stdout_fd);  // the child has its copies
+  if (stderr_fd != stdout_fd) ::close(stderr_fd);
   if (m_pid < 0) throw launch_error(name, std::string("fork: ") + std::strerror(fork_errno));
   if (own_group) ::setpgid(m_pid, m_pid);
   m_started = std::chrono::steady_clock::now();

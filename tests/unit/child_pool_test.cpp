@@ -46,6 +46,20 @@ bool eventually(Predicate done, std::chrono::milliseconds limit = 5000ms) {
   return true;
 }
 
+/// The end of child `id` of `pool` (the test fails after 5 s without it).
+bm::child_pool::ended wait_for(bm::child_pool& pool, bm::child_pool::child_id id) {
+  bm::child_pool::ended ended;
+  REQUIRE(eventually([&] {
+    for (const auto& e : pool.collect(50ms))
+      if (e.id == id) {
+        ended = e;
+        return true;
+      }
+    return false;
+  }));
+  return ended;
+}
+
 } // namespace
 
 TEST_CASE("a pool reports exit statuses and signals, and captures output") {
@@ -183,29 +197,14 @@ TEST_CASE("a forked child runs its function as if exec'd: environment, outputs, 
     return 7;
   };
   const auto id = pool.start(entry, "entry", {{"ONLY_THIS", "given"}}, dir / "out", dir / "err", 10s);
-  bm::child_pool::ended ended;
-  REQUIRE(eventually([&] {
-    for (const auto& e : pool.collect(50ms))
-      if (e.id == id) {
-        ended = e;
-        return true;
-      }
-    return false;
-  }));
+  auto ended = wait_for(pool, id);
   CHECK(ended.exit.exit_code == 7);
   CHECK(read(dir / "out") == "given HOME=unset handler=default kept=1 closed=0\n");
   CHECK(read(dir / "err") == "to stderr\n");
   // A function that throws: status 1, its message on stderr.
   const auto thrown = pool.start([]() -> int { throw std::runtime_error("no model"); }, "entry",
                                  {}, dir / "out", dir / "err", 10s);
-  REQUIRE(eventually([&] {
-    for (const auto& e : pool.collect(50ms))
-      if (e.id == thrown) {
-        ended = e;
-        return true;
-      }
-    return false;
-  }));
+  ended = wait_for(pool, thrown);
   CHECK(ended.exit.exit_code == 1);
   CHECK(read(dir / "err") == "error: no model\n");
   ::close(kept);
