@@ -145,12 +145,37 @@ def hub_reason(error):
     text = str(error)
     if "huggingface" not in text.lower() and "hf_hub" not in text.lower():
         return None
-    match = re.search(r"'([\w.\-]+/?[\w.\-]*)'", text)
-    hub_id = match.group(1) if match else "the model's hub id"
+    hub_id = hub_id_asked(error) or "its hub config (the model's __init__.py names the hub id)"
     home = os.environ.get("HF_HOME", os.path.expanduser("~/.cache/huggingface"))
     return (f"needs {hub_id} from the HuggingFace hub, which is not in the HF cache ({home}, "
-            f"HF_HUB_OFFLINE=1): on a machine with network run `huggingface-cli download {hub_id} "
+            f"HF_HUB_OFFLINE=1): on a machine with network run `hf download {hub_id} "
             f"config.json` (HF_HOME pointing at that cache) and copy the cache here")
+
+
+# The arguments naming the repository in transformers' and huggingface_hub's loaders
+# (cached_files(path_or_repo_id), from_pretrained(pretrained_model_name_or_path), hf_hub_download(
+# repo_id)): transformers 5's offline error names only the hub's URL, not what was asked of it.
+HUB_ID_ARGUMENTS = ("path_or_repo_id", "pretrained_model_name_or_path", "repo_id")
+
+
+def hub_id_asked(error):
+    """The hub id whose files `error` failed to find: the innermost loader frame's argument, else
+    a quoted id in the message (older versions: "Can't load the configuration of 'gpt2'"), or
+    None."""
+    frames = []
+    traceback = error.__traceback__
+    while traceback is not None:
+        frames.append(traceback.tb_frame)
+        traceback = traceback.tb_next
+    for frame in reversed(frames):
+        for argument in HUB_ID_ARGUMENTS:
+            value = frame.f_locals.get(argument)
+            if isinstance(value, (str, os.PathLike)) and str(value):
+                return str(value)
+    for quoted in re.findall(r"'([^'\s]+)'", str(error)):
+        if "://" not in quoted:
+            return quoted
+    return None
 
 
 def package_version_reason(model, error):

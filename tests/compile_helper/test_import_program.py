@@ -24,6 +24,10 @@ build_torchbench: a TorchBench model whose data set is missing and whose fallbac
 storage (Super_SloMo: "Failed to download data from manifold"), or that asserts its data set when
 imported (yolov3), is a SKIP naming the data folder and install.py, not an error in an ERROR record.
 
+hub configs: a TorchBench hf_* model reads its config from the HF cache HF_HOME names; a missing
+one is a SKIP naming the hub id (transformers 5's offline error names only the hub's URL) and the
+`hf download` that provides it.
+
 package_version_reason: a TorchBench model written against another version of an installed package
 (basic_gnn_*: sys.modules["torch_geometric.compile"], removed in torch_geometric 2.5) is a SKIP
 naming the package, its installed version and what the model looked for, not a KeyError in an
@@ -155,7 +159,7 @@ def checkout_with_model(work, name, source):
     return checkout
 
 
-def run_helper_process(checkout, work, model, *flags):
+def run_helper_process(checkout, work, model, *flags, env=None):
     """python -m benchmatrix_import --suite=torchbench of `model` on the CPU, in a process of its
     own as the runner starts it (this one may have imported another checkout's torchbenchmark);
     its cache and result file under `work`."""
@@ -164,7 +168,10 @@ def run_helper_process(checkout, work, model, *flags):
          f"--torchbench-dir={checkout}", "--device=cpu",
          f"--cache-dir={os.path.join(work, 'cache')}", f"--result={os.path.join(work, 'result')}",
          *flags],
-        capture_output=True, text=True, timeout=300, env=dict(os.environ, PYTHONPATH=PYTHON_DIR))
+        capture_output=True, text=True, timeout=300,
+        env=dict(os.environ, PYTHONPATH=PYTHON_DIR, **(env or {})))
+
+
 NEEDS_DATA_MODEL = """
 from torchbenchmark.util.model import BenchmarkModel
 
@@ -234,6 +241,69 @@ class MissingDataSetTest(unittest.TestCase):
                       f"into {os.path.abspath(checkout)}/torchbenchmark/data/.data/ (run `python "
                       f"install.py asserts_data` in the checkout where the network is reachable): "
                       f"Couldn't find coco128 data dir: ", proc.stdout + proc.stderr)
+
+
+HUB_CONFIG_MODEL = """
+import torch
+from transformers import AutoConfig, GPT2Model
+from torchbenchmark.util.model import BenchmarkModel
+
+
+class Model(BenchmarkModel):
+    DEFAULT_EVAL_BSIZE = 1
+
+    def __init__(self, test, device, batch_size=None, extra_args=[]):
+        super().__init__(test=test, device=device, batch_size=batch_size, extra_args=extra_args)
+        # as TorchBench's hf_* models build theirs: a hub config, random weights
+        self.model = GPT2Model(AutoConfig.from_pretrained("benchmatrix-tests/tiny-gpt2")).eval()
+        self.example_inputs = (torch.tensor([[1, 2, 3]]),)
+
+    def get_module(self):
+        return self.model, self.example_inputs
+"""
+
+
+def hf_cache_with_config(home, hub_id, config):
+    """An HF cache at `home` (HF_HOME) holding `config` as hub_id's config.json, in the hub's
+    layout (hub/models--ORG--NAME/snapshots/REVISION/, refs/main naming the revision)."""
+    repo = os.path.join(home, "hub", "models--" + hub_id.replace("/", "--"))
+    revision = "0" * 40
+    os.makedirs(os.path.join(repo, "snapshots", revision))
+    os.makedirs(os.path.join(repo, "refs"))
+    with open(os.path.join(repo, "refs", "main"), "w") as f:
+        f.write(revision)
+    with open(os.path.join(repo, "snapshots", revision, "config.json"), "w") as f:
+        json.dump(config, f)
+
+
+class HubConfigTest(unittest.TestCase):
+    """A TorchBench hf_* model reads its config from the user's HF cache (HF_HOME), offline."""
+
+    def build(self, hf_home):
+        work = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, work)
+        checkout = checkout_with_model(work, "hub_model", HUB_CONFIG_MODEL)
+        return run_helper_process(checkout, work, "hub_model", "--test=eval",
+                                  env={"HF_HOME": hf_home, "HF_HUB_OFFLINE": "1"})
+
+    def test_a_config_missing_from_the_cache_is_unbuildable_naming_the_hub_id_and_the_cache(self):
+        empty_home = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, empty_home)
+        proc = self.build(empty_home)
+        self.assertEqual(proc.returncode, UNBUILDABLE, proc.stderr[-3000:])
+        self.assertIn(f"hub_model needs benchmatrix-tests/tiny-gpt2 from the HuggingFace hub, which "
+                      f"is not in the HF cache ({empty_home}, HF_HUB_OFFLINE=1): on a machine with "
+                      f"network run `hf download benchmatrix-tests/tiny-gpt2 config.json`",
+                      proc.stdout + proc.stderr)
+
+    def test_a_config_in_the_cache_builds_the_model(self):
+        home = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, home)
+        hf_cache_with_config(home, "benchmatrix-tests/tiny-gpt2", {
+            "model_type": "gpt2", "vocab_size": 16, "n_positions": 8, "n_embd": 8, "n_layer": 1,
+            "n_head": 2})
+        proc = self.build(home)
+        self.assertEqual(proc.returncode, 0, proc.stdout[-2000:] + proc.stderr[-3000:])
 
 
 class PackageVersionReasonTest(unittest.TestCase):
