@@ -28,6 +28,8 @@
 #   bench/results/torchbench_checkout) whose records each new column folder starts from, so the
 #   sweep resumes them (bench/torchbench_checkout_seed.py: only the records of this machine's GPU
 #   model, which alone resume), less the models SEED_EXCLUDE (a regex) names,
+#   HF_CONFIGS=dir: HUB_ID/config.json files (bench/hf_configs) made into an HF cache under
+#   OUT_DIR/hf_home for the hf_* models (bench/hf_cache_from_configs.py; HF_HOME points there),
 #   PARTS=N: each column as N sweeps of contiguous parts of the model list (--total-partitions,
 #   folders NAME_p0 ... NAME_pN-1; with PARALLEL=1 all at once); keep N across resumed calls
 set -euo pipefail
@@ -54,6 +56,11 @@ column() {  # column NAME FLAGS...: one sweep, cut at the budget (resume picks i
     echo "$name: stopped (status $?), resumes next call"
   echo "$name: $(wc -l < "$out/$name/results.jsonl" 2>/dev/null || echo 0) records"
 }
+if [ -n "${HF_CONFIGS:-}" ]; then
+  python3 bench/hf_cache_from_configs.py "$HF_CONFIGS" "$out/hf_home"
+  export HF_HOME=$PWD/$out/hf_home
+  case $out in /*) HF_HOME=$out/hf_home ;; esac
+fi
 parts=${PARTS:-1}
 parted_column() {  # parted_column NAME FLAGS...: PARTS sweeps of contiguous parts of the model list
   local name=$1; shift
