@@ -30,6 +30,8 @@
 #   model, which alone resume), less the models SEED_EXCLUDE (a regex) names,
 #   HF_CONFIGS=dir: HUB_ID/config.json files (bench/hf_configs) made into an HF cache under
 #   OUT_DIR/hf_home for the hf_* models (bench/hf_cache_from_configs.py; HF_HOME points there),
+#   DISK_GUARD_GB=N: while the cache's disk has under N GB free, its oldest entries are removed
+#   (bench/disk_guard.sh; default 12, 0 turns it off),
 #   PARTS=N: each column as N sweeps of contiguous parts of the model list (--total-partitions,
 #   folders NAME_p0 ... NAME_pN-1; with PARALLEL=1 all at once); keep N across resumed calls
 set -euo pipefail
@@ -61,6 +63,12 @@ if [ -n "${HF_CONFIGS:-}" ]; then
   export HF_HOME=$PWD/$out/hf_home
   case $out in /*) HF_HOME=$out/hf_home ;; esac
 fi
+if [ "${DISK_GUARD_GB:-12}" != 0 ]; then
+  mkdir -p "${CACHE_DIR:-$out/cache}"
+  bench/disk_guard.sh "${CACHE_DIR:-$out/cache}" "${DISK_GUARD_GB:-12}" $(( ${DISK_GUARD_GB:-12} + 8 )) &
+  guard=$!
+  trap 'kill $guard 2>/dev/null' EXIT
+fi
 parts=${PARTS:-1}
 parted_column() {  # parted_column NAME FLAGS...: PARTS sweeps of contiguous parts of the model list
   local name=$1; shift
@@ -68,6 +76,10 @@ parted_column() {  # parted_column NAME FLAGS...: PARTS sweeps of contiguous par
   for part in $(seq 0 $(( parts - 1 ))); do
     run_column column "${name}_p$part" --total-partitions="$parts" --partition-id="$part" "$@"
   done
+}
+wait_for_columns() {  # every column's sweep, not the disk guard
+  local job
+  for job in $(jobs -p); do [ "$job" = "${guard:-}" ] || wait "$job"; done
 }
 run_column() {  # in the background under PARALLEL=1, else now
   if [ -n "${PARALLEL:-}" ]; then "$@" & else "$@"; fi
@@ -79,8 +91,8 @@ for step in "$@"; do
       parted_column eager --dynamo=None --test=eval
       parted_column eager_train --dynamo=None --test=train ;;
     inductor) parted_column inductor --dynamo=inductor --test=eval --compile-ahead="${COMPILE_AHEAD:-4}" ;;
-    table) wait; python3 bench/torchbench_checkout_table.py "$out" > "$out/table.md"; cat "$out/table.md" ;;
+    table) wait_for_columns; python3 bench/torchbench_checkout_table.py "$out" > "$out/table.md"; cat "$out/table.md" ;;
     *) echo "unknown step $step" >&2; exit 2 ;;
   esac
 done
-wait
+wait_for_columns
