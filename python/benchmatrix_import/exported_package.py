@@ -44,10 +44,32 @@ def save_atomically(exported, directory):
     return path
 
 
-def write_exported_program(module, inputs, directory):
-    """Exports `module` (eval mode) on `inputs` and saves it into `directory`. Returns the path."""
+def tensor_attributes_as_buffers(module):
+    """Registers every plain tensor attribute of `module` and its submodules (`self.cache_k =
+    torch.zeros(...)`, neither a parameter nor a buffer) as a non-persistent buffer, in place; returns
+    their dotted names. torch.export lifts such a tensor as a constant, which a forward must not
+    write: TorchBench's llama writes its KV caches (`self.cache_k[:bsz, ...] = xk`), and AOTInductor
+    failed on the package ("mutating a non-functional tensor with a functional tensor", H100 and
+    CPU, 2026-12-07). As a buffer the write is exported as a buffer mutation, as torch.compile
+    treats the attribute; the forward computes what it did, and the state dict is unchanged."""
     import torch
 
+    converted = []
+    for prefix, submodule in module.named_modules():
+        for name, value in list(vars(submodule).items()):
+            if isinstance(value, torch.Tensor) and not isinstance(value, torch.nn.Parameter):
+                delattr(submodule, name)
+                submodule.register_buffer(name, value, persistent=False)
+                converted.append(f"{prefix}.{name}" if prefix else name)
+    return converted
+
+
+def write_exported_program(module, inputs, directory):
+    """Exports `module` (eval mode) on `inputs` and saves it into `directory`. Returns the path.
+    The module's plain tensor attributes become buffers first (tensor_attributes_as_buffers)."""
+    import torch
+
+    tensor_attributes_as_buffers(module)
     with torch.no_grad():
         exported = torch.export.export(module, tuple(inputs), strict=False)
     return save_atomically(exported, directory)

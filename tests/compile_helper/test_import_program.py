@@ -426,7 +426,39 @@ class DataDependentBranch(torch.nn.Module):
         return x * 2 if x.sum() > 0 else x  # export cannot guard on a value
 
 
+class WritesItsCache(torch.nn.Module):
+    """TorchBench's llama in small: a KV cache held as a plain tensor attribute, converted to the
+    input's dtype and written in the forward."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(4, 4)
+        self.cache = torch.zeros(2, 6, 4)
+
+    def forward(self, x):
+        self.cache = self.cache.to(x)
+        self.cache[:x.shape[0], 1:1 + x.shape[1]] = self.proj(x)
+        return self.cache[:x.shape[0], :1 + x.shape[1]].sum(1)
+
+
 class ExportedProgramTest(unittest.TestCase):
+    def test_a_cache_the_forward_writes_is_exported_as_a_buffer_inductor_can_lower(self):
+        module = WritesItsCache().eval()
+        x = torch.randn(2, 3, 4)
+        expected = module(x)
+        with tempfile.TemporaryDirectory() as directory:
+            write_exported_program_or_why(module, (x,), directory)
+            self.assertEqual(sorted(os.listdir(directory)), [PACKAGE_NAME])
+            loaded = torch.export.load(os.path.join(directory, PACKAGE_NAME))
+        # as a lifted constant: "Constant cache is mutated in the forward method" here, and
+        # AOTInductor's "mutating a non-functional tensor with a functional tensor"
+        decomposed = loaded.run_decompositions()
+        self.assertEqual(list(decomposed.graph_signature.buffers_to_mutate.values()), ["cache"])
+        with torch.no_grad():  # as the runner's eval calls it
+            torch.testing.assert_close(decomposed.module()(x), expected)
+        self.assertNotIn("cache", module.state_dict())  # a non-persistent buffer: state unchanged
+
+
     def test_the_package_computes_what_the_module_does(self):
         module = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.ReLU()).eval()
         x = torch.randn(3, 8)
