@@ -271,8 +271,18 @@ backend_step make_inductor_step(model_instance& model, const step_options& optio
   const bool from_package = !model.exported_program.empty() && !options.use_amp;
   std::shared_ptr<const traced_forward> traced;
   if (!from_package) {
-    traced = std::make_shared<traced_forward>(
-        trace_forward(model, /*parameters_as_inputs=*/false, options));
+    try {
+      traced = std::make_shared<traced_forward>(
+          trace_forward(model, /*parameters_as_inputs=*/false, options));
+    } catch (const std::runtime_error& e) {
+      // neither program to compile: a SKIP naming both reasons, as the train step's (TorchBench's
+      // maml: torch.export cannot run its autograd.grad on fake tensors, and the tracer finds an
+      // output with no data dependence on the inputs; H100, 2026-12-07)
+      const auto no_package = model.source.find("exported_program_failure");
+      throw backend_unsupported(
+          "dynamo=inductor cannot trace the forward of " + context.model_name + ": " + e.what() +
+          (no_package == model.source.end() ? "" : " (and no package: " + no_package->second + ")"));
+    }
     phases->end("trace_s");
   }
   const package_recipe recipe = make_recipe(traced, model, options.device, context);

@@ -157,6 +157,20 @@ class VerifyTest(OutputDirTest):
                          "the timing child failed: child exited with status 1")
         self.assertNotIn("(verifying)", self.last_output)
 
+    def test_a_forward_no_tracer_can_record_is_an_inductor_skip_naming_why(self):
+        # TorchBench's maml on the H100 (2026-12-07): no torch.export package and an output the
+        # tracer finds no data dependence for; the inductor backend has nothing to compile
+        run(FAULTY_RUNNER, *[a for a in COMMON if a != "--dynamo=None"], "--dynamo=inductor",
+            "--test=eval", "--filter=^output_without_data_dependence$",
+            f"--output-dirname={self.out}", "--no-resume")
+        [record] = read_records(self.results)
+        self.assertEqual(record["verification_code"], "VERIFIER_SKIPPED")
+        error = record["metrics"]["error"]
+        self.assertTrue(error.startswith("SKIP: dynamo=inductor cannot trace the forward of "
+                                         "output_without_data_dependence: tracing the forward "
+                                         "failed: "), error)
+        self.assertIn("did not have observable data dependence", error)
+
     def test_a_timing_child_that_hangs_costs_one_timeout(self):
         # A hang costs one timeout, not a second one in a verifier that would hang the same way.
         start = time.monotonic()

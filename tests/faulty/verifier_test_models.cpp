@@ -181,6 +181,18 @@ model_definition second_step_throws_in_verifier() {
   return d;
 }
 
+model_definition output_without_data_dependence() {
+  // Returns, beside its heads, a tensor made from a Python-side number (TorchBench's maml returns
+  // its accuracies so): a tracer sees no data dependence on the inputs and refuses the forward, so
+  // the inductor backend, which traces a model without a torch.export package, has nothing to
+  // compile.
+  return two_heads_model("output_without_data_dependence", [](c10::IValue out) -> c10::IValue {
+    auto elements = out.toTupleRef().elements().vec();
+    elements.push_back(torch::tensor({0.25}));
+    return c10::ivalue::Tuple::create(std::move(elements));
+  });
+}
+
 const bool test_backend_installed = [] {
   set_test_backend_wrapper([](step_function step) -> step_function {
     const char* spec = std::getenv("BENCHMATRIX_TEST_BACKEND");
@@ -214,5 +226,6 @@ BENCHMATRIX_REGISTER_MODEL("verifier_checks", hangs_always);
 BENCHMATRIX_REGISTER_MODEL("verifier_checks", crashes_in_verifier);
 BENCHMATRIX_REGISTER_MODEL("verifier_checks", no_float64);
 BENCHMATRIX_REGISTER_MODEL("verifier_checks", second_step_throws_in_verifier);
+BENCHMATRIX_REGISTER_MODEL("verifier_checks", output_without_data_dependence);
 
 }  // namespace benchmatrix
