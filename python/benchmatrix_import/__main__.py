@@ -68,7 +68,8 @@ NOT_IMPLEMENTED_FOR_TEST = 5
 
 
 class Unbuildable(Exception):
-    """A model this helper cannot build without a download (exit status 3)."""
+    """A model this helper cannot build on this machine (exit status 3): a download, a package or
+    data set that is not here, or an installed package of another version than the model's."""
 
 
 class Untraceable(Exception):
@@ -721,7 +722,7 @@ def run(argv):
     try:
         return main(argv), ""
     except Unbuildable as e:
-        return UNBUILDABLE, f"benchmatrix_import: cannot build offline: {e}"
+        return UNBUILDABLE, f"benchmatrix_import: cannot be built here: {e}"
     except NotImplementedForTest as e:
         return NOT_IMPLEMENTED_FOR_TEST, f"benchmatrix_import: {e}"
     except Untraceable as e:

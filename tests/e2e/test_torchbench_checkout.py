@@ -70,7 +70,7 @@ class TorchbenchCheckoutTest(OutputDirTest):
         self.assertEqual(train["verification_code"], "VERIFIER_SKIPPED")
         for test in ("eval", "train"):
             error = records[("needs_package", None, test)]["metrics"]["error"]
-            self.assertTrue(error.startswith("SKIP: torchbench/needs_package: cannot build offline: "
+            self.assertTrue(error.startswith("SKIP: torchbench/needs_package: cannot be built here: "
                                              "needs_package needs the Python package "
                                              "'benchmatrix_fixture_missing_package', which is not "
                                              "installed"), error)
