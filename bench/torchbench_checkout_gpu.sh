@@ -21,7 +21,10 @@
 #   RETRY_FAILED=1: run the error records again (--retry-failed: models the import helper has
 #   learnt to build since, e.g. mnasnet1_0 and the untraceable models' SKIPs of 2026-12-06),
 #   COMPILE_AHEAD=N: the inductor column imports and compiles N models at once before its timed
-#   sweep (--compile-ahead; default 4: the 16-core GPU machine, each compile on 4 cores),
+#   sweep (--compile-ahead; default 0: a call cut at the device's limit while compiling ahead
+#   keeps no record, and the next call's fresh machine has lost the compiles: on 2026-12-07 two
+#   calls of COMPILE_AHEAD=2 timed nothing in two of three parts; with 0 each record lands as its
+#   model is done),
 #   PARALLEL=1: the eager eval, eager train and inductor columns run at once (a coverage call: the columns' timings
 #   share the machine and are not for comparison; their verdicts and SKIPs are unaffected),
 #   SEED_DIR=path: a folder of an earlier run (its */results.jsonl, e.g.
@@ -60,8 +63,7 @@ column() {  # column NAME FLAGS...: one sweep, cut at the budget (resume picks i
 }
 if [ -n "${HF_CONFIGS:-}" ]; then
   python3 bench/hf_cache_from_configs.py "$HF_CONFIGS" "$out/hf_home"
-  export HF_HOME=$PWD/$out/hf_home
-  case $out in /*) HF_HOME=$out/hf_home ;; esac
+  export HF_HOME=$(realpath -m "$out/hf_home")
 fi
 if [ "${DISK_GUARD_GB:-12}" != 0 ]; then
   mkdir -p "${CACHE_DIR:-$out/cache}"
@@ -90,7 +92,7 @@ for step in "$@"; do
     eager)  # eval and train as two sweeps (two results files), so PARALLEL=1 runs them at once
       parted_column eager --dynamo=None --test=eval
       parted_column eager_train --dynamo=None --test=train ;;
-    inductor) parted_column inductor --dynamo=inductor --test=eval --compile-ahead="${COMPILE_AHEAD:-4}" ;;
+    inductor) parted_column inductor --dynamo=inductor --test=eval --compile-ahead="${COMPILE_AHEAD:-0}" ;;
     table) wait_for_columns; python3 bench/torchbench_checkout_table.py "$out" > "$out/table.md"; cat "$out/table.md" ;;
     *) echo "unknown step $step" >&2; exit 2 ;;
   esac
