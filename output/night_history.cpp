@@ -480,6 +480,15 @@ std::optional<night_info> night_history::night_with_hash(const std::string& hash
   return night_from(s);
 }
 
+std::set<std::string> night_history::machines_of(int64_t night_id) const {
+  statement s(m_db, "SELECT DISTINCT accelerator, accelerator_model FROM records "
+                    "WHERE night_id = ?");
+  s.bind(1, night_id);
+  std::set<std::string> machines;
+  while (s.step()) machines.insert(s.text(0) + ":" + s.text(1));
+  return machines;
+}
+
 std::vector<night_config> night_history::configs_of(int64_t night_id) const {
   statement s(m_db,
               "SELECT config, suite, model, test, backend, batch_size, accelerator, "

@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,8 @@ public:
   [[nodiscard]] std::vector<night_info> nights() const;
   /// The configs of one night.
   [[nodiscard]] std::vector<night_config> configs_of(int64_t night_id) const;
+  /// The machines one night ran on ("<accelerator>:<accelerator_model>", machine_text's form).
+  [[nodiscard]] std::set<std::string> machines_of(int64_t night_id) const;
   /// Each of `infos` (from nights()) with its configs, in the same order.
   [[nodiscard]] std::vector<loaded_night> loaded(std::vector<night_info> infos) const;
   /// A night by content hash; nullopt when not imported.

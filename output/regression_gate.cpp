@@ -156,7 +156,7 @@ std::vector<flag_spec> check_specs() {
   const gate_options d;
   return {
       {"tonight", 0, a::positional, t::text, {}, false, "", "Tonight's output directory (results.jsonl, run_context.json)."},
-      {"db", 0, a::store, t::text, {}, false, "", "The history database: the reference nights are its last --history nights that started before tonight (tonight itself, if imported, is left out). Either --db or --baseline is required."},
+      {"db", 0, a::store, t::text, {}, false, "", "The history database: the reference nights are its last --history nights that started before tonight (tonight itself, if imported, is left out) and, with --machine=same, ran on tonight's machine (all of them when none did). Either --db or --baseline is required."},
       {"baseline", 0, a::store, t::text, {}, false, "", "Judge against this one output directory instead of a history (single-night rule)."},
       {"against-latest", 0, a::store_true, t::text, {}, false, "", "Judge against the history's latest night alone (single-night rule)."},
       {"history", 0, a::store, t::integer, {}, false, std::to_string(d.history_nights), "Nights of history the noise floor is learnt from."},
@@ -280,8 +280,35 @@ loaded_night read_night_or_usage_error(const std::string& dir) {
   }
 }
 
-/// The reference nights, oldest first: the --baseline directory, or the history's last --history
-/// nights (the latest alone with --against-latest) that started before tonight.
+/// The history's nights that started before tonight (tonight itself, if imported, left out), oldest
+/// first; with --machine=same, only those that ran on one of tonight's machines where any did.
+/// Two runners importing into one history interleave their nights: the last --history nights
+/// overall would hold half as many of tonight's machine, and --against-latest would pick the
+/// other runner's night (every config OTHER_MACHINE). A night from a machine the history has not
+/// seen keeps every night, whose configs then say OTHER_MACHINE and name both machines.
+std::vector<night_info> candidate_nights(const night_history& history, const check_settings& s,
+                                         const loaded_night& tonight) {
+  std::vector<night_info> earlier;
+  for (auto& n : history.nights()) {
+    if (n.content_hash == tonight.info.content_hash || n.path == tonight.info.path) continue;
+    if (tonight.info.started > 0 && n.started >= tonight.info.started) continue;
+    earlier.push_back(std::move(n));
+  }
+  if (s.machine != machine_match::same) return earlier;
+  std::set<std::string> tonights_machines;
+  for (const auto& c : tonight.configs) tonights_machines.insert(machine_text(c));
+  std::vector<night_info> on_tonights_machine;
+  for (const auto& n : earlier) {
+    const auto machines = history.machines_of(n.id);
+    if (std::any_of(machines.begin(), machines.end(),
+                    [&](const std::string& m) { return tonights_machines.count(m) > 0; }))
+      on_tonights_machine.push_back(n);
+  }
+  return on_tonights_machine.empty() ? earlier : on_tonights_machine;
+}
+
+/// The reference nights, oldest first: the --baseline directory, or the last --history of the
+/// candidate nights (the latest alone with --against-latest).
 std::vector<loaded_night> reference_nights(const check_settings& s, const loaded_night& tonight) {
   std::vector<loaded_night> references;
   if (!s.baseline_dir.empty()) {
@@ -290,12 +317,7 @@ std::vector<loaded_night> reference_nights(const check_settings& s, const loaded
   }
   if (!std::filesystem::exists(s.db)) throw usage_error("no history database " + s.db);
   night_history history(s.db);
-  std::vector<night_info> nights;
-  for (auto& n : history.nights()) {
-    if (n.content_hash == tonight.info.content_hash || n.path == tonight.info.path) continue;
-    if (tonight.info.started > 0 && n.started >= tonight.info.started) continue;
-    nights.push_back(std::move(n));
-  }
+  std::vector<night_info> nights = candidate_nights(history, s, tonight);
   const size_t keep = s.against_latest ? 1 : s.options.history_nights;
   if (nights.size() > keep) nights.erase(nights.begin(), nights.end() - keep);
   return history.loaded(std::move(nights));

@@ -98,9 +98,10 @@ class GateTestCase(OutputDirTest):
     def import_nights(self, *names):
         self.gate("import", "--db", self.db, *[night(n) for n in names], expect=0)
 
-    def copy_night(self, name, edit):
-        """A copy of a recorded night whose records pass through edit(record) -> record or None."""
-        target = os.path.join(self.out, f"{name}_edited")
+    def copy_night(self, name, edit, copy="edited"):
+        """A copy of a recorded night whose records pass through edit(record) -> record or None,
+        in the folder <name>_<copy>."""
+        target = os.path.join(self.out, f"{name}_{copy}")
         os.makedirs(target)
         shutil.copy(os.path.join(night(name), "run_context.json"), target)
         with open(os.path.join(night(name), "results.jsonl"), encoding="utf-8") as f:
@@ -266,6 +267,22 @@ class RegressionGateTest(GateTestCase):
         for c in verdict["configs"]:
             self.assertEqual(c["nights"], 1, c)
         self.assertNotIn("OTHER_MACHINE", proc.stderr)
+
+        # Both runners go on importing into the one history: the latest night overall is the
+        # first machine's, yet a night is judged against its own machine's latest night.
+        self.import_nights(CONTROL[7])
+        latest_elsewhere = self.copy_night(CONTROL[7], on_other_machine, copy="next_night")
+        context = os.path.join(latest_elsewhere, "run_context.json")
+        with open(context, encoding="utf-8") as f:
+            run_context = json.load(f)
+        run_context["started"] += 3600  # the next night, after both runners' last
+        with open(context, "w", encoding="utf-8") as f:
+            json.dump(run_context, f)
+        proc, verdict = self.check(latest_elsewhere, "--no-confirm", "--against-latest")
+        self.assertNotIn("OTHER_MACHINE", verdict["counts"], proc.stdout)
+        for c in verdict["configs"]:
+            self.assertTrue(c["config"].endswith(f"/cpu:{OTHER_CPU}"), c["config"])
+            self.assertEqual(c["nights"], 1, c)
 
     def test_accuracy_drift_and_pass_to_fail_are_regressions(self):
         # night_7 against nights 1-6: every config SAME on the first pass, before the edits.
