@@ -1,6 +1,7 @@
 """The TorchBench checkout coverage table (bench/torchbench_checkout_gpu.sh): one row per model of
 the eager and inductor columns' records, each cell PASS (median ms per iteration), the verification
-code, SKIP or ERROR with the first line of why; then how many run and PASS per column.
+code, SKIP or ERROR with the first line of why; then how many run (every record but a SKIP, ERROR
+records included) and PASS per column.
 Usage: python3 bench/torchbench_checkout_table.py OUT_DIR"""
 import json
 import os
@@ -52,11 +53,15 @@ def main(out):
         print(f"| {model} | " + " | ".join(cells) + " |")
     print()
     for (name, test), column in columns.items():
-        ran = [r for r in column.values() if "error" not in r["metrics"]]
-        passed = [r for r in ran if r.get("verification_code") == "PASS"]
+        # issue 49 counts every model that is not a SKIP as one that ran: an ERROR record too
+        ran = [r for r in column.values()
+               if not r["metrics"].get("error", "").startswith("SKIP")]
+        errors = [r for r in ran if "error" in r["metrics"]]
+        passed = [r for r in ran if r.get("verification_code") == "PASS"
+                  and "error" not in r["metrics"]]
         share = f"{100 * len(passed) / len(ran):.0f}%" if ran else "-"
-        print(f"- {name} {test}: {len(column)} records, {len(ran)} ran, {len(passed)} PASS ({share} "
-              f"of those that ran)")
+        print(f"- {name} {test}: {len(column)} records, {len(ran)} ran (not SKIP; {len(errors)} of "
+              f"them ERROR), {len(passed)} PASS ({share} of those that ran)")
 
 
 if __name__ == "__main__":
