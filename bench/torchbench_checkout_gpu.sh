@@ -31,6 +31,9 @@
 #   bench/results/torchbench_checkout) whose records each new column folder starts from, so the
 #   sweep resumes them (bench/torchbench_checkout_seed.py: only the records of this machine's GPU
 #   model, which alone resume), less the models SEED_EXCLUDE (a regex) names,
+#   SWEEP_FLAGS="...": more experiment_runner flags for every column (e.g. --verify-deterministic:
+#   PyTorch's accuracy harness's deterministic kernels, for dlrm's and hf_Albert's train
+#   NONDETERMINISTIC_EAGER_RUN on the H100),
 #   HF_CONFIGS=dir: HUB_ID/config.json files (bench/hf_configs) made into an HF cache under
 #   OUT_DIR/hf_home for the hf_* models (bench/hf_cache_from_configs.py; HF_HOME points there),
 #   DISK_GUARD_GB=N: while the cache's disk has under N GB free, its oldest entries are removed
@@ -51,7 +54,7 @@ column() {  # column NAME FLAGS...: one sweep, cut at the budget (resume picks i
   mkdir -p "$out/$name"
   local sweep=("$runner" --suite-name=torchbench --torchbench-dir="$checkout" --random-weights
                --accelerator=cuda --xla=None --repeat=5 --verify -k "$filter"
-               --output-dirname="$out/$name" --cache-dir="${CACHE_DIR:-$out/cache}" "$@")
+               --output-dirname="$out/$name" --cache-dir="${CACHE_DIR:-$out/cache}" ${SWEEP_FLAGS:-} "$@")
   if [ -n "${SEED_DIR:-}" ] && [ ! -s "$out/$name/results.jsonl" ]; then
     "${sweep[@]}" --dry-run 2>&1 |
       SEED_GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) \
