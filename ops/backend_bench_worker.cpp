@@ -379,22 +379,35 @@ int list_overrides(const json_document& plan, const json_document& suite,
   return out.flush() ? 0 : 1;
 }
 
-int run_op(const json_document& plan, const json_document& suite, replay_context& context) {
-  const std::string op_name = plan["op"].GetString();
-  const std::string backend = plan["backend"].GetString();
-  const bool perf = plan["perf"].GetBool();
-  const int warmup = plan["warmup"].GetInt(), repeats = plan["repeats"].GetInt();
+/// One op's plan, as the parent wrote it (ops/backend_bench.cpp).
+struct op_plan {
+  std::string op_name, backend;
+  bool perf = false;     // time the reference and the candidate of each passing test
+  int warmup = 0, repeats = 0;
+  bool l2_flush = false; // flush the L2 cache before each timed call
   close_tolerances tolerances;
-  tolerances.equal_nan = true; // NaN where aten gives NaN is the op's result
-  if (!plan["rtol"].IsNull())
-    tolerances.rtol = plan["rtol"].GetDouble();
-  if (!plan["atol"].IsNull())
-    tolerances.atol = plan["atol"].GetDouble();
-  std::ofstream results(plan["results"].GetString(), std::ios::trunc);
+};
 
-  phase("resolving aten::" + op_name);
-  const c10::OperatorHandle& op = find_op(op_name);
-  const auto& tests_json = suite["ops"][op_name.c_str()].GetArray();
+op_plan read_op_plan(const json_document& plan) {
+  op_plan p;
+  p.op_name = plan["op"].GetString();
+  p.backend = plan["backend"].GetString();
+  p.perf = plan["perf"].GetBool();
+  p.warmup = plan["warmup"].GetInt();
+  p.repeats = plan["repeats"].GetInt();
+  p.l2_flush = plan["l2_flush"].GetBool();
+  p.tolerances.equal_nan = true; // NaN where aten gives NaN is the op's result
+  if (!plan["rtol"].IsNull())
+    p.tolerances.rtol = plan["rtol"].GetDouble();
+  if (!plan["atol"].IsNull())
+    p.tolerances.atol = plan["atol"].GetDouble();
+  return p;
+}
+
+/// Every test of the op in every dtype of the plan; a test whose arguments cannot be built keeps
+/// why in setup_error.
+std::vector<op_test> build_tests(const c10::OperatorHandle& op, const json_document& plan,
+                                 const rapidjson::Value& tests_json, replay_context& context) {
   std::vector<op_test> tests;
   for (const auto& dtype : plan["dtypes"].GetArray()) {
     context.dtype = dtype_named(dtype.GetString());
@@ -410,30 +423,40 @@ int run_op(const json_document& plan, const json_document& suite, replay_context
       tests.push_back(std::move(t));
     }
   }
-  // The reference side, before any candidate is installed.
+  return tests;
+}
+
+/// The reference side, run before any candidate is installed: each test's expected value (and
+/// reference times with perf), or why aten raised.
+void run_references(const c10::OperatorHandle& op, std::vector<op_test>& tests, const op_plan& p,
+                    const at::Device& device) {
   for (auto& t : tests) {
     if (!t.setup_error.empty())
       continue;
     phase("test " + t.dtype + "/" + t.id + ": reference");
     try {
       t.expected = call_op(op, cloned_stack(t.stack));
-      if (perf) {
+      if (p.perf) {
         phase("test " + t.dtype + "/" + t.id + ": timing the reference");
-        t.reference_ms = time_calls([&] { (void)call_op(op, t.stack); }, warmup, repeats,
-                                    plan["l2_flush"].GetBool(), context.device);
+        t.reference_ms = time_calls([&] { (void)call_op(op, t.stack); }, p.warmup, p.repeats,
+                                    p.l2_flush, device);
       }
     } catch (const std::exception& e) {
       t.reference_error = first_line(e.what());
     }
   }
-  // Install the candidate.
-  std::optional<torch::Library> registration;
-  std::string install_error;
-  phase("installing the " + backend + " candidate");
+}
+
+/// Installs the plan's candidate (a kernel library, or a directory kernel registered for the op
+/// into `registration`, which must outlive the candidate's calls); returns why it failed, or "".
+std::string install_candidate(const json_document& plan, const op_plan& p,
+                              const at::Device& device,
+                              std::optional<torch::Library>& registration) {
+  phase("installing the " + p.backend + " candidate");
   try {
-    if (backend == "library") {
+    if (p.backend == "library") {
       load_kernel_library(plan["library"].GetString());
-    } else if (backend == "directory") {
+    } else if (p.backend == "directory") {
       const std::string kernel = plan["kernel"].GetString();
       void* handle = ::dlopen(kernel.c_str(), RTLD_NOW | RTLD_LOCAL);
       if (!handle)
@@ -444,112 +467,144 @@ int run_op(const json_document& plan, const json_document& suite, replay_context
       if (!function)
         throw std::runtime_error(kernel + " exports no benchmatrix_register_op_kernel");
       registration.emplace(torch::Library::IMPL, "aten",
-                           context.device.is_cuda() ? c10::DispatchKey::CUDA
-                                                    : c10::DispatchKey::CPU,
+                           device.is_cuda() ? c10::DispatchKey::CUDA : c10::DispatchKey::CPU,
                            "backend_bench directory kernel", 0);
-      const auto [name, overload] = split_op(op_name);
+      const auto [name, overload] = split_op(p.op_name);
       const std::string error =
           function(&*registration, name.c_str(), overload == "default" ? "" : overload.c_str());
       if (!error.empty())
         throw std::runtime_error(error);
     }
   } catch (const std::exception& e) {
-    install_error = first_line(e.what());
+    return first_line(e.what());
   }
-  // The candidate side.
-  for (auto& t : tests) {
-    rapidjson::StringBuffer buffer;
-    json_writer w(buffer);
-    w.StartObject();
-    w.Key("op");
-    w.String(op_name.c_str());
-    w.Key("test");
-    w.String(t.id.c_str());
-    w.Key("dtype");
-    w.String(t.dtype.c_str());
-    w.Key("device");
-    w.String(context.device.str().c_str());
-    w.Key("backend");
-    w.String(backend.c_str());
-    w.Key("args");
-    w.String(describe_arguments(op.schema(), t.stack).c_str());
-    std::string status = "pass", error;
-    std::optional<close_result> comparison;
-    std::vector<double> candidate_ms;
-    if (!t.setup_error.empty()) {
-      status = "setup_error";
-      error = "the test's arguments could not be built: " + t.setup_error;
-    } else if (!t.reference_error.empty()) {
-      status = "reference_error";
-      error = "the aten reference raised: " + t.reference_error;
-    } else if (!install_error.empty()) {
-      status = "load_error";
-      error = install_error;
-    } else {
-      phase("test " + t.dtype + "/" + t.id + ": candidate");
-      try {
-        const c10::IValue actual = call_op(op, cloned_stack(t.stack));
-        comparison = assert_close(actual, *t.expected, tolerances);
-        if (!comparison->passed) {
-          status = "fail";
-          error = comparison->mismatch;
-        } else if (perf) {
-          phase("test " + t.dtype + "/" + t.id + ": timing the candidate");
-          candidate_ms = time_calls([&] { (void)call_op(op, t.stack); }, warmup, repeats,
-                                    plan["l2_flush"].GetBool(), context.device);
-        }
-      } catch (const std::exception& e) {
-        const std::string message = e.what();
-        status =
-            message.find(BENCHMATRIX_FALLBACK_MARKER) != std::string::npos ? "fallback" : "error";
-        error = first_line(message);
-      }
+  return "";
+}
+
+/// What the candidate did on one test.
+struct candidate_outcome {
+  std::string status = "pass"; // pass, fail, error, fallback, setup_error, reference_error, load_error
+  std::string error;           // why, for every status but pass
+  std::optional<close_result> comparison;
+  std::vector<double> candidate_ms; // with perf, for a passing test
+};
+
+candidate_outcome run_candidate(const c10::OperatorHandle& op, const op_test& t,
+                                const std::string& install_error, const op_plan& p,
+                                const at::Device& device) {
+  candidate_outcome o;
+  if (!t.setup_error.empty()) {
+    o.status = "setup_error";
+    o.error = "the test's arguments could not be built: " + t.setup_error;
+    return o;
+  }
+  if (!t.reference_error.empty()) {
+    o.status = "reference_error";
+    o.error = "the aten reference raised: " + t.reference_error;
+    return o;
+  }
+  if (!install_error.empty()) {
+    o.status = "load_error";
+    o.error = install_error;
+    return o;
+  }
+  phase("test " + t.dtype + "/" + t.id + ": candidate");
+  try {
+    const c10::IValue actual = call_op(op, cloned_stack(t.stack));
+    o.comparison = assert_close(actual, *t.expected, p.tolerances);
+    if (!o.comparison->passed) {
+      o.status = "fail";
+      o.error = o.comparison->mismatch;
+    } else if (p.perf) {
+      phase("test " + t.dtype + "/" + t.id + ": timing the candidate");
+      o.candidate_ms = time_calls([&] { (void)call_op(op, t.stack); }, p.warmup, p.repeats,
+                                  p.l2_flush, device);
     }
-    w.Key("status");
-    w.String(status.c_str());
-    w.Key("error");
-    if (error.empty())
-      w.Null();
+  } catch (const std::exception& e) {
+    const std::string message = e.what();
+    o.status = message.find(BENCHMATRIX_FALLBACK_MARKER) != std::string::npos ? "fallback" : "error";
+    o.error = first_line(message);
+  }
+  return o;
+}
+
+/// The test's line of the results file (JSON).
+std::string result_line(const c10::OperatorHandle& op, const op_test& t,
+                        const candidate_outcome& o, const op_plan& p, const at::Device& device) {
+  rapidjson::StringBuffer buffer;
+  json_writer w(buffer);
+  w.StartObject();
+  w.Key("op");
+  w.String(p.op_name.c_str());
+  w.Key("test");
+  w.String(t.id.c_str());
+  w.Key("dtype");
+  w.String(t.dtype.c_str());
+  w.Key("device");
+  w.String(device.str().c_str());
+  w.Key("backend");
+  w.String(p.backend.c_str());
+  w.Key("args");
+  w.String(describe_arguments(op.schema(), t.stack).c_str());
+  w.Key("status");
+  w.String(o.status.c_str());
+  w.Key("error");
+  if (o.error.empty())
+    w.Null();
+  else
+    w.String(o.error.c_str());
+  // Standard JSON: a non-finite error is null (NaN against a number, whose status says it failed;
+  // or a rel error where the expected value is 0 and the actual one is not).
+  const auto error_value = [&](double value) {
+    if (std::isfinite(value))
+      w.Double(value);
     else
-      w.String(error.c_str());
-    // Standard JSON: a non-finite error is null (NaN against a number, whose status says it failed;
-    // or a rel error where the expected value is 0 and the actual one is not).
-    const auto error_value = [&](double value) {
-      if (std::isfinite(value))
+      w.Null();
+  };
+  w.Key("max_abs_error");
+  if (o.comparison)
+    error_value(o.comparison->max_abs_error);
+  else
+    w.Null();
+  w.Key("max_rel_error");
+  if (o.comparison)
+    error_value(o.comparison->max_rel_error);
+  else
+    w.Null();
+  if (p.perf) {
+    const bool timed = !o.candidate_ms.empty() && !t.reference_ms.empty();
+    const auto timing = [&](double value) {
+      if (timed)
         w.Double(value);
       else
         w.Null();
     };
-    w.Key("max_abs_error");
-    if (comparison)
-      error_value(comparison->max_abs_error);
-    else
-      w.Null();
-    w.Key("max_rel_error");
-    if (comparison)
-      error_value(comparison->max_rel_error);
-    else
-      w.Null();
-    if (perf) {
-      const bool timed = !candidate_ms.empty() && !t.reference_ms.empty();
-      w.Key("reference_ms");
-      if (timed)
-        w.Double(median(t.reference_ms));
-      else
-        w.Null();
-      w.Key("candidate_ms");
-      if (timed)
-        w.Double(median(candidate_ms));
-      else
-        w.Null();
-      w.Key("speedup");
-      if (timed)
-        w.Double(median(t.reference_ms) / median(candidate_ms));
-      else
-        w.Null();
-    }
-    w.EndObject();
-    results << buffer.GetString() << std::endl;
+    w.Key("reference_ms");
+    timing(timed ? median(t.reference_ms) : 0);
+    w.Key("candidate_ms");
+    timing(timed ? median(o.candidate_ms) : 0);
+    w.Key("speedup");
+    timing(timed ? median(t.reference_ms) / median(o.candidate_ms) : 0);
+  }
+  w.EndObject();
+  return buffer.GetString();
+}
+
+/// One op of the suite: its tests built, the aten reference run, the candidate installed and run
+/// on each test, one result line per test.
+int run_op(const json_document& plan, const json_document& suite, replay_context& context) {
+  const op_plan p = read_op_plan(plan);
+  std::ofstream results(plan["results"].GetString(), std::ios::trunc);
+  phase("resolving aten::" + p.op_name);
+  const c10::OperatorHandle& op = find_op(p.op_name);
+  std::vector<op_test> tests =
+      build_tests(op, plan, suite["ops"][p.op_name.c_str()], context);
+  run_references(op, tests, p, context.device);
+  std::optional<torch::Library> registration; // the directory kernel's, while the tests run
+  const std::string install_error = install_candidate(plan, p, context.device, registration);
+  for (const auto& t : tests) {
+    const candidate_outcome outcome = run_candidate(op, t, install_error, p, context.device);
+    results << result_line(op, t, outcome, p, context.device) << std::endl;
   }
   phase("done");
   return results ? 0 : 1;
