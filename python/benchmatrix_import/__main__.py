@@ -625,10 +625,14 @@ def build_entry(args, overrides, versions, directory):
     except Exception as e:  # the tracer's errors have no common type (TypeError, RuntimeError...)
         raise untraceable(args.model, e) from e
     # tracing ran one forward: undo BatchNorm's running-stat update in place (load_state_dict of
-    # the copies would lose the state dict's per-module versions: torchvision's MNASNet refuses it)
+    # the copies would lose the state dict's per-module versions: torchvision's MNASNet refuses it).
+    # A buffer whose shape the forwards changed keeps what they made: a per-channel observer of a
+    # quantization-aware model starts empty and takes its channels' shape on its first call
+    # (TorchBench's *_quantized_qat train: "size of tensor a (32) must match ... b (0)"), and the
+    # traced program holds the branch that updates the filled one.
     with torch.no_grad():
         for key, tensor in flat.state_dict().items():
-            if key in state:
+            if key in state and tensor.shape == state[key].shape:
                 tensor.copy_(state[key])
     if args.exported_program:
         check_disk_space(traced, inputs, directory)  # the package holds the same weights

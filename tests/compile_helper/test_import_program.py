@@ -24,6 +24,9 @@ build_torchbench: a TorchBench model whose data set is missing and whose fallbac
 storage (Super_SloMo: "Failed to download data from manifold"), or that asserts its data set when
 imported (yolov3), is a SKIP naming the data folder and install.py, not an error in an ERROR record.
 
+state restore: the BatchNorm statistics the forward before tracing moved are put back, but a
+buffer the forward shaped (a per-channel observer's, empty at first) keeps its shape.
+
 hub configs: a TorchBench hf_* model reads its config from the HF cache HF_HOME names; a missing
 one is a SKIP naming the hub id (transformers 5's offline error names only the hub's URL) and the
 `hf download` that provides it.
@@ -304,6 +307,60 @@ class HubConfigTest(unittest.TestCase):
             "n_head": 2})
         proc = self.build(home)
         self.assertEqual(proc.returncode, 0, proc.stdout[-2000:] + proc.stderr[-3000:])
+
+
+OBSERVED_MODEL = """
+import torch
+from torchbenchmark.util.model import BenchmarkModel
+
+
+class PerChannelObserved(torch.nn.Module):
+    \"\"\"A linear layer watched as torch.ao's PerChannelMinMaxObserver watches one: its min_val
+    buffer starts empty and takes the channels' shape on the first call.\"\"\"
+
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(4, 3)
+        self.register_buffer("min_val", torch.tensor([]))
+
+    def forward(self, x):
+        y = self.linear(x)
+        current = y.detach().amin(0)
+        if self.min_val.numel() > 0:
+            current = torch.minimum(current, self.min_val)
+        self.min_val.resize_(current.shape)
+        self.min_val.copy_(current)
+        return y
+
+
+class Model(BenchmarkModel):
+    DEFAULT_TRAIN_BSIZE = 2
+    DEFAULT_EVAL_BSIZE = 2
+
+    def __init__(self, test, device, batch_size=None, extra_args=[]):
+        super().__init__(test=test, device=device, batch_size=batch_size, extra_args=extra_args)
+        self.model = PerChannelObserved().to(device)
+        self.example_inputs = (torch.randn(self.batch_size, 4, device=device),)
+
+    def get_module(self):
+        return self.model, self.example_inputs
+"""
+
+
+class StateRestoredTest(unittest.TestCase):
+    def test_a_buffer_the_first_forward_shapes_keeps_its_shape(self):
+        # TorchBench's *_quantized_qat train on the H100 (2026-12-06): the per-channel observers'
+        # empty buffers filled by the forward before tracing, then "restored" into their new shape
+        work = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, work)
+        checkout = checkout_with_model(work, "observed", OBSERVED_MODEL)
+        proc = run_helper_process(checkout, work, "observed", "--test=train")
+        self.assertEqual(proc.returncode, 0, proc.stdout[-2000:] + proc.stderr[-3000:])
+        with open(os.path.join(work, "result")) as f:
+            entry = f.read().strip()
+        program = torch.jit.load(os.path.join(entry, "model.pt"))
+        [min_val] = [v for k, v in program.state_dict().items() if k.endswith("min_val")]
+        self.assertEqual(min_val.shape, (3,))  # the channels' shape the program's branch needs
 
 
 class PackageVersionReasonTest(unittest.TestCase):
