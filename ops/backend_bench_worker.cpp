@@ -553,38 +553,33 @@ std::string result_line(const c10::OperatorHandle& op, const op_test& t,
     w.Null();
   else
     w.String(o.error.c_str());
-  // Standard JSON: a non-finite error is null (NaN against a number, whose status says it failed;
-  // or a rel error where the expected value is 0 and the actual one is not).
-  const auto error_value = [&](double value) {
-    if (std::isfinite(value))
-      w.Double(value);
+  // Standard JSON: an error figure that is absent or non-finite is null (NaN against a number,
+  // whose status says it failed; or a rel error where the expected value is 0 and the actual one
+  // is not).
+  const auto error_figure = [&](std::optional<double> value) {
+    if (value && std::isfinite(*value))
+      w.Double(*value);
     else
       w.Null();
   };
   w.Key("max_abs_error");
-  if (o.comparison)
-    error_value(o.comparison->max_abs_error);
-  else
-    w.Null();
+  error_figure(o.comparison ? std::optional(o.comparison->max_abs_error) : std::nullopt);
   w.Key("max_rel_error");
-  if (o.comparison)
-    error_value(o.comparison->max_rel_error);
-  else
-    w.Null();
+  error_figure(o.comparison ? std::optional(o.comparison->max_rel_error) : std::nullopt);
   if (p.perf) {
+    // both sides timed (a passing test), else null
     const bool timed = !o.candidate_ms.empty() && !t.reference_ms.empty();
-    const auto timing = [&](double value) {
+    const double reference = timed ? median(t.reference_ms) : 0;
+    const double candidate = timed ? median(o.candidate_ms) : 0;
+    for (const auto& [key, value] : {std::pair{"reference_ms", reference},
+                                     std::pair{"candidate_ms", candidate},
+                                     std::pair{"speedup", timed ? reference / candidate : 0}}) {
+      w.Key(key);
       if (timed)
         w.Double(value);
       else
         w.Null();
-    };
-    w.Key("reference_ms");
-    timing(timed ? median(t.reference_ms) : 0);
-    w.Key("candidate_ms");
-    timing(timed ? median(o.candidate_ms) : 0);
-    w.Key("speedup");
-    timing(timed ? median(t.reference_ms) / median(o.candidate_ms) : 0);
+    }
   }
   w.EndObject();
   return buffer.GetString();

@@ -280,35 +280,41 @@ loaded_night read_night_or_usage_error(const std::string& dir) {
   }
 }
 
-/// The history's nights that started before tonight (tonight itself, if imported, left out), oldest
-/// first; with --machine=same, only those that ran on one of tonight's machines where any did.
-/// Two runners importing into one history interleave their nights: the last --history nights
-/// overall would hold half as many of tonight's machine, and --against-latest would pick the
+/// The last `keep` of the history's nights that started before tonight (tonight itself, if
+/// imported, left out), oldest first; with --machine=same, of those that ran on one of tonight's
+/// machines where any did. Two runners importing into one history interleave their nights: the
+/// last `keep` overall would hold fewer of tonight's machine, and --against-latest would pick the
 /// other runner's night (every config OTHER_MACHINE). A night from a machine the history has not
-/// seen keeps every night, whose configs then say OTHER_MACHINE and name both machines.
-std::vector<night_info> candidate_nights(const night_history& history, const check_settings& s,
-                                         const loaded_night& tonight) {
+/// seen takes the last `keep` overall, whose configs then say OTHER_MACHINE and name both machines.
+std::vector<night_info> last_nights_before(const night_history& history, const check_settings& s,
+                                           const loaded_night& tonight, size_t keep) {
   std::vector<night_info> earlier;
   for (auto& n : history.nights()) {
     if (n.content_hash == tonight.info.content_hash || n.path == tonight.info.path) continue;
     if (tonight.info.started > 0 && n.started >= tonight.info.started) continue;
     earlier.push_back(std::move(n));
   }
-  if (s.machine != machine_match::same) return earlier;
+  const auto last_of = [keep](std::vector<night_info> nights) {
+    if (nights.size() > keep) nights.erase(nights.begin(), nights.end() - keep);
+    return nights;
+  };
+  if (s.machine != machine_match::same) return last_of(std::move(earlier));
   std::set<std::string> tonights_machines;
   for (const auto& c : tonight.configs) tonights_machines.insert(machine_text(c));
-  std::vector<night_info> on_tonights_machine;
-  for (const auto& n : earlier) {
-    const auto machines = history.machines_of(n.id);
+  std::vector<night_info> on_tonights_machine;  // newest first, one query per night until `keep`
+  for (auto n = earlier.rbegin(); n != earlier.rend() && on_tonights_machine.size() < keep; ++n) {
+    const auto machines = history.machines_of(n->id);
     if (std::any_of(machines.begin(), machines.end(),
                     [&](const std::string& m) { return tonights_machines.count(m) > 0; }))
-      on_tonights_machine.push_back(n);
+      on_tonights_machine.push_back(*n);
   }
-  return on_tonights_machine.empty() ? earlier : on_tonights_machine;
+  if (on_tonights_machine.empty()) return last_of(std::move(earlier));
+  std::reverse(on_tonights_machine.begin(), on_tonights_machine.end());
+  return on_tonights_machine;
 }
 
-/// The reference nights, oldest first: the --baseline directory, or the last --history of the
-/// candidate nights (the latest alone with --against-latest).
+/// The reference nights, oldest first: the --baseline directory, or the history's last --history
+/// nights (the latest alone with --against-latest), as last_nights_before chooses them.
 std::vector<loaded_night> reference_nights(const check_settings& s, const loaded_night& tonight) {
   std::vector<loaded_night> references;
   if (!s.baseline_dir.empty()) {
@@ -317,10 +323,8 @@ std::vector<loaded_night> reference_nights(const check_settings& s, const loaded
   }
   if (!std::filesystem::exists(s.db)) throw usage_error("no history database " + s.db);
   night_history history(s.db);
-  std::vector<night_info> nights = candidate_nights(history, s, tonight);
   const size_t keep = s.against_latest ? 1 : s.options.history_nights;
-  if (nights.size() > keep) nights.erase(nights.begin(), nights.end() - keep);
-  return history.loaded(std::move(nights));
+  return history.loaded(last_nights_before(history, s, tonight, keep));
 }
 
 /// "cpu:AMD EPYC" or "cpu:AMD EPYC, cpu:Intel Xeon": the machines of `configs`, sorted.
