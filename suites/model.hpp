@@ -60,9 +60,6 @@ struct model_build_options {
   /// inductor backend's eval): an imported model's cache entry then also holds its forward
   /// exported by torch.export (model_instance::exported_program).
   bool exported_program = false;
-  /// True for an eval whose model runs in train mode (the suite YAML's only_training, as PyTorch's
-  /// harness): a TorchBench checkout's model is traced with module.train().
-  bool eval_in_train_mode = false;
 };
 
 /// A model built for one experiment: the module, its example inputs and how to call it.

@@ -110,7 +110,6 @@ suite_config suite_config::load_text(const std::string& yaml, const std::string&
     }
     flatten_names(root["dont_change_batch_size"], origin + ": dont_change_batch_size",
                   c.m_dont_change_batch_size);
-    flatten_names(root["only_training"], origin + ": only_training", c.m_only_training);
     flatten_names(root["canary_models"], origin + ": canary_models", c.m_canary_models);
     const auto dtype = child(root, "dtype", origin + ": dtype");
     flatten_names(child(dtype, "force_amp_for_fp16_bf16_models", origin + ": dtype"),
@@ -191,9 +190,6 @@ bool suite_config::dont_change_batch_size(const std::string& model) const {
   return m_dont_change_batch_size.count(model) != 0;
 }
 
-bool suite_config::only_training(const std::string& model) const {
-  return m_only_training.count(model) != 0;
-}
 bool suite_config::in_tolerance_list(const std::string& list, const std::string& model) const {
   const auto it = m_tolerance.find(list);
   return it != m_tolerance.end() && it->second.count(model) != 0;

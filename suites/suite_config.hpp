@@ -31,8 +31,6 @@ public:
                                                     const std::string& test) const;
   /// Models that always use their own default batch size.
   [[nodiscard]] bool dont_change_batch_size(const std::string& model) const;
-  /// only_training: models whose eval runs with the module in train mode (PyTorch's harness).
-  [[nodiscard]] bool only_training(const std::string& model) const;
   /// canary_models: the models of a TorchBench checkout's torchbenchmark/canary_models/ that run
   /// beside torchbenchmark/models/ (PyTorch's harness lists no other canary model).
   [[nodiscard]] const std::set<std::string>& canary_models() const { return m_canary_models; }
@@ -61,7 +59,6 @@ private:
   name_set m_skip_multiprocess;
   std::map<std::string, std::map<std::string, long long>> m_batch_size;  // test -> model -> size
   name_set m_dont_change_batch_size;
-  name_set m_only_training;
   name_set m_canary_models;
   name_set m_force_amp;
   name_set m_force_fp16;

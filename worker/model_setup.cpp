@@ -127,7 +127,6 @@ prepared_model prepare_model(const model_definition& definition, const child_set
   const backend_descriptor* backend = find_backend(experiment);
   build.exported_program = !training && backend && backend->compiles_exported_programs &&
                            inductor_program_choice() == inductor_program::exported;
-  build.eval_in_train_mode = !training && config && config->only_training(definition.name);
   reset_rng_state();
   prepared_model prepared{definition.build(build), {}};
   auto& model = prepared.model;

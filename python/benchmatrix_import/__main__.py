@@ -123,9 +123,6 @@ def parse_arguments(argv):
     parser.add_argument("--random-weights", action="store_true",
                         help="--suite=torchbench: build torchvision and timm models with random "
                              "weights instead of downloading pretrained ones")
-    parser.add_argument("--eval-in-train-mode", action="store_true",
-                        help="--test=eval: trace the model in train mode (the suite YAML's "
-                             "only_training, as PyTorch's harness runs those models)")
     parser.add_argument("--exported-program", action="store_true",
                         help="eval: also write exported.pt2, the forward exported by "
                              "torch.export (exported_package.py), for the inductor backend")
@@ -159,8 +156,6 @@ def parse_arguments(argv):
                          "torchbenchmark/__init__.py (expected a pytorch/benchmark checkout)")
     elif args.batch_size is None:
         parser.error(f"--suite={args.suite} needs --batch-size")
-    if args.eval_in_train_mode and args.test != "eval":
-        parser.error("--eval-in-train-mode is for --test=eval (a train step runs in train mode)")
     if args.exported_program and (args.test == "train" or args.traced_for != "compiler"):
         parser.error("--exported-program is for --test=eval --traced-for=compiler (torch.export "
                      "sees the model as torch.compile does)")
@@ -232,7 +227,6 @@ def cache_key(args, versions, overrides):
               # children's entry
               "traced_for": args.traced_for if args.suite in ("huggingface", "torchbench")
               else None,
-              "eval_in_train_mode": args.eval_in_train_mode,
               "helper": helper_sources_digest()}
     if args.suite == "torchbench":  # the checkout's code for the model, committed or not
         fields.update(checkout=os.path.abspath(args.torchbench_dir),
@@ -596,7 +590,7 @@ def built_model(args, overrides):
     # train with the loss first (transformers): only the loss, so that the C++ train step's
     # reduce_to_scalar_loss of the output is the loss itself, as PyTorch's compute_loss = pred[0]
     keep = 1 if args.test == "train" and loss_rule == "first_output" else None
-    flat = flat_outputs(module, keep).train(args.test == "train" or args.eval_in_train_mode)
+    flat = flat_outputs(module, keep).train(args.test == "train")
     return flat, inputs, names, loss_rule, class_name
 
 
@@ -659,8 +653,6 @@ def build_entry(args, overrides, versions, directory):
                         else "as the model loads them",
                         precision=f"{args.dtype} (TorchBench built with --precision fp32, then "
                                   f"cast)")
-        if args.eval_in_train_mode:
-            manifest["module_mode"] = "train (the suite YAML's only_training)"
     with open(os.path.join(directory, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
 

@@ -8,9 +8,10 @@ PyTorch's benchmarks/dynamo/torchbench.py builds it:
     device rules included), fp32 whatever TorchBench's default precision for the family is
     (fp16 for torchvision, timm and HuggingFace models on CUDA eval): the run's --dtype is applied
     afterwards, as PyTorch's harness re-casts with --float32/--bfloat16;
-  - model, example_inputs = get_module(); train() for test=train, else eval() (an eval of a model
-    in the suite YAML's only_training runs in train mode: __main__'s --eval-in-train-mode); the
-    actual batch size is benchmark.batch_size.
+  - model, example_inputs = get_module(); train() for test=train, else eval(), for every model
+    as PyTorch's harness (its torchbench.yaml's only_training keeps train mode only in its
+    training accuracy runs, which otherwise train in eval mode); the actual batch size is
+    benchmark.batch_size.
 
 Offline rules (nothing is downloaded behind the user's back where it can be helped):
   - HF_HUB_OFFLINE=1 unless the caller set it: HuggingFace configs come from the user's HF cache

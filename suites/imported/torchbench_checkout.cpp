@@ -84,7 +84,6 @@ model_instance build_checkout_model(const std::string& checkout, const std::stri
     arguments.push_back(std::to_string(o.batch_size));
   }
   if (random_weights) arguments.emplace_back("--random-weights");
-  if (o.eval_in_train_mode) arguments.emplace_back("--eval-in-train-mode");
   const bool with_exported_program = o.exported_program && o.graph_capture && !o.training;
   if (with_exported_program) arguments.emplace_back("--exported-program");
   const std::string what = std::string(checkout_suite) + "/" + model;

@@ -565,32 +565,55 @@ class TraceFailureTest(unittest.TestCase):
         self.assertEqual(UNBUILDABLE, 3)  # the status the runner turns into a SKIP
 
 
-class OnlyTrainingTest(unittest.TestCase):
-    """--eval-in-train-mode (the suite YAML's only_training, as PyTorch's harness runs those
-    models): the eval program of a TorchBench checkout's model is traced in train mode, in an
-    entry of its own whose manifest says so; without it, eval mode."""
+# demucs' shape: its augmentation shuffles sources in groups of 4 in train mode only, so an eval
+# batch of 1 (TorchBench's CPU eval batch) works in eval mode and raises in train mode.
+TRAIN_ONLY_AUGMENTATION = '''
+import torch
+from torchbenchmark.util.model import BenchmarkModel
 
-    def test_the_eval_program_is_traced_in_train_mode_in_its_own_entry(self):
-        checkout = FIXTURE_CHECKOUT
-        entries = {}
-        with tempfile.TemporaryDirectory() as cache:
-            for flags in ([], ["--eval-in-train-mode"]):
-                result = os.path.join(cache, f"result-{len(flags)}")
-                self.assertEqual(import_main([
-                    "--suite=torchbench", "--model=tiny_mlp", f"--torchbench-dir={checkout}",
-                    "--test=eval", "--device=cpu", f"--cache-dir={cache}", f"--result={result}",
-                    *flags]), 0)
-                with open(result) as f:
-                    entry = f.read()
-                with open(os.path.join(entry, "manifest.json")) as f:
-                    manifest = json.load(f)
-                entries[bool(flags)] = (entry, torch.jit.load(os.path.join(entry, "model.pt")),
-                                        manifest.get("module_mode"))
-        self.assertNotEqual(entries[False][0], entries[True][0])
-        self.assertFalse(entries[False][1].training)
-        self.assertIsNone(entries[False][2])
-        self.assertTrue(entries[True][1].training)
-        self.assertEqual(entries[True][2], "train (the suite YAML's only_training)")
+
+class Augmented(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        if self.training and x.shape[0] % 4:
+            raise ValueError(f"Batch size {x.shape[0]} must be divisible by group size 4")
+        return self.linear(x)
+
+
+class Model(BenchmarkModel):
+    DEFAULT_EVAL_BSIZE = 1
+    DEFAULT_TRAIN_BSIZE = 4
+
+    def __init__(self, test, device, batch_size=None, extra_args=[]):
+        super().__init__(test=test, device=device, batch_size=batch_size, extra_args=extra_args)
+        self.model = Augmented().to(device)
+        self.model.train(test == "train")
+        self.example_inputs = (torch.randn(self.batch_size, 4, device=device),)
+
+    def get_module(self):
+        return self.model, self.example_inputs
+'''
+
+
+class EvalModeTest(unittest.TestCase):
+    """Every checkout model's eval is traced in eval mode, as PyTorch's harness runs inference
+    (its torchbench.yaml's only_training, demucs among them, keeps train mode only in its training
+    accuracy runs): demucs' eval on the H100 had failed in train mode, 2026-12-07. Its train
+    program is traced in train mode."""
+
+    def test_eval_traced_in_eval_mode_train_in_train_mode(self):
+        modes = {}
+        for test in ("eval", "train"):
+            with tempfile.TemporaryDirectory() as work:
+                checkout = checkout_with_model(work, "demucs", TRAIN_ONLY_AUGMENTATION)
+                helper = run_helper_process(checkout, work, "demucs", f"--test={test}")
+                self.assertEqual(helper.returncode, 0, helper.stderr[-3000:])
+                with open(os.path.join(work, "result")) as f:
+                    modes[test] = torch.jit.load(os.path.join(f.read(), "model.pt")).training
+        self.assertEqual(modes, {"eval": False, "train": True})
 
 
 # A checkout model whose state dict holds a plain value beside its tensors, as a
@@ -619,6 +642,7 @@ class WithExtraState(torch.nn.Module):
 
 class Model(BenchmarkModel):
     DEFAULT_EVAL_BSIZE = 4
+    DEFAULT_TRAIN_BSIZE = 4
 
     def __init__(self, test, device, batch_size=None, extra_args=[]):
         super().__init__(test=test, device=device, batch_size=batch_size, extra_args=extra_args)
@@ -695,8 +719,7 @@ class StateRestoreTest(unittest.TestCase):
     def test_a_state_dict_with_a_dtype_imports_with_its_statistics_restored(self):
         with tempfile.TemporaryDirectory() as work:
             checkout = checkout_with_model(work, "state_with_a_dtype", STATE_WITH_A_DTYPE)
-            helper = run_helper_process(checkout, work, "state_with_a_dtype", "--test=eval",
-                                        "--eval-in-train-mode")
+            helper = run_helper_process(checkout, work, "state_with_a_dtype", "--test=train")
             self.assertEqual(helper.returncode, 0, helper.stderr[-3000:])
             with open(os.path.join(work, "result")) as f:
                 program = torch.jit.load(os.path.join(f.read(), "model.pt"))

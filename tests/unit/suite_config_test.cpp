@@ -28,7 +28,7 @@ batch_size:
   training: {dlrm: 1024}
   inference: {dlrm: 2}
 dont_change_batch_size: [fixed]
-only_training: [[detectron2_a, detectron2_b], tts_angular]
+canary_models: [[detectron2_a, detectron2_b], tts_angular]
 deny:
   slow_generate:
     - {test: eval, xla: PJRT, dynamo: None}
@@ -59,13 +59,11 @@ TEST_CASE("batch sizes and dont_change_batch_size") {
   CHECK(c.dont_change_batch_size("fixed"));
 }
 
-TEST_CASE("only_training: nested lists flattened (PyTorch's anchors), other models eval as usual") {
+TEST_CASE("model lists: nested lists flattened (PyTorch's YAML anchors), other models not listed") {
   const auto c = suite_config::load_text(yaml, "torchbench.yaml");
-  CHECK(c.only_training("detectron2_b"));
-  CHECK(c.only_training("tts_angular"));
-  CHECK_FALSE(c.only_training("fixed"));
-  CHECK_THROWS_WITH(suite_config::load_text("only_training: {a: 1}\n", "t.yaml"),
-                    doctest::Contains("t.yaml: only_training: expected a list of model names"));
+  CHECK(c.canary_models() == std::set<std::string>{"detectron2_a", "detectron2_b", "tts_angular"});
+  CHECK_THROWS_WITH(suite_config::load_text("canary_models: {a: 1}\n", "t.yaml"),
+                    doctest::Contains("t.yaml: canary_models: expected a list of model names"));
 }
 
 TEST_CASE("dtype.force_* lists: nested lists flattened, each list read into its own rule") {
