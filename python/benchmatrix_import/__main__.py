@@ -24,7 +24,8 @@ device, test, config overrides, --traced-for and this file's source; reused when
                (train/eval) on the device, in the dtype, with the attention masks of the
                eager forward (eager_mask_decisions) or, --traced-for=compiler, those
                torch.compile sees; its shape arithmetic folded to the
-               traced sizes (traced_sizes_as_constants); a float32 program's mask fills
+               traced sizes (traced_sizes_as_constants), the constants of what is left of it
+               on the CPU (shape_arithmetic_on_cpu); a float32 program's mask fills
                beyond float16's range made float16's extremes (float16_fill_values).
   inputs.pt    torch.save'd tuple of the example tensors (CPU), as benchmatrix_compile's --inputs.
   manifest.json  what was built: model, class, versions, batch size, input names and shapes, the
@@ -486,6 +487,53 @@ def traced_sizes_as_constants(traced):
     torch._C._jit_pass_dce(graph)
 
 
+def shape_arithmetic_on_cpu(traced):
+    """Every tensor constant of the traced forward's shape arithmetic becomes a CPU tensor. The
+    tracer records arithmetic on a size (`shape = list(x.shape); shape[2] += 2`, TorchBench's
+    pyhpc_turbulent_kinetic_energy) as an op on prim::NumToTensor's CPU scalar whose other operand
+    is a constant of the traced device: on CUDA `add_(NumToTensor(26), <CUDA 2>)`, which the
+    interpreter refuses ("Expected all tensors to be on the same device, but found at least two
+    devices, cuda:0 and cpu!", an ERROR record on the H100, 2026-12-07). A value is shape arithmetic
+    when it is a NumToTensor or an op's result whose first operand is one; each zero-dimensional
+    constant such an op takes is given a CPU copy of its own (other users keep the original).
+    Returns the kinds of the ops whose constants are shape arithmetic, moved or already on the CPU
+    (as a CPU trace's are)."""
+    import torch
+
+    graph = traced.graph
+    shape_values = set()
+    found = []
+
+    def visit(block):
+        for node in block.nodes():
+            for nested in node.blocks():
+                visit(nested)
+            inputs = list(node.inputs())
+            if node.kind() == "prim::NumToTensor":
+                shape_values.add(node.output().unique())
+                continue
+            if not inputs or inputs[0].unique() not in shape_values:
+                continue
+            for index, value in enumerate(inputs):
+                producer = value.node()
+                if producer.kind() != "prim::Constant" or not producer.hasAttribute("value") \
+                        or producer.kindOf("value") != "t":
+                    continue
+                constant = producer.t("value")
+                if constant.dim() != 0:
+                    continue
+                found.append(node.kind())
+                if constant.device.type != "cpu":
+                    with graph.insert_point_guard(node):
+                        node.replaceInput(index, graph.insertConstant(constant.cpu()))
+            for output in node.outputs():
+                if isinstance(output.type(), torch._C.TensorType):
+                    shape_values.add(output.unique())
+
+    visit(graph)
+    return found
+
+
 # The ops whose float scalar is converted to the masked tensor's dtype: a fill value outside float16's
 # range raises there ("value cannot be converted to type c10::Half without overflow").
 FILL_OPS = ("aten::masked_fill", "aten::masked_fill_", "aten::where", "aten::fill_")
@@ -632,6 +680,7 @@ def build_entry(args, overrides, versions, directory):
         check_disk_space(traced, inputs, directory)  # the package holds the same weights
         write_exported_program_or_why(flat, inputs, directory)
     traced_sizes_as_constants(traced)
+    shape_arithmetic_on_cpu(traced)
     if args.dtype == "float32":  # the program CUDA's train step runs under float16 autocast
         float16_fill_values(traced)
     check_disk_space(traced, inputs, directory)

@@ -57,7 +57,7 @@ sys.path.insert(0, PYTHON_DIR)
 
 from benchmatrix_import.__main__ import (  # noqa: E402
     NotEnoughDisk, UNBUILDABLE, check_disk_space, eager_mask_decisions, float16_fill_values,
-    untraceable)
+    shape_arithmetic_on_cpu, traced_sizes_as_constants, untraceable)
 from benchmatrix_import.__main__ import main as import_main  # noqa: E402
 from benchmatrix_import.torchbench_checkout import (  # noqa: E402
     build_torchbench, package_version_reason)
@@ -100,6 +100,37 @@ def traced_program():
     mask[..., 0] = True  # every row keeps a position
     traced = torch.jit.trace(MaskedAttention(), (scores, mask))
     return traced, scores, mask
+
+
+class Padded(torch.nn.Module):
+    """pyhpc_turbulent_kinetic_energy's pad (tke_pytorch.py): shape arithmetic on a traced size."""
+
+    def forward(self, x):
+        shape = list(x.shape)
+        shape[1] += 2
+        out = torch.zeros(shape, dtype=x.dtype, device=x.device)
+        out[:, 1:-1] = x
+        return out
+
+
+class ShapeArithmeticTest(unittest.TestCase):
+    """The tracer records `shape[1] += 2` as add_(NumToTensor(size), <constant 2>), the constant on
+    the traced device: on CUDA the interpreter refused the CPU scalar plus the CUDA constant
+    (pyhpc_turbulent_kinetic_energy's ERROR records, H100, 2026-12-07). The pass finds that
+    constant (here already a CPU one: the build machine traces on the CPU) and the saved program
+    still pads as the module does."""
+
+    def test_the_size_constant_is_found_and_the_program_still_pads(self):
+        x = torch.randn(3, 4)
+        traced = torch.jit.trace(Padded(), (x,), check_trace=False)
+        traced_sizes_as_constants(traced)
+        self.assertEqual(shape_arithmetic_on_cpu(traced), ["aten::add_"])
+        other = torch.randn(3, 4)
+        self.assertTrue(torch.equal(saved_and_loaded(traced)(other), Padded()(other)))
+
+    def test_arithmetic_on_tensors_is_not_shape_arithmetic(self):
+        traced, scores, mask = traced_program()
+        self.assertEqual(shape_arithmetic_on_cpu(traced), [])
 
 
 class Float16FillValuesTest(unittest.TestCase):
