@@ -27,7 +27,9 @@ Phases (--phase; both by default, then the tables):
         xla=PJRT dynamo=None is a parent-side SKIP, ignored), then the model's Python process
         times its variants with CUDA events (interleaved rounds). The last round adds
         --profile-cupti: a pass after the timed repeats gives each backend's CUPTI GPU-busy time
-        per iteration. A variant whose warm-up record is a SKIP is not run again (its reason is
+        per iteration, and the memory pass each backend's peak device memory (the larger of the
+        steps' and the CUDA graph capture's allocated peak); Python's peak is the timing
+        process's warm-up peak of that variant (train_step_python.py). A variant whose warm-up record is a SKIP is not run again (its reason is
         the row's). A Python process is idle (blocked on its input) while experiment_runner
         runs; it holds its GPU memory, and the records' noise verdicts name it as another
         process on the GPU (the table's notes leave that reason out).
@@ -37,7 +39,7 @@ exported graph (train_step_python.py says how), and the table marks which. A mod
 run a variant gets that variant's SKIP/error reason in its row, never a silent gap.
 
 Output in OUT_DIR: timing/<model>.json per timed model (all variants' per-iteration ms, statuses,
-reasons, verification codes, compile seconds, CUPTI busy), results.jsonl (one JSON line per model
+reasons, verification codes, compile seconds, CUPTI busy, peak device memory), results.jsonl (one JSON line per model
 and variant of every timed model; this call's lines are also printed on stdout as each model
 finishes), the tables (train_step_table.py) on stdout and in table.md, and every invocation's
 records and logs (warm/, runs/, python/).
@@ -195,13 +197,14 @@ def status_of(record):
     return "error", reason[:400]
 
 
-def runner_command(bench, models, directory, variants, extra, timeout_s):
-    """experiment_runner's command line over `variants` of `models` into `directory`."""
+def runner_command(bench, models, directory, variants, extra, timeout_s, memory_pass=False):
+    """experiment_runner's command line over `variants` of `models` into `directory`; the memory
+    pass (peak_device_allocated_bytes: --repeat more runs after the timed ones) only if asked."""
     xla = ["--xla=None"] + (["--xla=PJRT"] if "ours_openxla" in variants else [])
     return [bench.runner, "--suite-name=torchbench", f"--accelerator={bench.device}", *xla,
             *(f"--dynamo={DYNAMO[v]}" for v in OURS if v in variants), "--test=train",
             f"--filter=^({'|'.join(models)})$", f"--output-dirname={directory}",
-            f"--cache-dir={bench.cache}", "--no-memory-pass",
+            f"--cache-dir={bench.cache}", *([] if memory_pass else ["--no-memory-pass"]),
             f"--subprocess-timeout={timeout_s}", *extra]
 
 
@@ -221,11 +224,11 @@ def runner_process(bench, command, directory):
             process.wait()
 
 
-def run_runner(bench, model, directory, variants, extra, timeout_s):
+def run_runner(bench, model, directory, variants, extra, timeout_s, memory_pass=False):
     """One experiment_runner invocation over `variants` of `model` into `directory`; returns
     {variant: record}."""
     with runner_process(bench, runner_command(bench, [model], directory, variants, extra,
-                                              timeout_s), directory):
+                                              timeout_s, memory_pass), directory):
         pass
     return read_records(os.path.join(directory, "results.jsonl"))
 
@@ -570,6 +573,9 @@ def time_model(bench, model, python, ready):
         result.update(source=ready.get("source"), detail=ready.get("detail"),
                       entry=ready.get("entry"))
         result["timing_compile"] = ready.get("variants", {})
+        for variant, warmed_up in result["timing_compile"].items():
+            if variant in variants and warmed_up.get("peak_allocated_bytes") is not None:
+                variants[variant]["peak_allocated_bytes"] = warmed_up["peak_allocated_bytes"]
         result["batch"] = result["batch"] or ready.get("batch")
         for variant, reason in ready.get("errors", {}).items():
             variants[variant].update(status="error", reason=f"compile/warm-up: {reason}")
@@ -594,11 +600,13 @@ def time_model(bench, model, python, ready):
     for round_index in range(args.rounds):
         last = round_index == args.rounds - 1
         if ours:
+            # the last round also takes CUPTI's busy time and the memory pass's peaks (issue 50:
+            # peak device memory beside every figure)
             cupti = ["--profile-cupti"] if last and bench.device == "cuda" else []
             records = run_runner(bench, model, bench.path("runs", model, f"round{round_index}"),
                                  ours, [f"--repeat={args.repeats + 1}",
                                         f"--iterations-per-run={args.iters}", "--no-resume",
-                                        *cupti], timeout_s=600)
+                                        *cupti], timeout_s=600, memory_pass=last)
             for variant in ours:
                 record = records.get(variant)
                 status, reason = status_of(record)
@@ -617,6 +625,9 @@ def time_model(bench, model, python, ready):
                 memory_ops = record["metrics"].get("cupti_per_iter_memory_op_time_s")
                 if memory_ops:  # memcpy/memset time inside busy (records since 2026-11-28)
                     entry["memory_op_ms"] = [m * 1e3 for m in counted(memory_ops)]
+                peaks = record["metrics"].get("peak_device_allocated_bytes")
+                if peaks:  # CUDA graph steps: the larger of the pass's and the capture's peak
+                    entry["peak_allocated_bytes"] = statistics.median(peaks)
                 fallback = record.get("compile", {}).get("capture_fallback")
                 if fallback and round_index == 0:
                     notes.append(f"{variant}: capture_fallback: {first_line(fallback)}")
@@ -670,7 +681,8 @@ def result_lines(result):
                "batch": result.get("batch"), "per_iter_ms": entry["per_iter_ms"],
                "status": entry["status"], "reason": entry["reason"],
                "verification": result["verification"].get(variant),
-               "cupti_busy_ms": entry.get("busy_ms")}
+               "cupti_busy_ms": entry.get("busy_ms"),
+               "peak_allocated_bytes": entry.get("peak_allocated_bytes")}
 
 
 def timing_phase(bench, models):

@@ -26,8 +26,13 @@ Protocol: --spec is a JSON object {"model", "device", "variants", "batch" (pip o
 writes JSON lines to its stdout (everything else it or torch prints goes to stderr):
   {"event": "ready", "model", "source", "detail", "entry" (exported graphs: the cache entry),
    "batch", "optimizer", "build_s",
-   "variants": {variant: {"first_call_s", "warm_up_s", "cache": {counter: count}}},
+   "variants": {variant: {"first_call_s", "warm_up_s", "cache": {counter: count},
+                          "peak_allocated_bytes"}},
    "errors": {variant: reason}, "model_error": reason or null}
+`peak_allocated_bytes` (CUDA; null on the CPU) is the CUDA caching allocator's peak over the
+warm-up calls after the first (the steps, reduce-overhead's CUDA graph recording among them; not
+the compile), less what was allocated before the variant's model was built: its own model,
+optimizer state, inputs and step, as experiment_runner's peak_device_allocated_bytes of one child.
 `cache` is the change of Inductor's FX-graph and AOTAutograd cache counters over the warm-up (hits
 mean the compile reused the bench's shared caches). With --warm-only it exits after that (the
 bench's warm-up phase); otherwise it reads commands from stdin, one JSON object a line:
@@ -191,6 +196,24 @@ def cache_counters():
             for name, count in counters[group].items() if "cache" in name}
 
 
+def allocated_bytes(device):
+    """The CUDA caching allocator's allocated bytes now (None on the CPU)."""
+    import torch
+    return torch.cuda.memory_allocated() if device == "cuda" else None
+
+
+def reset_peak(device):
+    import torch
+    if device == "cuda":
+        torch.cuda.reset_peak_memory_stats()
+
+
+def peak_bytes_over(device, base):
+    """The allocated peak since reset_peak, less `base` (None on the CPU)."""
+    import torch
+    return torch.cuda.max_memory_allocated() - base if device == "cuda" else None
+
+
 def compiled_graphs():
     from torch._dynamo.utils import counters
     return counters["stats"]["unique_graphs"]
@@ -243,6 +266,7 @@ def prepare(spec, emit):
                  entry=info.get("entry"), build_s=round(time.perf_counter() - started, 3))
     for variant in spec["variants"]:
         try:
+            base = allocated_bytes(device)  # the earlier variants' models stay allocated
             loss_function, parameters, inputs = make()
             step = make_step(loss_function, parameters, name in TRAIN_WITH_SGD,
                              info["autocast"], variant)
@@ -256,15 +280,18 @@ def prepare(spec, emit):
             step(*inputs)  # the compile (Inductor compiles lazily, at the first call)
             synchronize(device)
             first_call_s = time.perf_counter() - started
+            reset_peak(device)
             for _ in range(spec.get("warm_calls", 3) - 1):  # recompiles, CUDA graph recording
                 step(*inputs)
             synchronize(device)
+            peak = peak_bytes_over(device, base)
             after = cache_counters()
             ready["variants"][variant] = {
                 "first_call_s": round(first_call_s, 3),
                 "warm_up_s": round(time.perf_counter() - started, 3),
                 "cache": {k: after[k] - before.get(k, 0) for k in after
-                          if after[k] != before.get(k, 0)}}
+                          if after[k] != before.get(k, 0)},
+                "peak_allocated_bytes": peak}
             steps[variant] = (step, inputs)
         except Exception as error:  # noqa: BLE001 - one variant's failure is its row's reason
             traceback.print_exc()

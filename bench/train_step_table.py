@@ -90,6 +90,40 @@ def wall_over_busy(result, variant="ours_cudagraphs"):
     return (wall / busy if wall and busy else None), busy
 
 
+def peak_mb(result, variant):
+    """The variant's peak device memory in MB (ours: the memory pass's allocated peak, CUDA graph
+    capture included; Python: its warm-up's allocated peak), or None."""
+    peak = (result["variants"].get(variant) or {}).get("peak_allocated_bytes")
+    return peak / 2**20 if peak else None
+
+
+def memory_table(results):
+    """Markdown lines of every variant's peak device memory per model, and the summary of issue
+    50's target (ours inductor <= 1.1 x Python's compiled step, default and reduce-overhead)."""
+    header = ["model"] + [TITLES[v] + " MB" for v in VARIANTS] + [
+        "inductor / Py compile", "inductor / Py r-o"]
+    md = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    over = {"python_compile": [], "python_reduce_overhead": []}
+    for model, result in results.items():
+        row = [f"{peak_mb(result, v):.0f}" if peak_mb(result, v) else "-" for v in VARIANTS]
+        for python in over:
+            ours, theirs = peak_mb(result, "ours_inductor"), peak_mb(result, python)
+            value = ours / theirs if ours and theirs else None
+            if value:
+                over[python].append((model, value))
+            row.append(f"{value:.2f}" if value else "-")
+        md.append("| " + " | ".join([model] + row) + " |")
+    summary = []
+    for python, values in over.items():
+        if values:
+            above = [f"{m} {v:.2f}" for m, v in values if v > 1.1]
+            summary.append(f"peak memory, ours inductor / {TITLES[python]}: within 1.1x on "
+                           f"{len(values) - len(above)} of {len(values)} models"
+                           + (f" (above: {', '.join(above)})" if above else "")
+                           + " (issue 50's target: all)")
+    return md, summary
+
+
 def spread_percent(values):
     if not values or len(values) < 2:
         return None
@@ -231,6 +265,8 @@ def render(out_dir, models, meta=None, stream=sys.stdout):
                            f"openxla {seconds[1]}, Python cold {seconds[2]}, Python in timing "
                            f"process {seconds[3]} ({seconds[4]})")
 
+    memory_md, memory_summary = memory_table(results)
+    summary += memory_summary
     notes = []
     for model, result in results.items():
         for line in notes_of(model, result):
@@ -250,6 +286,12 @@ def render(out_dir, models, meta=None, stream=sys.stdout):
               "source: pip = the torchvision/timm/transformers original, graph = our traced train "
               "forward converted to an ExportedProgram (no pip original).", ""]
     lines += md + [""] + [f"- {s}" for s in summary]
+    lines += ["", "Peak device memory (MB): ours, the memory pass's allocated peak in the last "
+              "round (CUDA graph steps: the larger of the steps' and the capture's); Python, "
+              "the allocated peak of its warm-up calls after the compile (reduce-overhead's "
+              "recording included), less what the process held before the variant was built.",
+              ""]
+    lines += memory_md
     lines += ["", "Spread of each variant: (max - min) / median over its counted repeats.", ""]
     lines += spread_md
     lines += ["", "Verification (our backends, from the warm-up phase's `--verify`; "
