@@ -192,7 +192,10 @@ std::vector<size_t> index_list(const std::string& text, const std::string& what)
 }
 
 /// The loaded package and what its outputs mean: (loss, prediction leaves, one gradient per
-/// parameter, the updated buffers).
+/// parameter), then the updated buffers where the package returns them (its metadata's
+/// benchmatrix_updated_buffers: packages compiled before 2026-12-07); newer packages write them
+/// into the buffers they are given (benchmatrix_buffers_updated_in_place), as torch.compile's
+/// graph does, which saves the copies below (resnet50: 159 per step on the H100).
 class train_package {
 public:
   train_package(const std::filesystem::path& folder, const torch::Device& device,
@@ -211,9 +214,10 @@ public:
     m_prediction_count = tensor_leaves({m_traced.output_structure}).size();
   }
 
-  /// Runs the package on the current state and `leaves`, writes the gradients into the
-  /// parameters' .grad (a parameter the loss does not reach, or that does not require grad, keeps
-  /// None, as after eager's backward) and the updated buffers back. Returns (prediction, loss).
+  /// Runs the package on the current state and `leaves` (the buffers passed as they are: the
+  /// package may update them in place), writes the gradients into the parameters' .grad (a
+  /// parameter the loss does not reach, or that does not require grad, keeps None, as after
+  /// eager's backward) and any returned updated buffers back. Returns (prediction, loss).
   std::pair<c10::IValue, torch::Tensor> run(const std::vector<torch::Tensor>& leaves) {
     torch::NoGradGuard no_grad;
     std::vector<torch::Tensor> arguments;
