@@ -21,8 +21,9 @@ namespace benchmatrix {
 
 /// One model iteration: a forward (eval) or a whole train step. Returns what the step produces
 /// (the prediction for eval; for train nothing, or — with collect_full_output — the tuple
-/// (prediction, loss, {"<param>.grad": gradient}, {"<param>": parameter after the update}), as
-/// dynamo's collect_results; a parameter without gradient gets zeros, so None and 0 compare equal).
+/// (prediction, loss, {"<param>.grad": gradient}, {"<param>": parameter after the update},
+/// {"<buffer>": buffer after the step}), as dynamo's collect_results; a parameter without gradient
+/// gets zeros, so None and 0 compare equal).
 using step_function = std::function<c10::IValue(const model_inputs&)>;
 
 /// How a train step sets its module's mode. Timed steps always use `train`; the --verify child of

@@ -88,7 +88,11 @@ c10::IValue full_train_output(model_instance& model, const c10::IValue& predicti
     gradients.insert(item.key() + ".grad", p.grad().defined() ? p.grad() : torch::zeros_like(p));
     parameters.insert(item.key(), p.detach());
   }
-  return c10::ivalue::Tuple::create({prediction, loss, gradients, parameters});
+  // The buffers after the step (BatchNorm's running statistics), as dynamo's collect_results
+  // appends named_buffers: a compiled step that skipped or misplaced their update differs here.
+  c10::Dict<std::string, torch::Tensor> buffers;
+  for (const auto& item : model.module->named_buffers()) buffers.insert(item.key(), item.value());
+  return c10::ivalue::Tuple::create({prediction, loss, gradients, parameters, buffers});
 }
 
 const char* train_module_mode_name(train_module_mode mode) {

@@ -38,19 +38,23 @@ forward_function inference_forward(model_instance& model, const step_options& op
   };
 }
 
-/// `ir_text` receives the traced graph (parameters as inputs after the model's).
+/// `ir_text` receives the traced graph (parameters, then buffers, as inputs after the model's: a
+/// buffer the forward updates is then updated by the graph, as eager's step updates it; as a
+/// constant, BatchNorm's num_batches_tracked += 1 was dropped as dead code, 2026-12-07).
 forward_function autograd_forward(model_instance& model, const step_options& options,
                                   std::string& ir_text) {
-  auto traced = std::make_shared<traced_forward>(trace_forward(model, /*parameters_as_inputs=*/true, options,
-                                                                         /*settle_first=*/true));
+  auto state = model.module->parameters();
+  const auto buffers = model.module->buffers();
+  state.insert(state.end(), buffers.begin(), buffers.end());
+  auto traced = std::make_shared<traced_forward>(
+      trace_train_forward(model, state, options, /*settle_first=*/true));
   ir_text = "# traced graph\n" + traced->graph->toString();
   auto function = std::make_shared<torch::jit::GraphFunction>(
       c10::QualifiedName("benchmatrix.traced_forward"), traced->graph, nullptr);
-  const auto parameters = model.module->parameters();
-  return [traced, function, parameters](const model_inputs& inputs) -> c10::IValue {
+  return [traced, function, state](const model_inputs& inputs) -> c10::IValue {
     const auto leaves = tensor_leaves(inputs);
     torch::jit::Stack stack(leaves.begin(), leaves.end());
-    stack.insert(stack.end(), parameters.begin(), parameters.end());
+    stack.insert(stack.end(), state.begin(), state.end());
     function->run(stack);
     return traced->unflatten(tuple_tensors(stack.back()));
   };

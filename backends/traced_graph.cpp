@@ -88,8 +88,8 @@ traced_forward trace_forward(model_instance& model, bool parameters_as_inputs,
 }
 
 traced_forward trace_train_forward(model_instance& model, const std::vector<torch::Tensor>& state,
-                                   const step_options& options) {
-  return trace_with_state(model, state, /*with_grad=*/true, options, /*settle_first=*/false);
+                                   const step_options& options, bool settle_first) {
+  return trace_with_state(model, state, /*with_grad=*/true, options, settle_first);
 }
 
 torch::jit::Module to_script_module(const traced_forward& traced) {

@@ -44,14 +44,17 @@ struct traced_forward {
 [[nodiscard]] traced_forward trace_forward(model_instance& model, bool parameters_as_inputs,
                                            const step_options& options, bool settle_first = false);
 
-/// Train, for a compiler that differentiates the graph itself (inductor's train step): the graph
-/// inputs are the model inputs' leaves, then `state` (the parameters deduplicated by identity, then
-/// the buffers), traced with autograd on and under autocast when options.use_amp; buffers the
-/// forward updates in place (BatchNorm's statistics) are updated in place in the graph. The tracing
-/// run leaves no trace, as trace_forward's.
+/// Train, with the state as graph inputs (inductor's train step, which differentiates the graph
+/// itself; the torchscript backend's, which runs it under autograd): the graph inputs are the
+/// model inputs' leaves, then `state` (the parameters, then the buffers), traced with autograd on
+/// and under autocast when options.use_amp; buffers the forward updates in place (BatchNorm's
+/// statistics, and its num_batches_tracked, whose `+= 1` on a graph constant the tracer's graph
+/// would drop as dead code) are updated in place in the graph. `settle_first` as trace_forward's.
+/// The tracing run leaves no trace, as trace_forward's.
 [[nodiscard]] traced_forward trace_train_forward(model_instance& model,
                                                  const std::vector<torch::Tensor>& state,
-                                                 const step_options& options);
+                                                 const step_options& options,
+                                                 bool settle_first = false);
 
 /// A SHA-256 hex digest of the tensors' dtypes, shapes, strides, layouts, device types and values
 /// (as graph_digest hashes a constant), in order: a cache key part for tensors without
