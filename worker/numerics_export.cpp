@@ -136,7 +136,8 @@ void write_numerics_export(const std::filesystem::path& directory, const export_
     d.AddMember("note",
                 text(identity.test == "train"
                          ? "no output tensors: a train step returns none without "
-                           "--collect-full-output (it then returns prediction, loss and gradients)"
+                           "--collect-full-output (it then returns prediction, loss, "
+                           "gradients, parameters and buffers)"
                          : "no output tensors: the step returned no tensor",
                      a),
                 a);
