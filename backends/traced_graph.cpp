@@ -1,5 +1,6 @@
 #include "backends/traced_graph.hpp"
 
+#include "backends/recurrent_autocast.hpp"
 #include "core/content_hash.hpp"
 #include "torch_support/autocast_scope.hpp"
 #include "torch_support/ivalue_tensors.hpp"
@@ -69,6 +70,7 @@ traced_forward trace_with_state(model_instance& model, const std::vector<torch::
         [](const torch::autograd::Variable&) { return std::string(); },
         /*strict=*/false);
     traced.graph = tracing_state->graph;
+    if (options.use_amp) cast_recurrent_ops_as_autocast_ran(*traced.graph);
   } catch (const c10::Error& e) {
     throw std::runtime_error(std::string("tracing the forward failed: ") +
                              e.what_without_backtrace());

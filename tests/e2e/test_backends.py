@@ -25,6 +25,23 @@ def by_backend(records):
 # A stem as the C++ models write it (conv, BatchNorm, ReLU, then torch::max_pool2d(x, 3, 2, 1), i.e.
 # one-element kernel/stride/padding/dilation lists), a dropout and a linear head, traced in train
 # mode.
+# An LSTM between two linear layers, as TorchBench's tts_angular stacks them.
+RECURRENT_MODEL = """
+import sys, torch
+class Recurrent(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(6, 8, batch_first=True)
+        self.linear = torch.nn.Linear(8, 4)
+    def forward(self, x):
+        out, _ = self.lstm(x)
+        return self.linear(out[:, -1])
+torch.manual_seed(0)
+x = torch.randn(2, 5, 6)
+torch.jit.trace(Recurrent().eval(), (x,)).save(sys.argv[1] + "/recurrent.pt")
+torch.save((x,), sys.argv[1] + "/recurrent.inputs.pt")
+"""
+
 LIBTORCH_STYLE_POOLING = """
 import sys, torch
 class Net(torch.nn.Module):
@@ -118,6 +135,21 @@ class BackendTest(OutputDirTest):
         self.assertEqual(record["verification"]["package"], record["compile"]["package"])
         self.assertIs(record["verification"]["cache_hit"], True, record["verification"])
         self.assertIn("fallback_random", record["verification"]["random_ops"])
+
+    def test_a_recurrent_model_under_autocast_compiles_in_the_dtype_autocast_ran(self):
+        # aten::lstm is traced with its float32 weights and a float16 output: autocast casts
+        # inside it. Without the casts written into the graph Inductor ran the LSTM in float32
+        # (TorchBench's tts_angular: a float32 output against eager's float16, FAIL "dtype
+        # mismatch" on the CPU; on CUDA a pad_mm error).
+        models = os.path.join(self.out, "models")
+        os.makedirs(models)
+        subprocess.run([sys.executable, "-c", RECURRENT_MODEL, models], check=True)
+        records = self.sweep("--suite-name=exported", f"--model-path={models}/recurrent.pt",
+                             "--dynamo=inductor", "--precision=amp", "--test=eval", "--verify")
+        record = records[("recurrent", "inductor", "eval")]
+        self.assertNotIn("error", record["metrics"])
+        self.assertEqual(record["verification"]["precision"], "float16 autocast")
+        self.assertEqual(record["verification_code"], "PASS", record["verification"])
 
     def test_unexportable_train_step_is_a_skip_naming_the_model(self):
         env = dict(os.environ,
