@@ -273,7 +273,7 @@ backend_step make_inductor_step(model_instance& model, const step_options& optio
   if (!from_package) {
     try {
       traced = std::make_shared<traced_forward>(
-          trace_forward(model, /*parameters_as_inputs=*/false, options));
+          trace_forward(model, options));
     } catch (const std::runtime_error& e) {
       // neither program to compile: a SKIP naming both reasons, as the train step's (TorchBench's
       // maml: torch.export cannot run its autograd.grad on fake tensors, and the tracer finds an

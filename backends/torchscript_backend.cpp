@@ -23,8 +23,8 @@ std::vector<torch::Tensor> tuple_tensors(const c10::IValue& output) {
 /// `ir_text` receives the traced graph and the frozen, optimised one that runs.
 forward_function inference_forward(model_instance& model, const step_options& options,
                                    std::string& ir_text) {
-  auto traced = std::make_shared<traced_forward>(trace_forward(model, /*parameters_as_inputs=*/false, options,
-                                                                         /*settle_first=*/true));
+  auto traced =
+      std::make_shared<traced_forward>(trace_forward(model, options, /*settle_first=*/true));
   torch::jit::Module module = to_script_module(*traced);
   auto frozen = torch::jit::freeze(module);
   auto optimized = std::make_shared<torch::jit::Module>(torch::jit::optimize_for_inference(frozen));

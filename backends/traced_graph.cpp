@@ -80,13 +80,11 @@ traced_forward trace_with_state(model_instance& model, const std::vector<torch::
 
 }  // namespace
 
-traced_forward trace_forward(model_instance& model, bool parameters_as_inputs,
-                             const step_options& options, bool settle_first) {
-  const auto parameters = model.module->parameters();
-  if (!parameters_as_inputs)
-    for (auto p : parameters) p.requires_grad_(false);  // constants may not require grad
-  return trace_with_state(model, parameters_as_inputs ? parameters : std::vector<torch::Tensor>{},
-                          /*with_grad=*/parameters_as_inputs, options, settle_first);
+traced_forward trace_forward(model_instance& model, const step_options& options,
+                             bool settle_first) {
+  // constants may not require grad
+  for (auto p : model.module->parameters()) p.requires_grad_(false);
+  return trace_with_state(model, {}, /*with_grad=*/false, options, settle_first);
 }
 
 traced_forward trace_train_forward(model_instance& model, const std::vector<torch::Tensor>& state,

@@ -29,20 +29,20 @@ struct traced_forward {
   [[nodiscard]] c10::IValue unflatten(const std::vector<torch::Tensor>& leaves) const;
 };
 
-/// Traces one forward on the model's example inputs, under autocast when options.use_amp (the
+/// Eval: traces one forward on the model's example inputs, under autocast when options.use_amp (the
 /// graph then holds the casts). With `settle_first`, after one untraced forward that settles state
 /// a model changes on its first call (llama's KV-cache re-cast), so the graph holds the
 /// steady-state step: for TorchScript, which runs the graph as traced. Not for torch.export-based
 /// backends (inductor, XLA): the settled graph writes into a constant (llama's cache), which
 /// export's functionalization refuses, while the first-call graph writes into the re-cast's fresh
-/// result, and Inductor's freezing folds that re-cast of a constant away. Eval (`parameters_as_inputs` false): the
-/// parameters stop requiring grad and become graph constants (the tracer's rule for inference).
-/// Train: the parameters are graph inputs after the model inputs, so autograd reaches them. The
-/// tracing run leaves no trace: RNG states and buffers (BatchNorm statistics) are restored.
+/// result, and Inductor's freezing folds that re-cast of a constant away. The parameters stop
+/// requiring grad and become graph constants (the tracer's rule for inference; a train step's
+/// graph takes them as inputs: trace_train_forward). The tracing run leaves no trace: RNG states
+/// and buffers (BatchNorm statistics) are restored.
 /// Throws std::runtime_error (with the tracer's message) for a forward the tracer cannot record, or
 /// one the model says it cannot (model_instance::untraceable_because).
-[[nodiscard]] traced_forward trace_forward(model_instance& model, bool parameters_as_inputs,
-                                           const step_options& options, bool settle_first = false);
+[[nodiscard]] traced_forward trace_forward(model_instance& model, const step_options& options,
+                                           bool settle_first = false);
 
 /// Train, with the state as graph inputs (inductor's train step, which differentiates the graph
 /// itself; the torchscript backend's, which runs it under autograd): the graph inputs are the

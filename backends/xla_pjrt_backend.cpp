@@ -648,7 +648,7 @@ exported_step export_step(model_instance& model, const step_options& options,
     } else {
       model.module->eval();
       step.traced = std::make_shared<traced_forward>(
-          trace_forward(model, /*parameters_as_inputs=*/false, options));
+          trace_forward(model, options));
     }
   }
   std::ostringstream bytes;
