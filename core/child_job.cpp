@@ -43,6 +43,7 @@ void visit_settings(Settings& s, Visitor&& visit) {
   visit("save_ir_format", s.save_ir_format);
   visit("dump_hlo", s.dump_hlo);
   visit("memory_pass", s.memory_pass);
+  visit("dump_memory_snapshot", s.dump_memory_snapshot);
   visit("collect_dynamo_counters", s.collect_dynamo_counters);
   visit("dump_dynamo_counters", s.dump_dynamo_counters);
   visit("log_level", s.log_level);

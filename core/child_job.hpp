@@ -67,6 +67,7 @@ struct child_settings {
   std::string save_ir_format;                    // --save-ir-format: "" or a format name
   bool dump_hlo = false;                         // --dump-hlo
   bool memory_pass = true;                       // not --no-memory-pass (worker/memory_pass.hpp)
+  bool dump_memory_snapshot = false;             // --dump-memory-snapshot (CUDA configs)
   bool collect_dynamo_counters = false;          // --collect-dynamo-counters
   bool dump_dynamo_counters = false;             // --dump-dynamo-counters
   // Output

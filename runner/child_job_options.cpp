@@ -54,6 +54,7 @@ child_job make_child_job(const runner_options& o, child_role role, const std::st
   s.save_ir_format = o.save_ir_format;
   s.dump_hlo = o.dump_hlo;
   s.memory_pass = o.memory_pass;
+  s.dump_memory_snapshot = o.dump_memory_snapshot;
   s.collect_dynamo_counters = o.collect_dynamo_counters;
   s.dump_dynamo_counters = o.dump_dynamo_counters;
   s.log_level = o.log_level;

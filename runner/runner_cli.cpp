@@ -86,6 +86,7 @@ std::vector<flag_spec> runner_flag_specs(const std::vector<std::string>& suites)
       {"save-ir-format", 0, a::store, t::text, {"text", "hlo", "stablehlo"}, false, "", "Save the IR in <out>/<model>/dump-<basename>.<format>: text is the traced TorchScript graph (torchscript, inductor) or the StableHLO module (openxla); stablehlo is openxla's module; hlo is the HLO module XLA compiled, before its optimisations (openxla: taken from XLA's dumps, which then also stay in <out>/<model>/hlo-<basename>/)."},
       {"dump-hlo", 0, a::store_true, t::text, {}, false, "", "Into <out>/<model>/hlo-<basename>/: inductor: AOTInductor's generated sources (wrapper and kernel .cpp, metadata); openxla: XLA's HLO dumps (the parent adds --xla_dump_to=<that directory> to the child's XLA_FLAGS)."},
       {"no-memory-pass", 0, a::store_true, t::text, {}, false, "", "Skip the memory pass (on by default: after the timed repeats, --repeat more runs of --iterations-per-run steps that record peak_device_allocated_bytes, peak_device_reserved_bytes (CUDA) and peak_host_rss_bytes per repeat, and the model's footprint as the record's memory key). The timed repeats are the same either way; the flag saves the pass's wall time."},
+      {"dump-memory-snapshot", 0, a::store_true, t::text, {}, false, "", "CUDA: record the CUDA caching allocator's history (every allocation and free of the model's preparation, warm-up, CUDA graph capture and timed repeats) and write it to <out>/<model>/memory-snapshot-<basename>.pickle, the format of torch.cuda.memory._dump_snapshot (open it at https://pytorch.org/memory_viz). CUDA configs only; a sweep with none is a usage error."},
       {"collect-dynamo-counters", 0, a::store_true, t::text, {}, false, "", "Record our backend's counters (graphs, calls through them, compile cache, CUDA graph captures, eager fallbacks) as metrics.dynamo_counters."},
       {"dump-dynamo-counters", 0, a::store_true, t::text, {}, false, "", "Write each repeat's counters to <out>/<model>/<r>/dynamo-counters-<basename>.txt (JSON)."},
       // Process control and output
@@ -387,6 +388,11 @@ runner_options parse_runner_options(const std::vector<std::string>& arguments,
   o.save_ir_format = flags.text_or("save-ir-format", "");
   o.dump_hlo = flags.given("dump-hlo");
   o.memory_pass = !flags.given("no-memory-pass");
+  o.dump_memory_snapshot = flags.given("dump-memory-snapshot");
+  if (o.dump_memory_snapshot && !o.accelerator.empty() &&
+      std::find(o.accelerator.begin(), o.accelerator.end(), "cuda") == o.accelerator.end())
+    throw usage_error("--dump-memory-snapshot records the CUDA caching allocator: it needs "
+                      "--accelerator=cuda among the accelerators (got none)");
   o.collect_dynamo_counters = flags.given("collect-dynamo-counters");
   o.dump_dynamo_counters = flags.given("dump-dynamo-counters");
   o.dry_run = flags.given("dry-run");

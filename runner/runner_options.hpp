@@ -85,6 +85,8 @@ struct runner_options {
   // Peak memory (worker/memory_pass.hpp): a pass after the timed repeats; --no-memory-pass skips
   // it.
   bool memory_pass = true;
+  // The CUDA caching allocator's history per config (torch_support/cuda_memory_history.hpp).
+  bool dump_memory_snapshot = false;
   bool collect_dynamo_counters = false;  // our backends' counters (backends/backend_counters.hpp)
   bool dump_dynamo_counters = false;     // the same per repeat, as files
   // Process control and output (§1.5)

@@ -46,6 +46,7 @@ void check_model_files_apart(const std::vector<selected_model>& models,
         std::pair{options.dump_pytorch_profiles, "--dump-pytorch-profiles"},
         std::pair{!options.save_ir_format.empty(), "--save-ir-format"},
         std::pair{options.dump_hlo, "--dump-hlo"},
+        std::pair{options.dump_memory_snapshot, "--dump-memory-snapshot"},
         std::pair{options.dump_dynamo_counters, "--dump-dynamo-counters"},
         std::pair{!options.export_what.empty(), "--export"}})
     if (given && file_flag.empty()) file_flag = name;

@@ -19,6 +19,7 @@
 #include "core/text_file.hpp"
 #include "ops/kernel_library.hpp"
 #include "profiler/ir_dump.hpp"
+#include "torch_support/cuda_memory_history.hpp"
 #include "torch_support/gpu_pci_bus_id.hpp"
 #include "torch_support/ivalue_tensors.hpp"
 #include "torch_support/library_versions.hpp"
@@ -39,6 +40,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 
 namespace benchmatrix {
@@ -567,11 +569,32 @@ void add_run_conditions(json_value& extras, const timed_run& run, bool paired, j
   extras.AddMember("noise", noise_verdict_json(noise, a), a);
 }
 
+/// --dump-memory-snapshot: the allocator's history from before the backend's step is built to
+/// after the timed repeats, for a CUDA timing child; nullopt otherwise (a CPU config says so).
+[[nodiscard]] std::optional<cuda_memory_history> start_memory_history(const child_job& job) {
+  if (!job.settings.dump_memory_snapshot || job.role != child_role::timing) return std::nullopt;
+  if (job.experiment.accelerator != "cuda") {
+    log_info("--dump-memory-snapshot: no snapshot for a " + job.experiment.accelerator +
+             " config (CUDA configs only)");
+    return std::nullopt;
+  }
+  return std::make_optional<cuda_memory_history>();
+}
+
+void dump_memory_history(const std::optional<cuda_memory_history>& history, const child_job& job) {
+  if (!history) return;
+  const auto path = results_file_path(job.settings.output_dirname, job.experiment, job.model_name,
+                                      "", "memory-snapshot", "pickle");
+  history->dump(path);
+  log_info("memory snapshot: " + path.string() + " (https://pytorch.org/memory_viz reads it)");
+}
+
 /// Runs one config and reports its one record (a SKIP record where the model or a step cannot run).
 int run_config(const child_job& job, const suite_config* config) {
   record_identity id;
   prepared_config prepared;
   if (!prepare_model_or_skip(job, config, id, prepared)) return 0;
+  const std::optional<cuda_memory_history> history = start_memory_history(job);
   if (!build_backend_steps(job, id, prepared)) return 0;
   if (job.role == child_role::compile_ahead) {
     report_compile_ahead(job, id, prepared.backend);
@@ -579,6 +602,7 @@ int run_config(const child_job& job, const suite_config* config) {
   }
   const timing_options timing = make_timing_options(job.settings, prepared.device());
   const timed_run run = run_timing(job, id, prepared, timing);
+  dump_memory_history(history, job);
 
   json_document d;
   json_value metrics(rapidjson::kObjectType);

@@ -29,6 +29,14 @@ class CommandLineTest(OutputDirTest):
         self.assertEqual(proc.returncode, 2)
         self.assertIn("no model of suite 'torchbench' matches -k no_such_model", proc.stderr)
 
+    def test_a_memory_snapshot_needs_a_cuda_accelerator(self):
+        proc = run(RUNNER, "--suite-name=dummy", "--accelerator=cpu", "--dump-memory-snapshot",
+                   f"--output-dirname={self.out}", check=False)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("--dump-memory-snapshot records the CUDA caching allocator: it needs "
+                      "--accelerator=cuda", proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "results.jsonl")))
+
     def test_dry_run_logs_counts_and_run_lines_and_writes_nothing(self):
         proc = run(RUNNER, "--suite-name=dummy", "--dynamo", "openxla", "--dynamo", "inductor",
                    "--xla", "PJRT", "--xla", "None", "--test", "eval", "--test", "train",
