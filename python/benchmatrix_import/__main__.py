@@ -24,8 +24,9 @@ device, test, config overrides, --traced-for and this file's source; reused when
                (train/eval) on the device, in the dtype, with the attention masks of the
                eager forward (eager_mask_decisions) or, --traced-for=compiler, those
                torch.compile sees; its shape arithmetic folded to the
-               traced sizes (traced_sizes_as_constants), the constants of what is left of it
-               on the CPU (shape_arithmetic_on_cpu); a float32 program's mask fills
+               traced sizes (traced_sizes_as_constants, and shape_arithmetic_folded for its
+               in-place ops), the constants of what is left of it on the CPU
+               (shape_arithmetic_on_cpu); a float32 program's mask fills
                beyond float16's range made float16's extremes (float16_fill_values).
   inputs.pt    torch.save'd tuple of the example tensors (CPU), as benchmatrix_compile's --inputs.
   manifest.json  what was built: model, class, versions, batch size, input names and shapes, the
@@ -487,6 +488,78 @@ def traced_sizes_as_constants(traced):
     torch._C._jit_pass_dce(graph)
 
 
+# Integer arithmetic the tracer records on a size as tensor ops (ATen schema: self, other[, alpha]).
+SHAPE_ARITHMETIC = {
+    "aten::add": lambda a, b, alpha=1: a + alpha * b,
+    "aten::sub": lambda a, b, alpha=1: a - alpha * b,
+    "aten::mul": lambda a, b: a * b,
+    "aten::floor_divide": lambda a, b: a // b,
+}
+
+
+def _integer_constant(value):
+    """The int a graph value is a constant of (an int, or a zero-dimensional integral tensor
+    constant on any device), else None."""
+    node = value.node()
+    if node.kind() != "prim::Constant" or not node.hasAttribute("value"):
+        return None
+    if node.kindOf("value") == "i":
+        return node.i("value")
+    if node.kindOf("value") == "t":
+        tensor = node.t("value")
+        if tensor.dim() == 0 and not tensor.is_floating_point() and not tensor.is_complex():
+            return int(tensor.item())
+    return None
+
+
+def shape_arithmetic_folded(traced):
+    """Arithmetic on a traced size that traced_sizes_as_constants left as a tensor op, because the
+    op writes its input in place (`shape = list(x.shape); shape[2] += 2`, TorchBench's
+    pyhpc_turbulent_kinetic_energy: add_(NumToTensor(26), <constant 2>), which constant
+    propagation does not fold), becomes the int it computes. With the op gone, nothing is left to
+    meet a CPU size with a constant of the traced device ("Expected all tensors to be on the same
+    device, but found at least two devices, cuda:0 and cpu!": its ERROR records on the H100,
+    2026-12-07, the eager column before 5d548d5 and the inductor column after it). Folded where
+    the size is a constant, every other operand an integer constant and the op the size's only
+    user; the result is a NumToTensor of the folded int, whose aten::Int constant propagation
+    then folds. Returns the kinds of the ops folded."""
+    import torch
+
+    graph = traced.graph
+    folded = []
+    changed = True
+    while changed:
+        changed = False
+        for size_tensor in graph.findAllNodes("prim::NumToTensor"):
+            size = size_tensor.inputsAt(0).toIValue()
+            uses = size_tensor.output().uses()
+            if not isinstance(size, int) or len(uses) != 1 or uses[0].offset != 0:
+                continue
+            op = uses[0].user
+            arithmetic = SHAPE_ARITHMETIC.get(op.kind().rstrip("_"))
+            operands = [_integer_constant(value) for value in list(op.inputs())[1:]]
+            if arithmetic is None or op.outputsSize() != 1 or None in operands:
+                continue
+            try:
+                result = arithmetic(size, *operands)
+            except (TypeError, ZeroDivisionError):  # another overload (e.g. rounding_mode)
+                continue
+            with graph.insert_point_guard(op):
+                replacement = graph.insertNode(
+                    graph.create("prim::NumToTensor", [graph.insertConstant(result)]))
+            replacement.output().setType(op.output().type())
+            op.output().replaceAllUsesWith(replacement.output())
+            folded.append(op.kind())
+            op.destroy()
+            size_tensor.destroy()
+            changed = True
+            break  # the node list changed: find the NumToTensors again
+    if folded:
+        torch._C._jit_pass_constant_propagation(graph)
+        torch._C._jit_pass_dce(graph)
+    return folded
+
+
 def shape_arithmetic_on_cpu(traced):
     """Every tensor constant of the traced forward's shape arithmetic becomes a CPU tensor. The
     tracer records arithmetic on a size (`shape = list(x.shape); shape[2] += 2`, TorchBench's
@@ -680,6 +753,7 @@ def build_entry(args, overrides, versions, directory):
         check_disk_space(traced, inputs, directory)  # the package holds the same weights
         write_exported_program_or_why(flat, inputs, directory)
     traced_sizes_as_constants(traced)
+    shape_arithmetic_folded(traced)
     shape_arithmetic_on_cpu(traced)
     if args.dtype == "float32":  # the program CUDA's train step runs under float16 autocast
         float16_fill_values(traced)

@@ -57,7 +57,7 @@ sys.path.insert(0, PYTHON_DIR)
 
 from benchmatrix_import.__main__ import (  # noqa: E402
     NotEnoughDisk, UNBUILDABLE, check_disk_space, eager_mask_decisions, float16_fill_values,
-    shape_arithmetic_on_cpu, traced_sizes_as_constants, untraceable)
+    shape_arithmetic_folded, shape_arithmetic_on_cpu, traced_sizes_as_constants, untraceable)
 from benchmatrix_import.__main__ import main as import_main  # noqa: E402
 from benchmatrix_import.torchbench_checkout import (  # noqa: E402
     build_torchbench, package_version_reason)
@@ -131,6 +131,22 @@ class ShapeArithmeticTest(unittest.TestCase):
     def test_arithmetic_on_tensors_is_not_shape_arithmetic(self):
         traced, scores, mask = traced_program()
         self.assertEqual(shape_arithmetic_on_cpu(traced), [])
+        self.assertEqual(shape_arithmetic_folded(traced), [])
+
+    def test_in_place_arithmetic_on_a_traced_size_is_folded_to_the_padded_size(self):
+        # The constant's device no longer matters: the saved program holds no tensor arithmetic
+        # on sizes at all (the CUDA trace's constant met the CPU size in the interpreter even
+        # after shape_arithmetic_on_cpu, H100, 2026-12-07).
+        x = torch.randn(3, 4)
+        traced = torch.jit.trace(Padded(), (x,), check_trace=False)
+        traced_sizes_as_constants(traced)
+        self.assertEqual(shape_arithmetic_folded(traced), ["aten::add_"])
+        program = saved_and_loaded(traced)
+        self.assertEqual(program.graph.findAllNodes("prim::NumToTensor"), [])
+        self.assertEqual(program.graph.findAllNodes("aten::add_"), [])
+        other = torch.randn(3, 4)
+        self.assertTrue(torch.equal(program(other), Padded()(other)))
+        self.assertEqual(shape_arithmetic_on_cpu(traced), [])  # nothing left for it
 
 
 class Float16FillValuesTest(unittest.TestCase):
