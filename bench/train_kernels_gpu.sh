@@ -12,6 +12,11 @@
 #            forward/backward and their layout copies, GEMM, Triton, ATen elementwise and
 #            BatchNorm, optimizer, memcpy/memset), the convolutions' layout (nhwc/nchw as the
 #            kernel names give it), the top kernels; OUT_DIR/kernels.md
+#   memory   our inductor and cudagraphs step again with --dump-memory-snapshot (2 repeats of
+#            STEPS steps): what is alive at each snapshot's peak, the CUDA graph capture's
+#            included (bench/memory_snapshot_peak.py), OUT_DIR/memory.md; the snapshots stay
+#            under OUT_DIR/memory/MODEL/ for https://pytorch.org/memory_viz (issue 50: the
+#            inductor step's capture peaked at 3317 MB against cudagraphs' 1908, H100, 2026-12-07)
 # Usage: bench/train_kernels_gpu.sh OUT_DIR STEP...  e.g. bench/train_kernels_gpu.sh $OUT build
 #   ours python compare
 #   MODEL (resnet50), BATCH (32), STEPS (10), CACHE_DIR (OUT_DIR/cache: our compiled packages)
@@ -63,6 +68,17 @@ EOF
         "python_compile=$out/python/python_compile.json:$steps" \
         "python_eager=$out/python/python_eager.json:$steps" | tee "$out/kernels.md"
       ;;
-    *) echo "unknown step $step (build, ours, python, compare)" >&2; exit 2 ;;
+    memory)
+      "$runner" --suite-name=torchbench --filter="^$model\$" --batch-size="$batch" \
+        --accelerator=cuda --xla=None --dynamo=inductor --dynamo=cudagraphs --test=train \
+        --repeat=2 --iterations-per-run="$steps" --dump-memory-snapshot --no-resume \
+        --output-dirname="$out/memory" --cache-dir="${CACHE_DIR:-$out/cache}" \
+        > "$out/memory.log" 2>&1 || { tail -30 "$out/memory.log"; exit 1; }
+      for snapshot in "$out/memory/$model"/memory-snapshot-*.pickle; do
+        echo "## $(basename "$snapshot")"
+        python3 bench/memory_snapshot_peak.py "$snapshot" --top 30
+      done | tee "$out/memory.md"
+      ;;
+    *) echo "unknown step $step (build, ours, python, compare, memory)" >&2; exit 2 ;;
   esac
 done
