@@ -33,16 +33,20 @@ trace_of() {  # trace_of DYNAMO: our last profiled repeat's trace of that backen
   [ -n "$found" ] || { echo "no trace of ours $1 under $out/ours/$model/1 (run the ours step)" >&2; exit 1; }
   echo "$found"
 }
+ours_step() {  # ours_step NAME FLAGS...: our inductor and cudagraphs train step into OUT_DIR/NAME
+  local name=$1; shift
+  "$runner" --suite-name=torchbench --filter="^$model\$" --batch-size="$batch" \
+    --accelerator=cuda --xla=None --dynamo=inductor --dynamo=cudagraphs --test=train \
+    --repeat=2 --iterations-per-run="$steps" --no-resume "$@" \
+    --output-dirname="$out/$name" --cache-dir="${CACHE_DIR:-$out/cache}" \
+    > "$out/$name.log" 2>&1 || { tail -30 "$out/$name.log"; exit 1; }
+}
 for step in "$@"; do
   echo "=== $step $(date +%T)"
   case $step in
     build) bench/build_gpu.sh "$out" experiment_runner ;;
     ours)
-      "$runner" --suite-name=torchbench --filter="^$model\$" --batch-size="$batch" \
-        --accelerator=cuda --xla=None --dynamo=inductor --dynamo=cudagraphs --test=train \
-        --repeat=2 --iterations-per-run="$steps" --dump-pytorch-profiles --no-resume \
-        --output-dirname="$out/ours" --cache-dir="${CACHE_DIR:-$out/cache}" \
-        > "$out/ours.log" 2>&1 || { tail -30 "$out/ours.log"; exit 1; }
+      ours_step ours --dump-pytorch-profiles
       python3 - "$out/ours/results.jsonl" <<'EOF'
 import json, sys
 for line in open(sys.argv[1]):
@@ -69,11 +73,7 @@ EOF
         "python_eager=$out/python/python_eager.json:$steps" | tee "$out/kernels.md"
       ;;
     memory)
-      "$runner" --suite-name=torchbench --filter="^$model\$" --batch-size="$batch" \
-        --accelerator=cuda --xla=None --dynamo=inductor --dynamo=cudagraphs --test=train \
-        --repeat=2 --iterations-per-run="$steps" --dump-memory-snapshot --no-resume \
-        --output-dirname="$out/memory" --cache-dir="${CACHE_DIR:-$out/cache}" \
-        > "$out/memory.log" 2>&1 || { tail -30 "$out/memory.log"; exit 1; }
+      ours_step memory --dump-memory-snapshot
       for snapshot in "$out/memory/$model"/memory-snapshot-*.pickle; do
         echo "## $(basename "$snapshot")"
         python3 bench/memory_snapshot_peak.py "$snapshot" --top 30
