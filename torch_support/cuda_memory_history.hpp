@@ -5,8 +5,8 @@
 // A peak figure says how much; the snapshot says what: every allocation and free of the step's
 // preparation, warm-up, CUDA graph capture and timed repeats, in order, with each block's size and
 // stream, and the allocator's segments at the end. The child runs no Python, so the entries carry
-// no Python frames; C++ frames are left out too (symbolising libtorch's for a whole train step took
-// minutes).
+// no Python frames; C++ frames are left out too (unwinding on every allocation and symbolising
+// libtorch's frames at the dump would weigh on the config being recorded).
 #pragma once
 
 #include <cstddef>
@@ -19,8 +19,8 @@ namespace benchmatrix {
 /// std::runtime_error where no CUDA device is available.
 class cuda_memory_history {
 public:
-  /// Keeps the last `max_entries` allocator events (default 1,000,000: about 100 MB of host
-  /// memory; a resnet50 train step at batch 32 makes a few thousand).
+  /// Keeps the last `max_entries` allocator events (default 1,000,000, the bound on the host
+  /// memory the recording may take; older events are dropped past it).
   explicit cuda_memory_history(size_t max_entries = 1'000'000);
   ~cuda_memory_history();
   cuda_memory_history(const cuda_memory_history&) = delete;  // stops the recording once
