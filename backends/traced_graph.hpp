@@ -21,7 +21,7 @@ namespace benchmatrix {
 
 struct traced_forward {
   std::shared_ptr<torch::jit::Graph> graph;
-  c10::IValue output_structure;  // the example output; its tensors are placeholders
+  c10::IValue output_structure;  // the example output's nesting; its tensors are empty placeholders
   size_t input_leaf_count = 0;   // graph inputs before the parameters
   bool parameters_are_inputs = false;
 
