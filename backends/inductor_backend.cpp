@@ -302,10 +302,10 @@ backend_step make_inductor_step(model_instance& model, const step_options& optio
     report.preparation_s = phases->seconds;
     return compile_only_step(std::move(report), entry);
   }
-  c10::IValue output_structure;  // from_package: the model's example output (its tensors unused)
+  c10::IValue output_structure;  // from_package: the nesting of the model's example output
   if (from_package) {
     torch::NoGradGuard no_grad;
-    output_structure = model.forward(model.example_inputs);
+    output_structure = with_placeholder_leaves(model.forward(model.example_inputs));
     phases->end("example_output_s");
   }
   // The package's flat outputs put back into the model's output structure.

@@ -23,18 +23,6 @@ c10::IValue traced_forward::unflatten(const std::vector<torch::Tensor>& leaves) 
 
 namespace {
 
-/// `output` with each tensor leaf replaced by an empty tensor of its dtype and device: the
-/// structure is all a traced_forward keeps. The traced run's own outputs would keep their
-/// autograd graph alive, and with it every activation the forward saved for backward (resnet50's
-/// inductor train step at batch 32 on the H100, 2026-12-07: 1.6 GB beside the CUDA graph
-/// capture's own, a capture peak of 3260 MB against cudagraphs' 1866).
-c10::IValue with_placeholder_leaves(const c10::IValue& output) {
-  std::vector<torch::Tensor> placeholders;
-  for (const auto& leaf : tensor_leaves({output}))
-    placeholders.push_back(torch::empty({0}, leaf.options().requires_grad(false)));
-  return with_tensor_leaves({output}, placeholders).front();
-}
-
 /// The tracing of trace_forward and trace_train_forward: graph inputs are the model inputs' tensor
 /// leaves, then `state`; the forward runs with autograd on where `with_grad`.
 traced_forward trace_with_state(model_instance& model, const std::vector<torch::Tensor>& state,

@@ -62,4 +62,10 @@ std::vector<c10::IValue> with_tensor_leaves(const std::vector<c10::IValue>& valu
   return out;
 }
 
+c10::IValue with_placeholder_leaves(const c10::IValue& value) {
+  return map_tensors(value, [](const torch::Tensor& leaf) {
+    return torch::empty({0}, leaf.options().requires_grad(false));
+  });
+}
+
 }  // namespace benchmatrix
