@@ -14,7 +14,7 @@ import unittest
 from harness import RUNNER, SHARED_CACHE, OutputDirTest, read_records, run
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "imported_configs")
-COMMON = ["--accelerator=cpu", "--xla=None", "--dynamo=None", "--repeat=1", "--iterations-per-run=1", "--verify", "--no-resume",
+COMMON = ["--accelerator=cpu", "--xla=None", "--repeat=1", "--iterations-per-run=1", "--verify", "--no-resume",
           # imports are cached by content hash across test runs, as compiled packages are
           f"--cache-dir={SHARED_CACHE}"]
 
@@ -82,9 +82,12 @@ torch.save((x,), sys.argv[1] + "/too_big.inputs.pt")
 
 
 class ImportedSuitesTest(OutputDirTest):
-    def sweep(self, *args, tests=("eval", "train")):
+    def sweep(self, *args, tests=("eval", "train"), dynamo=("None",)):
+        """Runs a sweep of COMMON, the tests and backends (--dynamo values: eager by default; a
+        test of a compiled backend alone leaves eager out, the verifier runs eager anyway)."""
         env = dict(os.environ, BENCHMATRIX_CONFIG_DIR=FIXTURES)
-        proc = run(RUNNER, *COMMON, *[f"--test={t}" for t in tests], *args,
+        proc = run(RUNNER, *COMMON, *[f"--test={t}" for t in tests],
+                   *[f"--dynamo={d}" for d in dynamo], *args,
                    f"--output-dirname={self.out}", env=env)
         self.output = proc.stdout + proc.stderr
         if not os.path.exists(self.results):
@@ -118,8 +121,8 @@ class ImportedSuitesTest(OutputDirTest):
         # An inductor child loads the program traced as torch.compile sees the model (the causal
         # mask transformers builds under a tracer), not the eager child's (is_causal=True, no
         # mask): another cache entry, and a PASS against that program's own eager runs.
-        self.sweep("--suite-name=huggingface", "--filter=GPT2", "--dynamo=inductor",
-                   tests=("eval",))  # and COMMON's --dynamo=None
+        self.sweep("--suite-name=huggingface", "--filter=GPT2", tests=("eval",),
+                   dynamo=("None", "inductor"))
         records = {r["experiment"]["dynamo"]: r for r in read_records(self.results)}
         self.assertEqual(sorted(records, key=str), [None, "inductor"], self.output)
         for dynamo, traced_for in ((None, "eager"), ("inductor", "compiler")):
@@ -150,14 +153,14 @@ class ImportedSuitesTest(OutputDirTest):
         # LibTorch's tracer records the loaded program's ops as it records a hand-written model's
         # (the XLA backend's export of the same: test_xla_export; cudagraphs: the GPU's bench)
         self.sweep("--suite-name=huggingface,timm_models", "--filter=mobilenet|GPT2",
-                   "--dynamo=torchscript")  # and COMMON's None
+                   dynamo=("torchscript",))
         torchscript = {(r["model"]["model_name"], r["experiment"]["test"]): r
-                       for r in read_records(self.results)
-                       if r["experiment"]["dynamo"] == "torchscript"}
+                       for r in read_records(self.results)}
         self.assertEqual(sorted(torchscript), [(m, t) for m in ("GPT2ForSequenceClassification",
                                                                 "mobilenetv2_100")
                                                for t in ("eval", "train")], self.output)
         for key, record in torchscript.items():
+            self.assertEqual(record["experiment"]["dynamo"], "torchscript", key)
             self.assertEqual(record["verification_code"], "PASS", (key, record))
 
     def test_a_damaged_import_cache_entry_gives_an_error_record_saying_how_to_rebuild_it(self):
@@ -321,7 +324,7 @@ torch.testing.assert_close(exported.module()(*inputs), program(*inputs))
         # the inductor backend compiles the package itself (no TorchScript conversion); a
         # backend that traces the model says why it cannot
         self.sweep("--suite-name=exported", f"--model-path={models}/mlp_stored_inputs.pt2",
-                   "--dynamo=inductor", "--dynamo=torchscript", tests=("eval",))
+                   tests=("eval",), dynamo=("inductor", "torchscript"))
         records = {r["experiment"]["dynamo"]: r for r in read_records(self.results)}
         inductor = records["inductor"]
         self.assertEqual(inductor["verification_code"], "PASS", inductor)
