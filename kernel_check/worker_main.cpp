@@ -8,6 +8,7 @@
 #include "kernel_check/kernel_module.hpp"
 #include "numerics/npy_file.hpp"
 #include "numerics/npy_tensor.hpp"
+#include "torch_support/ivalue_tensors.hpp"
 
 #include <ATen/ATen.h>
 #include <c10/core/Event.h>
@@ -22,7 +23,9 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <memory>
 #include <optional>
 
 namespace {
@@ -71,36 +74,21 @@ loaded_side load_side(const json_value& spec, const std::string& side) {
   return loaded;
 }
 
-c10::IValue to_device(const c10::IValue& value, const at::Device& device) {
-  if (value.isTensor()) return value.toTensor().to(device);
-  if (value.isTensorList()) {
-    c10::List<at::Tensor> list;
-    for (const at::Tensor t : value.toTensorList()) list.push_back(t.to(device));
-    return list;
-  }
-  if (value.isList()) {
-    c10::impl::GenericList list(c10::AnyType::get());
-    for (const c10::IValue item : value.toList()) list.push_back(to_device(item, device));
-    return list;
-  }
-  if (value.isTuple()) {
-    std::vector<c10::IValue> items;
-    for (const auto& item : value.toTupleRef().elements()) items.push_back(to_device(item, device));
-    return c10::ivalue::Tuple::create(std::move(items));
-  }
-  return value;
+/// `args` with every tensor, however nested, replaced by fn(tensor).
+kernel_args mapped(const kernel_args& args, const std::function<at::Tensor(const at::Tensor&)>& fn) {
+  kernel_args out;
+  for (const auto& a : args) out.push_back(map_tensors(a, fn));
+  return out;
 }
 
 kernel_args on_device(const kernel_args& args, const at::Device& device) {
-  kernel_args out;
-  for (const auto& a : args) out.push_back(to_device(a, device));
-  return out;
+  return mapped(args, [&](const at::Tensor& t) { return t.to(device); });
 }
 
+/// Each side's call gets its own copies: a module that writes to its inputs cannot change what the
+/// other side sees.
 kernel_args cloned(const kernel_args& args) {
-  kernel_args out;
-  for (const auto& a : args) out.push_back(a.isTensor() ? c10::IValue(a.toTensor().clone()) : a);
-  return out;
+  return mapped(args, [](const at::Tensor& t) { return t.clone(); });
 }
 
 void leaves(const c10::IValue& value, std::vector<at::Tensor>& out) {
@@ -158,6 +146,153 @@ void write_ms(json_writer& w, const std::vector<double>& ms) {
   w.EndArray();
 }
 
+/// The reference and the custom module, constructed from identically seeded states.
+struct constructed_modules {
+  loaded_side ref, custom;
+  std::shared_ptr<torch::nn::Module> ref_module, custom_module;
+};
+
+/// Loads both libraries and constructs both modules on `device`; throws side_failure naming the
+/// side and the stage that failed.
+constructed_modules construct_modules(const json_value& plan, const at::Device& device,
+                                      uint64_t seed) {
+  constructed_modules m;
+  phase("loading the reference");
+  m.ref = load_side(plan["ref"], "ref");
+  phase("loading the custom module");
+  m.custom = load_side(plan["custom"], "custom");
+  if (!m.ref.table->get_inputs || !m.ref.table->get_init_inputs)
+    throw side_failure{"ref", "load", "the reference registers no get_inputs/get_init_inputs"};
+  phase("get_init_inputs");
+  at::manual_seed(seed);
+  const kernel_args init = on_device(m.ref.table->get_init_inputs(), device);
+  const auto construct = [&](const loaded_side& side, const char* name) {
+    try {
+      at::manual_seed(seed);
+      auto module = side.entry->create(init);
+      module->to(device);
+      return module;
+    } catch (const std::exception& e) {
+      throw side_failure{name, "construct", e.what()};
+    }
+  };
+  phase("constructing the reference");
+  m.ref_module = construct(m.ref, "ref");
+  phase("constructing the custom module");
+  m.custom_module = construct(m.custom, "custom");
+  return m;
+}
+
+void write_load_error(json_writer& w, const side_failure& failure) {
+  w.Key("load_error");
+  w.StartObject();
+  w.Key("side");
+  w.String(failure.side.c_str());
+  w.Key("stage");
+  w.String(failure.stage.c_str());
+  w.Key("message");
+  w.String(failure.message.c_str());
+  w.EndObject();
+}
+
+void write_error(json_writer& w, const std::string& error) {
+  w.Key("custom_error");
+  if (error.empty())
+    w.Null();
+  else
+    w.String(error.c_str());
+}
+
+/// "trials": per trial seed, both sides' outputs on the same inputs (saved as .npy in `out_dir`)
+/// and the custom side's error; the first error ends the trials.
+void write_correctness_trials(json_writer& w, const constructed_modules& m,
+                              const json_value& trial_seeds, const fs::path& out_dir,
+                              const at::Device& device) {
+  const auto forward = [&](const loaded_side& side, torch::nn::Module& module,
+                           const kernel_args& inputs) {
+    auto output = side.entry->forward(module, inputs);
+    synchronize(device);
+    return output;
+  };
+  w.Key("trials");
+  w.StartArray();
+  int index = 0;
+  for (const auto& trial_seed : trial_seeds.GetArray()) {
+    const uint64_t s = trial_seed.GetUint64();
+    const std::string trial = "trial " + std::to_string(index);
+    const std::string prefix = "t" + std::to_string(index);
+    phase(trial + ": get_inputs");
+    at::manual_seed(s);
+    const kernel_args inputs = on_device(m.ref.table->get_inputs(), device);
+    w.StartObject();
+    w.Key("seed");
+    w.Uint64(s);
+    phase(trial + ": reference forward");
+    const auto ref_output = forward(m.ref, *m.ref_module, cloned(inputs));
+    w.Key("ref");
+    save_outputs(ref_output, out_dir, prefix + "_ref", w);
+    phase(trial + ": custom forward");
+    std::string error;
+    try {
+      const auto custom_output = forward(m.custom, *m.custom_module, cloned(inputs));
+      w.Key("custom");
+      save_outputs(custom_output, out_dir, prefix + "_custom", w);
+    } catch (const std::exception& e) {
+      error = e.what();
+      w.Key("custom");
+      w.Null();
+    }
+    write_error(w, error);
+    w.EndObject();
+    ++index;
+    if (!error.empty()) break;  // the first runtime error ends the trials
+  }
+  w.EndArray();
+}
+
+/// How the plan times the calls: perf_trials timed calls (0: no timing) after `warmup` untimed
+/// ones, the L2 cache flushed before each if l2_flush.
+struct timing_settings {
+  int perf_trials = 0;
+  int warmup = 0;
+  bool l2_flush = false;
+};
+
+/// "perf": both sides' call times in ms on the inputs of the plan's seed, and the custom side's
+/// error; null when the plan asks for no timed trials.
+void write_performance(json_writer& w, const constructed_modules& m, uint64_t seed,
+                       const timing_settings& timing, const at::Device& device) {
+  w.Key("perf");
+  if (timing.perf_trials <= 0) {
+    w.Null();
+    return;
+  }
+  phase("performance: get_inputs");
+  at::manual_seed(seed);
+  const kernel_args inputs = on_device(m.ref.table->get_inputs(), device);
+  const auto time = [&](const loaded_side& side, torch::nn::Module& module) {
+    const kernel_args own_inputs = cloned(inputs);
+    return time_calls([&] { (void)side.entry->forward(module, own_inputs); }, timing.warmup,
+                      timing.perf_trials, timing.l2_flush, device);
+  };
+  w.StartObject();
+  phase("performance: reference");
+  w.Key("ref_ms");
+  write_ms(w, time(m.ref, *m.ref_module));
+  phase("performance: custom");
+  std::string error;
+  std::vector<double> custom_ms;
+  try {
+    custom_ms = time(m.custom, *m.custom_module);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  w.Key("custom_ms");
+  write_ms(w, custom_ms);
+  write_error(w, error);
+  w.EndObject();
+}
+
 int run(const fs::path& plan_path) {
   const auto plan = parse_json(
       [&] {
@@ -165,13 +300,9 @@ int run(const fs::path& plan_path) {
         return std::string(std::istreambuf_iterator<char>(in), {});
       }(),
       plan_path.string());
-  const fs::path out_dir = plan["out_dir"].GetString();
   progress_log.open(plan["progress"].GetString(), std::ios::app);
   const at::Device device(std::string(plan["device"].GetString()));
   const uint64_t seed = plan["seed"].GetUint64();
-  const int perf_trials = plan["perf_trials"].GetInt();
-  const int warmup = plan["warmup"].GetInt();
-  const bool l2_flush = plan["l2_flush"].GetBool();
   if (device.is_cuda() && !torch::cuda::is_available())
     throw std::runtime_error("--device " + device.str() + ": CUDA is not available to LibTorch here");
 
@@ -180,126 +311,19 @@ int run(const fs::path& plan_path) {
   w.StartObject();
   w.Key("timer");
   w.String(device.is_cuda() ? "cuda_events" : "steady_clock");
-  const auto finish = [&] {
-    w.EndObject();
-    replace_text_file(plan["result"].GetString(), std::string(buffer.GetString()) + '\n');
-  };
-
   at::NoGradGuard no_grad;
-  loaded_side ref, custom;
-  std::shared_ptr<torch::nn::Module> ref_module, custom_module;
-  kernel_args init;
   try {
-    phase("loading the reference");
-    ref = load_side(plan["ref"], "ref");
-    phase("loading the custom module");
-    custom = load_side(plan["custom"], "custom");
-    if (!ref.table->get_inputs || !ref.table->get_init_inputs)
-      throw side_failure{"ref", "load", "the reference registers no get_inputs/get_init_inputs"};
-    phase("get_init_inputs");
-    at::manual_seed(seed);
-    init = on_device(ref.table->get_init_inputs(), device);
-    phase("constructing the reference");
-    try {
-      at::manual_seed(seed);
-      ref_module = ref.entry->create(init);
-      ref_module->to(device);
-    } catch (const std::exception& e) {
-      throw side_failure{"ref", "construct", e.what()};
-    }
-    phase("constructing the custom module");
-    try {
-      at::manual_seed(seed);
-      custom_module = custom.entry->create(init);
-      custom_module->to(device);
-    } catch (const std::exception& e) {
-      throw side_failure{"custom", "construct", e.what()};
-    }
+    const constructed_modules modules = construct_modules(plan, device, seed);
+    write_correctness_trials(w, modules, plan["trial_seeds"], plan["out_dir"].GetString(), device);
+    const timing_settings timing{plan["perf_trials"].GetInt(), plan["warmup"].GetInt(),
+                                 plan["l2_flush"].GetBool()};
+    write_performance(w, modules, seed, timing, device);
+    phase("done");
   } catch (const side_failure& failure) {
-    w.Key("load_error");
-    w.StartObject();
-    w.Key("side");
-    w.String(failure.side.c_str());
-    w.Key("stage");
-    w.String(failure.stage.c_str());
-    w.Key("message");
-    w.String(failure.message.c_str());
-    w.EndObject();
-    finish();
-    return 0;
+    write_load_error(w, failure);
   }
-  const auto forward = [&](const loaded_side& side, torch::nn::Module& module, const kernel_args& inputs) {
-    auto output = side.entry->forward(module, inputs);
-    synchronize(device);
-    return output;
-  };
-
-  w.Key("trials");
-  w.StartArray();
-  int index = 0;
-  for (const auto& trial_seed : plan["trial_seeds"].GetArray()) {
-    const uint64_t s = trial_seed.GetUint64();
-    const std::string trial = "trial " + std::to_string(index);
-    phase(trial + ": get_inputs");
-    at::manual_seed(s);
-    const kernel_args inputs = on_device(ref.table->get_inputs(), device);
-    w.StartObject();
-    w.Key("seed");
-    w.Uint64(s);
-    phase(trial + ": reference forward");
-    const auto ref_output = forward(ref, *ref_module, cloned(inputs));
-    w.Key("ref");
-    save_outputs(ref_output, out_dir, "t" + std::to_string(index) + "_ref", w);
-    phase(trial + ": custom forward");
-    std::string error;
-    try {
-      const auto custom_output = forward(custom, *custom_module, cloned(inputs));
-      w.Key("custom");
-      save_outputs(custom_output, out_dir, "t" + std::to_string(index) + "_custom", w);
-    } catch (const std::exception& e) {
-      error = e.what();
-      w.Key("custom");
-      w.Null();
-    }
-    w.Key("custom_error");
-    if (error.empty()) w.Null(); else w.String(error.c_str());
-    w.EndObject();
-    ++index;
-    if (!error.empty()) break;  // the first runtime error ends the trials
-  }
-  w.EndArray();
-
-  w.Key("perf");
-  if (perf_trials > 0) {
-    phase("performance: get_inputs");
-    at::manual_seed(seed);
-    const kernel_args inputs = on_device(ref.table->get_inputs(), device);
-    w.StartObject();
-    phase("performance: reference");
-    const auto ref_inputs = cloned(inputs);
-    w.Key("ref_ms");
-    write_ms(w, time_calls([&] { (void)ref.entry->forward(*ref_module, ref_inputs); }, warmup,
-                           perf_trials, l2_flush, device));
-    phase("performance: custom");
-    const auto custom_inputs = cloned(inputs);
-    std::string error;
-    std::vector<double> custom_ms;
-    try {
-      custom_ms = time_calls([&] { (void)custom.entry->forward(*custom_module, custom_inputs); },
-                             warmup, perf_trials, l2_flush, device);
-    } catch (const std::exception& e) {
-      error = e.what();
-    }
-    w.Key("custom_ms");
-    write_ms(w, custom_ms);
-    w.Key("custom_error");
-    if (error.empty()) w.Null(); else w.String(error.c_str());
-    w.EndObject();
-  } else {
-    w.Null();
-  }
-  phase("done");
-  finish();
+  w.EndObject();
+  replace_text_file(plan["result"].GetString(), std::string(buffer.GetString()) + '\n');
   return 0;
 }
 
