@@ -451,55 +451,54 @@ void evaluate(report& r, const options& o, const evaluation_setup& setup, child_
   r.custom_time = statistics(ms(perf["custom_ms"]));
 }
 
-void write_build(rapidjson::Writer<rapidjson::StringBuffer, rapidjson::UTF8<>, rapidjson::UTF8<>,
-                                   rapidjson::CrtAllocator, rapidjson::kWriteNanAndInfFlag>& w,
-                 const std::optional<kernel_build>& b) {
-  if (!b) {
-    w.Null();
-    return;
-  }
-  w.StartObject();
-  w.Key("compiled");
-  w.Bool(b->compiled);
-  w.Key("cache_key");
-  w.String(b->key.c_str());
-  w.Key("cache_hit");
-  w.Bool(b->cache_hit);
-  w.Key("compile_seconds");
-  w.Double(b->seconds);
-  w.Key("original_build_seconds");
-  w.Double(b->build_seconds);
-  w.Key("rebuilt_because");
-  w.String(b->rebuilt_because.c_str());
-  w.Key("library");
-  w.String(b->library.string().c_str());
-  w.Key("command");
-  w.String(b->command.c_str());
-  w.Key("description");
-  w.String(b->description.c_str());
-  w.Key("error");
-  w.String(b->error.c_str());
-  w.EndObject();
-}
-
-std::string json_text(const report& r, const options& o) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer, rapidjson::UTF8<>, rapidjson::UTF8<>,
-                    rapidjson::CrtAllocator, rapidjson::kWriteNanAndInfFlag>
-      w(buffer);
-  const auto key_string = [&](const char* key, const std::string& value) {
+/// The result.json writer: RapidJSON's, with the few shapes of value the report has.
+class report_json {
+public:
+  void key_string(const char* key, const std::string& value) {
     w.Key(key);
     w.String(value.c_str());
-  };
-  const auto key_optional_string = [&](const char* key, const std::string& value) {
+  }
+  /// null for an empty value (no error, no issue)
+  void key_optional_string(const char* key, const std::string& value) {
     w.Key(key);
     if (value.empty()) w.Null(); else w.String(value.c_str());
-  };
-  const auto key_double = [&](const char* key, double value) {
+  }
+  void key_double(const char* key, double value) {
     w.Key(key);
     w.Double(value);
-  };
-  const auto stats = [&](const char* key, const std::optional<time_stats>& s) {
+  }
+  void key_bool(const char* key, bool value) {
+    w.Key(key);
+    w.Bool(value);
+  }
+  void key_int(const char* key, int64_t value) {
+    w.Key(key);
+    w.Int64(value);
+  }
+
+  /// A side's compile: null when it was never attempted.
+  void build(const char* key, const std::optional<kernel_build>& b) {
+    w.Key(key);
+    if (!b) {
+      w.Null();
+      return;
+    }
+    w.StartObject();
+    key_bool("compiled", b->compiled);
+    key_string("cache_key", b->key);
+    key_bool("cache_hit", b->cache_hit);
+    key_double("compile_seconds", b->seconds);
+    key_double("original_build_seconds", b->build_seconds);
+    key_string("rebuilt_because", b->rebuilt_because);
+    key_string("library", b->library.string());
+    key_string("command", b->command);
+    key_string("description", b->description);
+    key_string("error", b->error);
+    w.EndObject();
+  }
+
+  /// A side's call times in ms (mean, std, min, max, every time): null when not timed.
+  void stats(const char* key, const std::optional<time_stats>& s) {
     w.Key(key);
     if (!s) {
       w.Null();
@@ -515,96 +514,53 @@ std::string json_text(const report& r, const options& o) {
     for (double m : s->ms) w.Double(m);
     w.EndArray();
     w.EndObject();
-  };
-  w.StartObject();
-  key_string("tool", program);
-  key_string("status", r.status);
-  w.Key("exit_code");
-  w.Int(r.exit_code);
-  w.Key("compiled");
-  w.Bool(r.compiled);
-  w.Key("correct");
-  if (r.correct) w.Bool(*r.correct); else w.Null();
-  key_string("ref_src", o.ref_src.string());
-  key_string("custom_src", o.custom_src.string());
-  key_string("ref_entry_point", o.ref_entry_point);
-  key_string("custom_entry_point", o.custom_entry_point);
-  key_string("language", r.language);
-  key_string("device", o.device);
-  key_string("device_name", r.device_name);
-  key_string("build_dir_prefix", o.build_dir_prefix.string());
-  w.Key("cache_cleared");
-  w.Bool(r.cache_cleared);
-  w.Key("compile");
-  w.StartObject();
-  w.Key("ref");
-  write_build(w, r.ref_build);
-  w.Key("custom");
-  write_build(w, r.custom_build);
-  w.EndObject();
-  key_optional_string("compile_error", r.compile_error);
-  key_optional_string("runtime_error", r.runtime_error);
-  key_optional_string("error", r.error);
-  key_optional_string("crash_phase", r.crash_phase);
-  key_optional_string("child_exit", r.child_exit);
-  key_optional_string("child_output", r.child_output);
-  key_double("atol", o.atol);
-  key_double("rtol", o.rtol);
-  w.Key("seed");
-  w.Uint64(base_seed);
-  w.Key("correctness_trials");
-  w.StartObject();
-  w.Key("passed");
-  w.Int(r.trials_passed);
-  w.Key("total");
-  w.Int(static_cast<int>(o.num_correct_trials));
-  w.EndObject();
-  key_double("max_abs_diff", r.max_abs_diff);
-  key_double("mean_abs_diff", r.mean_abs_diff);
-  w.Key("trials");
-  w.StartArray();
-  for (const auto& t : r.trials) {
-    w.StartObject();
-    w.Key("seed");
-    w.Uint64(t.seed);
-    w.Key("passed");
-    w.Bool(t.passed);
-    key_optional_string("issue", t.issue);
-    key_double("max_abs_diff", t.max_abs_diff);
-    key_double("mean_abs_diff", t.mean_abs_diff);
-    w.Key("outputs");
+  }
+
+  /// "trials": each correctness trial's seed, verdict and per-output comparison.
+  void trials(const std::vector<trial_report>& trials) {
+    w.Key("trials");
     w.StartArray();
-    for (const auto& leaf : t.outputs) {
+    for (const auto& t : trials) {
       w.StartObject();
-      key_string("shape", shape_text(leaf.ref_shape));
-      key_string("custom_shape", shape_text(leaf.custom_shape));
-      key_string("dtype", leaf.ref_dtype);
-      key_string("custom_dtype", leaf.custom_dtype);
-      w.Key("elements");
-      w.Int64(leaf.elements);
-      w.Key("mismatches");
-      w.Int64(leaf.mismatches);
-      key_double("max_abs_diff", leaf.max_abs_diff);
-      key_double("mean_abs_diff", leaf.mean_abs_diff);
-      key_optional_string("issue", leaf.issue);
+      w.Key("seed");
+      w.Uint64(t.seed);
+      key_bool("passed", t.passed);
+      key_optional_string("issue", t.issue);
+      key_double("max_abs_diff", t.max_abs_diff);
+      key_double("mean_abs_diff", t.mean_abs_diff);
+      w.Key("outputs");
+      w.StartArray();
+      for (const auto& leaf : t.outputs) {
+        w.StartObject();
+        key_string("shape", shape_text(leaf.ref_shape));
+        key_string("custom_shape", shape_text(leaf.custom_shape));
+        key_string("dtype", leaf.ref_dtype);
+        key_string("custom_dtype", leaf.custom_dtype);
+        key_int("elements", leaf.elements);
+        key_int("mismatches", leaf.mismatches);
+        key_double("max_abs_diff", leaf.max_abs_diff);
+        key_double("mean_abs_diff", leaf.mean_abs_diff);
+        key_optional_string("issue", leaf.issue);
+        w.EndObject();
+      }
+      w.EndArray();
       w.EndObject();
     }
     w.EndArray();
-    w.EndObject();
   }
-  w.EndArray();
-  w.Key("performance");
-  if (!r.performance_requested) {
-    w.Null();
-  } else {
+
+  /// "performance": the timer, both sides' times and the speedup; null when not requested.
+  void performance(const report& r, const options& o) {
+    w.Key("performance");
+    if (!r.performance_requested) {
+      w.Null();
+      return;
+    }
     w.StartObject();
     key_string("timer", r.timer);
-    w.Key("l2_flush");
-    w.Bool(r.timer == "cuda_events");
-    w.Key("warmup");
-    w.Int(warmup_calls);
-    w.Key("trials");
-    w.Int(static_cast<int>(o.num_perf_trials));
+    key_bool("l2_flush", r.timer == "cuda_events");
+    key_int("warmup", warmup_calls);
+    key_int("trials", static_cast<int64_t>(o.num_perf_trials));
     key_string("unit", "ms");
     stats("reference", r.ref_time);
     stats("custom", r.custom_time);
@@ -616,10 +572,62 @@ std::string json_text(const report& r, const options& o) {
     key_optional_string("error", r.performance_error);
     w.EndObject();
   }
-  key_double("correctness_seconds", r.correctness_seconds);
-  key_double("performance_seconds", r.performance_seconds);
+
+  std::string text() const { return std::string(buffer.GetString()) + "\n"; }
+
+  rapidjson::StringBuffer buffer;  // before w, which writes into it
+  rapidjson::Writer<rapidjson::StringBuffer, rapidjson::UTF8<>, rapidjson::UTF8<>,
+                    rapidjson::CrtAllocator, rapidjson::kWriteNanAndInfFlag>
+      w{buffer};
+};
+
+std::string json_text(const report& r, const options& o) {
+  report_json j;
+  auto& w = j.w;
+  w.StartObject();
+  j.key_string("tool", program);
+  j.key_string("status", r.status);
+  j.key_int("exit_code", r.exit_code);
+  j.key_bool("compiled", r.compiled);
+  w.Key("correct");
+  if (r.correct) w.Bool(*r.correct); else w.Null();
+  j.key_string("ref_src", o.ref_src.string());
+  j.key_string("custom_src", o.custom_src.string());
+  j.key_string("ref_entry_point", o.ref_entry_point);
+  j.key_string("custom_entry_point", o.custom_entry_point);
+  j.key_string("language", r.language);
+  j.key_string("device", o.device);
+  j.key_string("device_name", r.device_name);
+  j.key_string("build_dir_prefix", o.build_dir_prefix.string());
+  j.key_bool("cache_cleared", r.cache_cleared);
+  w.Key("compile");
+  w.StartObject();
+  j.build("ref", r.ref_build);
+  j.build("custom", r.custom_build);
   w.EndObject();
-  return std::string(buffer.GetString()) + "\n";
+  j.key_optional_string("compile_error", r.compile_error);
+  j.key_optional_string("runtime_error", r.runtime_error);
+  j.key_optional_string("error", r.error);
+  j.key_optional_string("crash_phase", r.crash_phase);
+  j.key_optional_string("child_exit", r.child_exit);
+  j.key_optional_string("child_output", r.child_output);
+  j.key_double("atol", o.atol);
+  j.key_double("rtol", o.rtol);
+  w.Key("seed");
+  w.Uint64(base_seed);
+  w.Key("correctness_trials");
+  w.StartObject();
+  j.key_int("passed", r.trials_passed);
+  j.key_int("total", static_cast<int64_t>(o.num_correct_trials));
+  w.EndObject();
+  j.key_double("max_abs_diff", r.max_abs_diff);
+  j.key_double("mean_abs_diff", r.mean_abs_diff);
+  j.trials(r.trials);
+  j.performance(r, o);
+  j.key_double("correctness_seconds", r.correctness_seconds);
+  j.key_double("performance_seconds", r.performance_seconds);
+  w.EndObject();
+  return j.text();
 }
 
 std::string build_line(const kernel_build& b) {
