@@ -195,7 +195,8 @@ void write_load_error(json_writer& w, const side_failure& failure) {
   w.EndObject();
 }
 
-void write_error(json_writer& w, const std::string& error) {
+/// "custom_error": what the custom module raised, null when it raised nothing.
+void write_custom_error(json_writer& w, const std::string& error) {
   w.Key("custom_error");
   if (error.empty())
     w.Null();
@@ -242,7 +243,7 @@ void write_correctness_trials(json_writer& w, const constructed_modules& m,
       w.Key("custom");
       w.Null();
     }
-    write_error(w, error);
+    write_custom_error(w, error);
     w.EndObject();
     ++index;
     if (!error.empty()) break;  // the first runtime error ends the trials
@@ -289,7 +290,7 @@ void write_performance(json_writer& w, const constructed_modules& m, uint64_t se
   }
   w.Key("custom_ms");
   write_ms(w, custom_ms);
-  write_error(w, error);
+  write_custom_error(w, error);
   w.EndObject();
 }
 
